@@ -1,0 +1,75 @@
+// The port interface: everything the portable core needs from a platform.
+// port/host implements it with POSIX (the simulator), port/esp32 with ESP-IDF.
+// Nothing above port/ may include a platform header or test a platform macro.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace k32 {
+namespace port {
+
+// ---- clock ----
+uint64_t monotonic_ms();          // never goes backwards
+int64_t wall_time_s();            // Unix seconds; 0 until the clock is set (SNTP on boards)
+bool wall_clock_set();
+void sleep_ms(uint32_t ms);
+
+// ---- memory ----
+enum class Region : uint8_t { Internal = 0, Psram = 1, Any = 2 };
+// All core allocations go through here so boards can place them and the node can account.
+void* mem_alloc(size_t bytes, Region region);
+void mem_free(void* p);
+struct MemStats {
+  uint64_t internal_in_use;
+  uint64_t psram_in_use;
+  uint64_t peak_in_use;
+  uint64_t alloc_count;
+};
+MemStats mem_stats();
+bool has_psram();
+
+// ---- threads ----
+using ThreadFn = void (*)(void* arg);
+// Starts a detached thread with exactly `stack_bytes` of stack placed in `region`.
+bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg);
+// Bytes of native stack left below the current frame (for in-process call budgets).
+uint32_t stack_free_bytes();
+
+// ---- sockets (the BSD subset lwIP also offers) ----
+using Socket = int;
+constexpr Socket kNoSocket = -1;
+// Returns kNoSocket and sets *err (a negative K32_ERR_* style errno) on failure.
+Socket tcp_listen(const char* bind_ip, uint16_t port, int backlog, int* err);
+Socket tcp_accept(Socket listener, char* peer_ip, size_t peer_ip_cap);
+// Connects with a deadline; err receives -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH ...
+Socket tcp_connect(const char* ip, uint16_t port, uint32_t timeout_ms, int* err);
+// >0 bytes, 0 on orderly close, <0 on error; -ETIMEDOUT when timeout_ms elapsed.
+int tcp_recv(Socket s, void* buf, size_t len, uint32_t timeout_ms);
+// Sends everything or fails; returns false on error.
+bool tcp_send_all(Socket s, const void* buf, size_t len);
+void tcp_close(Socket s);
+void tcp_shutdown(Socket s);
+bool local_ip_of(Socket s, char* ip, size_t cap);
+// Resolves a host name to dotted IPv4 with the node's resolver.
+bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms);
+
+// ---- files (the state store; flash/LittleFS on boards) ----
+// Reads a whole file; returns false when it does not exist.
+bool file_read(const char* path, char** data, size_t* len);  // *data freed with mem_free
+// Replaces a file atomically and durably (temp + fsync + rename + fsync dir).
+bool file_write_atomic(const char* path, const void* data, size_t len);
+// Appends and syncs; the write is durable when this returns true.
+bool file_append_sync(const char* path, const void* data, size_t len);
+bool file_remove(const char* path);
+bool dir_ensure(const char* path);
+int64_t file_size(const char* path);  // -1 when missing
+
+// ---- randomness ----
+void random_fill(void* buf, size_t len);
+
+// ---- logs ----
+// One line, without newline; the sink adds its own framing (stderr, UART).
+void log_line(const char* line);
+
+}  // namespace port
+}  // namespace k32

@@ -1,0 +1,484 @@
+#include "core/json/json.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace k32 {
+namespace json {
+
+namespace {
+const Value& null_value() {
+  static const Value v;
+  return v;
+}
+const std::string& empty_string() {
+  static const std::string s;
+  return s;
+}
+}  // namespace
+
+int64_t Value::as_int(int64_t dflt) const {
+  if (type_ == Type::Int) return i_;
+  if (type_ == Type::Double && std::isfinite(d_)) return static_cast<int64_t>(d_);
+  return dflt;
+}
+
+double Value::as_double(double dflt) const {
+  if (type_ == Type::Double) return d_;
+  if (type_ == Type::Int) return static_cast<double>(i_);
+  return dflt;
+}
+
+const std::string& Value::str() const { return type_ == Type::String ? s_ : empty_string(); }
+
+const Value* Value::find(const std::string& key) const {
+  if (type_ != Type::Object) return nullptr;
+  for (const auto& m : obj_)
+    if (m.first == key) return &m.second;
+  return nullptr;
+}
+
+Value* Value::find(const std::string& key) {
+  if (type_ != Type::Object) return nullptr;
+  for (auto& m : obj_)
+    if (m.first == key) return &m.second;
+  return nullptr;
+}
+
+const Value& Value::operator[](const std::string& key) const {
+  const Value* v = find(key);
+  return v ? *v : null_value();
+}
+
+Value& Value::set(const std::string& key, Value v) {
+  Value& slot = at_or_insert(key);
+  slot = std::move(v);
+  return slot;
+}
+
+Value& Value::at_or_insert(const std::string& key) {
+  if (type_ != Type::Object) {
+    *this = object();
+  }
+  for (auto& m : obj_)
+    if (m.first == key) return m.second;
+  obj_.emplace_back(key, Value());
+  return obj_.back().second;
+}
+
+bool Value::erase(const std::string& key) {
+  if (type_ != Type::Object) return false;
+  for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+    if (it->first == key) {
+      obj_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+const Value* Value::path(std::initializer_list<const char*> keys) const {
+  const Value* cur = this;
+  for (const char* k : keys) {
+    cur = cur->find(k);
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
+std::string Value::path_str(std::initializer_list<const char*> keys) const {
+  const Value* v = path(keys);
+  return v ? v->as_string() : std::string();
+}
+
+Value& Value::push(Value v) {
+  if (type_ != Type::Array) *this = array();
+  arr_.push_back(std::move(v));
+  return arr_.back();
+}
+
+size_t Value::size() const {
+  if (type_ == Type::Array) return arr_.size();
+  if (type_ == Type::Object) return obj_.size();
+  return 0;
+}
+
+bool Value::operator==(const Value& o) const {
+  if (is_number() && o.is_number()) {
+    if (type_ == Type::Int && o.type_ == Type::Int) return i_ == o.i_;
+    return as_double() == o.as_double();
+  }
+  if (type_ != o.type_) return false;
+  switch (type_) {
+    case Type::Null: return true;
+    case Type::Bool: return b_ == o.b_;
+    case Type::String: return s_ == o.s_;
+    case Type::Array: return arr_ == o.arr_;
+    case Type::Object: {
+      if (obj_.size() != o.obj_.size()) return false;
+      for (const auto& m : obj_) {
+        const Value* other = o.find(m.first);
+        if (!other || !(*other == m.second)) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+// ---------------------------------------------------------------- parser
+namespace {
+
+class Parser {
+ public:
+  Parser(const char* d, size_t n, ParseError* e) : p_(d), begin_(d), end_(d + n), err_(e) {}
+
+  bool parse_document(Value* out) {
+    skip_ws();
+    if (!parse_value(out, 0)) return false;
+    skip_ws();
+    if (p_ != end_) return fail("unexpected data after the JSON value");
+    return true;
+  }
+
+ private:
+  const char* p_;
+  const char* begin_;
+  const char* end_;
+  ParseError* err_;
+
+  bool fail(const char* what) {
+    if (err_) {
+      err_->offset = static_cast<size_t>(p_ - begin_);
+      char buf[160];
+      if (p_ < end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x7f)
+        std::snprintf(buf, sizeof buf, "%s at offset %zu (near '%c')", what, err_->offset, *p_);
+      else
+        std::snprintf(buf, sizeof buf, "%s at offset %zu", what, err_->offset);
+      err_->message = buf;
+    }
+    return false;
+  }
+
+  void skip_ws() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+
+  bool literal(const char* word) {
+    size_t n = std::strlen(word);
+    if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0)
+      return fail("invalid literal");
+    p_ += n;
+    return true;
+  }
+
+  bool parse_value(Value* out, int depth) {
+    if (depth > kMaxDepth) return fail("nesting too deep");
+    if (p_ >= end_) return fail("unexpected end of input");
+    switch (*p_) {
+      case '{': return parse_object(out, depth);
+      case '[': return parse_array(out, depth);
+      case '"': {
+        std::string s;
+        if (!parse_string(&s)) return false;
+        *out = Value(std::move(s));
+        return true;
+      }
+      case 't': if (!literal("true")) return false; *out = Value(true); return true;
+      case 'f': if (!literal("false")) return false; *out = Value(false); return true;
+      case 'n': if (!literal("null")) return false; *out = Value(); return true;
+      default: return parse_number(out);
+    }
+  }
+
+  bool parse_object(Value* out, int depth) {
+    ++p_;  // {
+    *out = Value::object();
+    skip_ws();
+    if (p_ < end_ && *p_ == '}') { ++p_; return true; }
+    for (;;) {
+      skip_ws();
+      if (p_ >= end_ || *p_ != '"') return fail("expected a string key");
+      std::string key;
+      if (!parse_string(&key)) return false;
+      skip_ws();
+      if (p_ >= end_ || *p_ != ':') return fail("expected ':'");
+      ++p_;
+      skip_ws();
+      Value v;
+      if (!parse_value(&v, depth + 1)) return false;
+      // Duplicate keys: the last one wins, as in Go's encoding/json.
+      out->set(key, std::move(v));
+      skip_ws();
+      if (p_ >= end_) return fail("unexpected end of input in object");
+      if (*p_ == ',') { ++p_; continue; }
+      if (*p_ == '}') { ++p_; return true; }
+      return fail("expected ',' or '}'");
+    }
+  }
+
+  bool parse_array(Value* out, int depth) {
+    ++p_;  // [
+    *out = Value::array();
+    skip_ws();
+    if (p_ < end_ && *p_ == ']') { ++p_; return true; }
+    for (;;) {
+      skip_ws();
+      Value v;
+      if (!parse_value(&v, depth + 1)) return false;
+      out->push(std::move(v));
+      skip_ws();
+      if (p_ >= end_) return fail("unexpected end of input in array");
+      if (*p_ == ',') { ++p_; continue; }
+      if (*p_ == ']') { ++p_; return true; }
+      return fail("expected ',' or ']'");
+    }
+  }
+
+  static void append_utf8(uint32_t cp, std::string* s) {
+    if (cp < 0x80) {
+      s->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      s->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      s->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      s->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      s->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+
+  bool hex4(uint32_t* out) {
+    if (end_ - p_ < 4) return fail("truncated \\u escape");
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = p_[i];
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+      else return fail("invalid \\u escape");
+    }
+    p_ += 4;
+    *out = v;
+    return true;
+  }
+
+  // Validates one UTF-8 sequence starting at p_ and copies it.
+  bool copy_utf8(std::string* s) {
+    const unsigned char c = static_cast<unsigned char>(*p_);
+    int n = 0;
+    uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) { n = 1; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { n = 2; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { n = 3; cp = c & 0x07; }
+    else return fail("invalid UTF-8");
+    if (end_ - p_ <= n) return fail("truncated UTF-8");
+    for (int i = 1; i <= n; ++i) {
+      unsigned char cc = static_cast<unsigned char>(p_[i]);
+      if ((cc & 0xC0) != 0x80) return fail("invalid UTF-8");
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return fail("invalid UTF-8");
+    s->append(p_, static_cast<size_t>(n + 1));
+    p_ += n + 1;
+    return true;
+  }
+
+  bool parse_string(std::string* s) {
+    ++p_;  // opening quote
+    for (;;) {
+      if (p_ >= end_) return fail("unterminated string");
+      unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') { ++p_; return true; }
+      if (c < 0x20) return fail("control character in string");
+      if (c == '\\') {
+        ++p_;
+        if (p_ >= end_) return fail("unterminated escape");
+        char e = *p_++;
+        switch (e) {
+          case '"': s->push_back('"'); break;
+          case '\\': s->push_back('\\'); break;
+          case '/': s->push_back('/'); break;
+          case 'b': s->push_back('\b'); break;
+          case 'f': s->push_back('\f'); break;
+          case 'n': s->push_back('\n'); break;
+          case 'r': s->push_back('\r'); break;
+          case 't': s->push_back('\t'); break;
+          case 'u': {
+            uint32_t cp;
+            if (!hex4(&cp)) return false;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+              uint32_t lo;
+              if (end_ - p_ < 6 || p_[0] != '\\' || p_[1] != 'u') return fail("unpaired surrogate");
+              p_ += 2;
+              if (!hex4(&lo)) return false;
+              if (lo < 0xDC00 || lo > 0xDFFF) return fail("unpaired surrogate");
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+              return fail("unpaired surrogate");
+            }
+            append_utf8(cp, s);
+            break;
+          }
+          default: --p_; return fail("invalid escape");
+        }
+        continue;
+      }
+      if (c >= 0x80) {
+        if (!copy_utf8(s)) return false;
+        continue;
+      }
+      s->push_back(static_cast<char>(c));
+      ++p_;
+    }
+  }
+
+  bool parse_number(Value* out) {
+    const char* start = p_;
+    bool is_float = false;
+    if (p_ < end_ && *p_ == '-') ++p_;
+    if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) { p_ = start; return fail("invalid value"); }
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    if (p_ < end_ && *p_ == '.') {
+      is_float = true;
+      ++p_;
+      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return fail("invalid number");
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      is_float = true;
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return fail("invalid number");
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    std::string text(start, p_);
+    if (!is_float) {
+      errno = 0;
+      char* endp = nullptr;
+      long long v = std::strtoll(text.c_str(), &endp, 10);
+      if (errno == 0) { *out = Value(static_cast<int64_t>(v)); return true; }
+    }
+    *out = Value(std::strtod(text.c_str(), nullptr));
+    return true;
+  }
+};
+
+}  // namespace
+
+bool parse(const char* data, size_t len, Value* out, ParseError* err) {
+  Parser p(data, len, err);
+  return p.parse_document(out);
+}
+
+// ---------------------------------------------------------------- writer
+void append_escaped(const std::string& s, std::string* out) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out->append(buf);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+static void dump_impl(const Value& v, std::string* out, int indent, int level) {
+  auto newline = [&](int lvl) {
+    if (indent < 0) return;
+    out->push_back('\n');
+    out->append(static_cast<size_t>(lvl * indent), ' ');
+  };
+  switch (v.type()) {
+    case Type::Null: out->append("null"); break;
+    case Type::Bool: out->append(v.as_bool() ? "true" : "false"); break;
+    case Type::Int: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.as_int()));
+      out->append(buf);
+      break;
+    }
+    case Type::Double: {
+      double d = v.as_double();
+      if (!std::isfinite(d)) { out->append("null"); break; }
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", d);
+      out->append(buf);
+      break;
+    }
+    case Type::String: append_escaped(v.str(), out); break;
+    case Type::Array: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& item : v.items()) {
+        if (!first) out->push_back(',');
+        first = false;
+        newline(level + 1);
+        dump_impl(item, out, indent, level + 1);
+      }
+      if (!v.items().empty()) newline(level);
+      out->push_back(']');
+      break;
+    }
+    case Type::Object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& m : v.members()) {
+        if (!first) out->push_back(',');
+        first = false;
+        newline(level + 1);
+        append_escaped(m.first, out);
+        out->push_back(':');
+        if (indent >= 0) out->push_back(' ');
+        dump_impl(m.second, out, indent, level + 1);
+      }
+      if (!v.members().empty()) newline(level);
+      out->push_back('}');
+      break;
+    }
+  }
+}
+
+void dump_to(const Value& v, std::string* out) { dump_impl(v, out, -1, 0); }
+
+std::string dump(const Value& v) {
+  std::string s;
+  dump_to(v, &s);
+  return s;
+}
+
+std::string dump_pretty(const Value& v) {
+  std::string s;
+  dump_impl(v, &s, 2, 0);
+  return s;
+}
+
+}  // namespace json
+}  // namespace k32

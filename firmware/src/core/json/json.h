@@ -1,0 +1,108 @@
+// A small JSON document model for the API server: parse, build, serialise.
+// Objects keep insertion order (Kubernetes clients expect stable field order).
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace k32 {
+namespace json {
+
+enum class Type : uint8_t { Null, Bool, Int, Double, String, Array, Object };
+
+class Value {
+ public:
+  using Member = std::pair<std::string, Value>;
+
+  Value() : type_(Type::Null) {}
+  Value(std::nullptr_t) : type_(Type::Null) {}
+  Value(bool b) : type_(Type::Bool), b_(b) {}
+  Value(int v) : type_(Type::Int), i_(v) {}
+  Value(int64_t v) : type_(Type::Int), i_(v) {}
+  Value(uint32_t v) : type_(Type::Int), i_(v) {}
+  Value(double v) : type_(Type::Double), d_(v) {}
+  Value(const char* s) : type_(Type::String), s_(s) {}
+  Value(std::string s) : type_(Type::String), s_(std::move(s)) {}
+
+  static Value object() { Value v; v.type_ = Type::Object; return v; }
+  static Value array() { Value v; v.type_ = Type::Array; return v; }
+
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::Null; }
+  bool is_bool() const { return type_ == Type::Bool; }
+  bool is_int() const { return type_ == Type::Int; }
+  bool is_number() const { return type_ == Type::Int || type_ == Type::Double; }
+  bool is_string() const { return type_ == Type::String; }
+  bool is_array() const { return type_ == Type::Array; }
+  bool is_object() const { return type_ == Type::Object; }
+
+  bool as_bool(bool dflt = false) const { return type_ == Type::Bool ? b_ : dflt; }
+  int64_t as_int(int64_t dflt = 0) const;
+  double as_double(double dflt = 0) const;
+  // The string value, or `dflt` when this is not a string.
+  const std::string& str() const;
+  std::string as_string(const std::string& dflt = std::string()) const {
+    return type_ == Type::String ? s_ : dflt;
+  }
+
+  // ---- objects ----
+  // Pointer to the member value, or nullptr (also when this is not an object).
+  const Value* find(const std::string& key) const;
+  Value* find(const std::string& key);
+  // Member lookup that yields a shared null for missing keys / non-objects.
+  const Value& operator[](const std::string& key) const;
+  // Inserts (or replaces) a member, turning a null into an object first.
+  Value& set(const std::string& key, Value v);
+  // Returns the member, creating it as null (turning this into an object) if absent.
+  Value& at_or_insert(const std::string& key);
+  bool erase(const std::string& key);
+  std::vector<Member>& members() { return obj_; }
+  const std::vector<Member>& members() const { return obj_; }
+
+  // Follows a path of object keys; nullptr when any step is missing.
+  const Value* path(std::initializer_list<const char*> keys) const;
+  std::string path_str(std::initializer_list<const char*> keys) const;
+
+  // ---- arrays ----
+  std::vector<Value>& items() { return arr_; }
+  const std::vector<Value>& items() const { return arr_; }
+  Value& push(Value v);
+  size_t size() const;
+
+  bool operator==(const Value& o) const;
+  bool operator!=(const Value& o) const { return !(*this == o); }
+
+ private:
+  Type type_;
+  bool b_ = false;
+  int64_t i_ = 0;
+  double d_ = 0;
+  std::string s_;
+  std::vector<Value> arr_;
+  std::vector<Member> obj_;
+};
+
+struct ParseError {
+  size_t offset = 0;
+  std::string message;  // "unexpected character 'x' at offset 12"
+};
+
+constexpr int kMaxDepth = 64;
+
+// Parses exactly one JSON value (surrounding whitespace allowed).
+bool parse(const char* data, size_t len, Value* out, ParseError* err);
+inline bool parse(const std::string& s, Value* out, ParseError* err) {
+  return parse(s.data(), s.size(), out, err);
+}
+
+// Compact serialisation.
+std::string dump(const Value& v);
+void dump_to(const Value& v, std::string* out);
+// Two-space indented serialisation (for humans and files).
+std::string dump_pretty(const Value& v);
+void append_escaped(const std::string& s, std::string* out);
+
+}  // namespace json
+}  // namespace k32

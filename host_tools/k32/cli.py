@@ -1,0 +1,34 @@
+"""The `k32` command. Each sub-command lives in its own module and is imported
+only when used, so one area's missing optional dependency never breaks another."""
+import importlib
+
+import click
+
+# name -> "module:attribute"; every area registers its command group here.
+COMMANDS = {
+    "sim": "k32.sim.cli:sim",
+    "build": "k32.build.cli:build",
+    "bench": "k32.bench.cli:bench",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="k32")
+def main():
+    """Kube32: Kubernetes for ESP32 boards, and its host simulator."""
+
+
+if __name__ == "__main__":
+    main()
