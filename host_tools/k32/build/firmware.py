@@ -1,0 +1,102 @@
+"""Build the simulator binary `k32-node` with CMake, only when it is missing or stale."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from k32 import REPO_ROOT
+
+FIRMWARE_DIR = REPO_ROOT / "firmware"
+DEFAULT_BUILD_DIR = REPO_ROOT / "build" / "host"
+NODE_TARGET = "k32-node"
+# Inputs whose change means the binary must be rebuilt. The generators read wasm_abi/ and
+# boards/, so those count too.
+SOURCE_DIRS = ("firmware", "wasm_abi", "boards")
+SOURCE_SUFFIXES = {".cpp", ".cc", ".c", ".h", ".hpp", ".inc", ".cmake", ".txt", ".py",
+                   ".json", ".yaml", ".yml", ".toml"}
+LOG_TAIL_LINES = 30
+# The machine is shared; never build with more than two jobs.
+BUILD_JOBS = "2"
+
+
+class FirmwareBuildError(RuntimeError):
+    """The host build failed; the message ends with the tail of the build output."""
+
+
+def node_binary(build_dir: Path = DEFAULT_BUILD_DIR) -> Path:
+    return Path(build_dir) / NODE_TARGET
+
+
+def newest_source_mtime() -> float:
+    newest = 0.0
+    for name in SOURCE_DIRS:
+        root = REPO_ROOT / name
+        if not root.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            for f in filenames:
+                if Path(f).suffix in SOURCE_SUFFIXES or f == "CMakeLists.txt":
+                    try:
+                        newest = max(newest, os.stat(os.path.join(dirpath, f)).st_mtime)
+                    except OSError:
+                        continue  # a file removed while we walk is not an input any more
+    return newest
+
+
+def is_stale(build_dir: Path = DEFAULT_BUILD_DIR) -> bool:
+    binary = node_binary(build_dir)
+    if not binary.is_file():
+        return True
+    return binary.stat().st_mtime < newest_source_mtime()
+
+
+def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace")
+    if proc.returncode != 0:
+        raise FirmwareBuildError(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n"
+                                 f"{_tail(proc.stdout)}")
+
+
+def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGET,
+                   m32: bool = False) -> Path:
+    """Configure (once) and build `target`; return the path of the node binary."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        raise FirmwareBuildError("cmake not found on PATH (install the 'cmake' package)")
+    build_dir = Path(build_dir)
+    if not (build_dir / "CMakeCache.txt").is_file():
+        cfg = [cmake, "-S", str(FIRMWARE_DIR), "-B", str(build_dir)]
+        if m32:
+            cfg.append("-DK32_M32=ON")
+        _run(cfg, "cmake configure")
+    nice = ["nice", "-n", "10"] if shutil.which("nice") else []
+    _run(nice + [cmake, "--build", str(build_dir), "-j", BUILD_JOBS, "--target", target],
+         f"building {target}")
+    binary = node_binary(build_dir)
+    if target == NODE_TARGET and not binary.is_file():
+        raise FirmwareBuildError(f"build succeeded but {binary} does not exist")
+    return binary
+
+
+def ensure_firmware(build_dir: Path | None = None) -> Path:
+    """Return the k32-node path, building it first when missing or older than its sources.
+
+    $K32_NODE_BINARY overrides everything (a prebuilt binary, e.g. a sanitizer build)."""
+    override = os.environ.get("K32_NODE_BINARY")
+    if override:
+        path = Path(override)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise FirmwareBuildError(f"K32_NODE_BINARY={override} is not an executable file")
+        return path
+    build_dir = Path(build_dir) if build_dir else DEFAULT_BUILD_DIR
+    if is_stale(build_dir):
+        return build_firmware(build_dir)
+    return node_binary(build_dir)
