@@ -1,0 +1,86 @@
+// The simulator's entry point: flags → NodeConfig → the same node wiring a board runs.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "app/node_app.h"
+#include "core/util/text.h"
+
+namespace {
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: k32-node --role control-plane|worker --name NAME [--bind IP] [--api-port N]\n"
+               "                [--ingress-port N] [--pod-port N] [--console-port N] [--state DIR]\n"
+               "                [--token T] [--control-plane http://IP:PORT] [--board B] [--sd DIR]\n"
+               "                [--egress-ca PEM] [--bundle DIGEST]\n");
+}
+
+bool port_arg(const char* flag, const char* v, uint16_t* out) {
+  uint64_t n = 0;
+  if (!k32::text::parse_uint(v, 65535, &n)) {
+    std::fprintf(stderr, "k32-node: %s needs a port number 0-65535 (got \"%s\")\n", flag, v);
+    return false;
+  }
+  *out = static_cast<uint16_t>(n);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  k32::node::NodeConfig cfg;
+  bool role_set = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      usage();
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "k32-node: %s needs a value\n", a.c_str());
+      usage();
+      return 2;
+    }
+    const char* v = argv[++i];
+    if (a == "--role") {
+      if (std::strcmp(v, "control-plane") == 0) cfg.role = k32::node::Role::ControlPlane;
+      else if (std::strcmp(v, "worker") == 0) cfg.role = k32::node::Role::Worker;
+      else {
+        std::fprintf(stderr, "k32-node: --role must be control-plane or worker (got \"%s\")\n", v);
+        return 2;
+      }
+      role_set = true;
+    } else if (a == "--name") cfg.name = v;
+    else if (a == "--bind") cfg.bind_ip = v;
+    else if (a == "--api-port") { if (!port_arg("--api-port", v, &cfg.api_port)) return 2; }
+    else if (a == "--ingress-port") { if (!port_arg("--ingress-port", v, &cfg.ingress_port)) return 2; }
+    else if (a == "--pod-port") { if (!port_arg("--pod-port", v, &cfg.pod_port)) return 2; }
+    else if (a == "--console-port") { if (!port_arg("--console-port", v, &cfg.console_port)) return 2; }
+    else if (a == "--state") cfg.state_dir = v;
+    else if (a == "--token") cfg.token = v;
+    else if (a == "--control-plane") cfg.control_plane_url = v;
+    else if (a == "--board") cfg.board = v;
+    else if (a == "--sd") cfg.sd_dir = v;
+    else if (a == "--egress-ca") cfg.egress_ca = v;
+    else if (a == "--bundle") cfg.bundle_digest = v;
+    else {
+      std::fprintf(stderr, "k32-node: unknown flag %s\n", a.c_str());
+      usage();
+      return 2;
+    }
+  }
+  if (!role_set || cfg.name.empty()) {
+    std::fprintf(stderr, "k32-node: --role and --name are required\n");
+    usage();
+    return 2;
+  }
+  if (cfg.role == k32::node::Role::Worker && cfg.control_plane_url.empty()) {
+    std::fprintf(stderr, "k32-node: a worker needs --control-plane http://IP:PORT\n");
+    return 2;
+  }
+  return k32::app::run_node(cfg);
+}

@@ -1,0 +1,29 @@
+#include "app/http_node_api.h"
+
+namespace k32 {
+namespace app {
+
+int HttpNodeApi::call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out) {
+  std::vector<http::Header> headers{{"Accept", "application/json"}, {"User-Agent", "kube32-kubelet"}};
+  if (body) headers.push_back({"Content-Type", "application/json"});
+  std::string tok = token_();
+  if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
+  http::ClientResponse resp;
+  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), 10000,
+                         1024 * 1024, &resp);
+  if (rc != 0) return rc;
+  json::ParseError pe;
+  if (out && !json::parse(resp.body, out, &pe)) *out = json::Value();
+  return resp.status;
+}
+
+int HttpNodeApi::get(const std::string& path, json::Value* out) { return call("GET", path, nullptr, out); }
+int HttpNodeApi::create(const std::string& path, const json::Value& obj, json::Value* out) {
+  return call("POST", path, &obj, out);
+}
+int HttpNodeApi::replace(const std::string& path, const json::Value& obj, json::Value* out) {
+  return call("PUT", path, &obj, out);
+}
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,292 @@
+#include "app/node_app.h"
+
+#include <cstdio>
+#include <mutex>
+
+#include "app/http_node_api.h"
+#include "core/api/api_server.h"
+#include "core/console/console.h"
+#include "core/http/http_server.h"
+#include "core/node/node_heartbeat.h"
+#include "core/node/node_lifecycle.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace app {
+
+namespace {
+
+// Node-local settings changed from the console survive restarts in the state dir
+// (NVS on boards).
+class Settings {
+ public:
+  explicit Settings(std::string dir) : path_(dir.empty() ? "" : dir + "/settings.json") {
+    if (path_.empty()) return;
+    char* data = nullptr;
+    size_t len = 0;
+    if (port::file_read(path_.c_str(), &data, &len)) {
+      json::ParseError pe;
+      if (!json::parse(data, len, &v_, &pe) || !v_.is_object()) {
+        logf("[NODE] ignoring unreadable settings file %s: %s", path_.c_str(), pe.message.c_str());
+        v_ = json::Value::object();
+      }
+      port::mem_free(data);
+    }
+  }
+  std::string get(const std::string& k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return v_[k].as_string();
+  }
+  bool has(const std::string& k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return v_.find(k) != nullptr;
+  }
+  bool set(const std::string& k, json::Value value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    json::Value next = v_.is_object() ? v_ : json::Value::object();
+    next.set(k, std::move(value));
+    if (!path_.empty()) {
+      std::string bytes = json::dump(next);
+      if (!port::file_write_atomic(path_.c_str(), bytes.data(), bytes.size())) return false;
+    }
+    v_ = std::move(next);
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::string path_;
+  json::Value v_ = json::Value::object();
+};
+
+struct Node {
+  node::NodeConfig cfg;
+  Settings settings;
+  store::ObjectStore store;
+  api::ApiServer* api = nullptr;
+  http::Server api_http;
+  http::Server pod_http;
+  http::Server ingress_http;
+  console::Dispatcher console;
+  HttpNodeApi* node_api = nullptr;
+  node::Heartbeat* heartbeat = nullptr;
+  node::NodeLifecycle* lifecycle = nullptr;
+  std::mutex token_mu;
+  std::string token;
+
+  explicit Node(const node::NodeConfig& c) : cfg(c), settings(c.state_dir) {}
+
+  std::string current_token() {
+    std::lock_guard<std::mutex> lock(token_mu);
+    return token;
+  }
+  void set_token(const std::string& t) {
+    {
+      std::lock_guard<std::mutex> lock(token_mu);
+      token = t;
+    }
+    if (api) api->set_token(t);
+  }
+};
+
+void heartbeat_main(void* p) { static_cast<node::Heartbeat*>(p)->run(); }
+
+bool ensure_namespace(store::ObjectStore* st, const char* name) {
+  json::Value existing;
+  if (st->get("namespaces", "", name, &existing)) return true;
+  json::Value ns = json::Value::object();
+  ns.set("kind", "Namespace");
+  ns.set("apiVersion", "v1");
+  json::Value md = json::Value::object();
+  md.set("name", name);
+  md.set("uid", text::uuid4());
+  md.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
+  json::Value labels = json::Value::object();
+  labels.set("kubernetes.io/metadata.name", name);
+  md.set("labels", labels);
+  ns.set("metadata", md);
+  json::Value spec = json::Value::object();
+  json::Value fin = json::Value::array();
+  fin.push("kubernetes");
+  spec.set("finalizers", fin);
+  ns.set("spec", spec);
+  json::Value st_ = json::Value::object();
+  st_.set("phase", "Active");
+  ns.set("status", st_);
+  json::Value stored;
+  return st->create("namespaces", "", name, ns, &stored) == store::Result::Ok;
+}
+
+void add_console_commands(Node* n) {
+  n->console.add("STATUS", [n](const json::Value&) {
+    json::Value s = json::Value::object();
+    s.set("name", n->cfg.name);
+    s.set("role", n->cfg.role == node::Role::ControlPlane ? "control-plane" : "worker");
+    s.set("ip", n->cfg.bind_ip);
+    s.set("apiPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.api_port : 0));
+    s.set("ingressPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.ingress_port : 0));
+    s.set("podPort", static_cast<int64_t>(n->cfg.pod_port));
+    s.set("bundle", n->cfg.bundle_digest);
+    s.set("token", !n->current_token().empty());
+    s.set("wifi", n->settings.has("wifi"));
+    port::MemStats m = port::mem_stats();
+    s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
+    return console::Reply{true, s, ""};
+  });
+  n->console.add("TOKEN", [n](const json::Value& arg) {
+    const json::Value* t = arg.find("token");
+    if (!t || !t->is_string()) return console::Reply{false, json::Value(), "TOKEN needs {\"token\":\"<string>\"}"};
+    const std::string& tok = t->str();
+    if (tok.size() > 512) return console::Reply{false, json::Value(), "token longer than 512 bytes"};
+    for (unsigned char c : tok)
+      if (c < 0x21 || c > 0x7e)
+        return console::Reply{false, json::Value(), "token must be printable ASCII without spaces (it travels in an HTTP header)"};
+    if (!n->settings.set("token", tok)) return console::Reply{false, json::Value(), "could not persist the token"};
+    n->set_token(tok);
+    logf("[NODE] bearer token %s", tok.empty() ? "cleared: the API accepts any client" : "set: the API requires it");
+    json::Value d = json::Value::object();
+    d.set("auth", !tok.empty());
+    return console::Reply{true, d, ""};
+  });
+  n->console.add("WIFI", [n](const json::Value& arg) {
+    const json::Value* ssid = arg.find("ssid");
+    const json::Value* pass = arg.find("password");
+    if (!ssid || !ssid->is_string() || !pass || !pass->is_string())
+      return console::Reply{false, json::Value(), "WIFI needs {\"ssid\":\"<string>\",\"password\":\"<string>\"}"};
+    if (ssid->str().empty() || ssid->str().size() > 32) return console::Reply{false, json::Value(), "ssid must be 1 to 32 bytes"};
+    if (!pass->str().empty() && (pass->str().size() < 8 || pass->str().size() > 63))
+      return console::Reply{false, json::Value(), "WPA2 passwords are 8 to 63 bytes (or empty for an open network)"};
+    json::Value w = json::Value::object();
+    w.set("ssid", ssid->str());
+    w.set("password", pass->str());
+    if (!n->settings.set("wifi", w)) return console::Reply{false, json::Value(), "could not persist the credentials"};
+    // The simulator's station is the host's own network: credentials are kept for the
+    // board profile and reported, never printed.
+    logf("[NET] station credentials stored for SSID \"%s\"", ssid->str().c_str());
+    json::Value d = json::Value::object();
+    d.set("ssid", ssid->str());
+    return console::Reply{true, d, ""};
+  });
+  n->console.add("REBOOT", [](const json::Value&) {
+    logf("[NODE] reboot requested from the console");
+    std::fflush(stdout);
+    port::sleep_ms(100);
+    std::_Exit(0);
+    return console::Reply{true, json::Value(), ""};
+  });
+}
+
+std::string ready_line(const Node& n) {
+  json::Value r = json::Value::object();
+  r.set("name", n.cfg.name);
+  r.set("role", n.cfg.role == node::Role::ControlPlane ? "control-plane" : "worker");
+  r.set("ip", n.cfg.bind_ip);
+  r.set("apiPort", static_cast<int64_t>(n.cfg.role == node::Role::ControlPlane ? n.cfg.api_port : 0));
+  r.set("ingressPort", static_cast<int64_t>(n.cfg.role == node::Role::ControlPlane ? n.cfg.ingress_port : 0));
+  r.set("podPort", static_cast<int64_t>(n.cfg.pod_port));
+  r.set("console", n.cfg.console_port ? n.cfg.bind_ip + ":" + text::to_string(n.cfg.console_port) : std::string("stdio"));
+  r.set("bundle", n.cfg.bundle_digest);
+  return "K32_READY " + json::dump(r);
+}
+
+void not_found_json(http::ResponseWriter& w, const std::string& what) {
+  json::Value e = json::Value::object();
+  e.set("error", "not found");
+  e.set("message", what);
+  w.send(404, "application/json", json::dump(e));
+}
+
+}  // namespace
+
+int run_node(const node::NodeConfig& cfg_in) {
+  Node* n = new Node(cfg_in);
+  node::NodeConfig& cfg = n->cfg;
+  std::string err;
+  if (!cfg.state_dir.empty() && !port::dir_ensure(cfg.state_dir.c_str())) {
+    logf("[NODE] cannot create state dir %s", cfg.state_dir.c_str());
+    return 2;
+  }
+  // A token set on the console wins over the start-up flag: it is the newer decision.
+  n->token = n->settings.has("token") ? n->settings.get("token") : cfg.token;
+  logf("[NODE] %s starting as %s on %s (board %s, bundle %s)", cfg.name.c_str(),
+       cfg.role == node::Role::ControlPlane ? "control plane" : "worker", cfg.bind_ip.c_str(), cfg.board.c_str(),
+       cfg.bundle_digest.empty() ? "none" : cfg.bundle_digest.c_str());
+
+  http::Endpoint api_ep;
+  if (cfg.role == node::Role::ControlPlane) {
+    if (!n->store.open(cfg.state_dir.empty() ? "" : cfg.state_dir + "/store", &err)) {
+      logf("[NODE] %s", err.c_str());
+      return 2;
+    }
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) ensure_namespace(&n->store, ns);
+    api::ApiConfig ac;
+    ac.advertise_ip = cfg.bind_ip;
+    ac.api_port = cfg.api_port;
+    n->api = new api::ApiServer(&n->store, ac);
+    n->api->set_token(n->token);
+    http::ServerConfig sc;
+    sc.name = "api";
+    sc.bind_ip = cfg.bind_ip;
+    sc.port = cfg.api_port;
+    sc.conn_stack_bytes = 256 * 1024;
+    sc.max_connections = 64;
+    sc.max_body_bytes = ac.max_body_bytes;
+    api::ApiServer* api = n->api;
+    if (!n->api_http.start(sc, [api](http::Request& rq, http::ResponseWriter& w) { api->handle(rq, w); }, &err)) {
+      logf("[NODE] %s", err.c_str());
+      return 2;
+    }
+    n->lifecycle = new node::NodeLifecycle(&n->store);
+    port::thread_start("node-lifecycle", 64 * 1024, port::Region::Any, &node::NodeLifecycle::run, n->lifecycle);
+    api_ep.host = cfg.bind_ip;
+    api_ep.port = cfg.api_port;
+
+    http::ServerConfig ic;
+    ic.name = "ingress";
+    ic.bind_ip = cfg.bind_ip;
+    ic.port = cfg.ingress_port;
+    ic.conn_stack_bytes = 128 * 1024;
+    if (!n->ingress_http.start(ic, [](http::Request& rq, http::ResponseWriter& w) {
+          not_found_json(w, "no Ingress rule matches " + rq.path);
+        }, &err)) {
+      logf("[NODE] %s", err.c_str());
+      return 2;
+    }
+  } else if (!http::parse_base_url(cfg.control_plane_url, &api_ep)) {
+    logf("[NODE] --control-plane must be http://IP:PORT (got \"%s\")", cfg.control_plane_url.c_str());
+    return 2;
+  }
+
+  http::ServerConfig pc;
+  pc.name = "pods";
+  pc.bind_ip = cfg.bind_ip;
+  pc.port = cfg.pod_port;
+  pc.conn_stack_bytes = 128 * 1024;
+  if (!n->pod_http.start(pc, [](http::Request& rq, http::ResponseWriter& w) {
+        const std::string* pod = rq.header("X-Kube32-Pod");
+        not_found_json(w, pod ? "pod " + *pod + " does not run on this node" : "missing X-Kube32-Pod header");
+      }, &err)) {
+    logf("[NODE] %s", err.c_str());
+    return 2;
+  }
+
+  add_console_commands(n);
+  if (!console::serve(&n->console, cfg.bind_ip, cfg.console_port, &err)) {
+    logf("[NODE] %s", err.c_str());
+    return 2;
+  }
+
+  n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
+  n->heartbeat = new node::Heartbeat(cfg, n->node_api);
+  if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
+  port::thread_start("heartbeat", 64 * 1024, port::Region::Any, heartbeat_main, n->heartbeat);
+
+  std::printf("%s\n", ready_line(*n).c_str());
+  std::fflush(stdout);
+  for (;;) port::sleep_ms(60000);
+}
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,238 @@
+// GET, LIST (selectors, limit/continue, Table) and WATCH.
+#include <cerrno>
+#include <cstdlib>
+
+#include "core/api/api_server.h"
+#include "core/api/endpoints_view.h"
+#include "core/api/selectors.h"
+#include "core/api/tables.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace api {
+
+namespace {
+
+IncludeObject include_of(const http::Request& req) {
+  std::string v = req.query_param("includeObject");
+  if (v == "None") return IncludeObject::None;
+  if (v == "Object") return IncludeObject::Object;
+  return IncludeObject::Metadata;
+}
+
+std::string list_kind(const ResourceInfo& r) { return std::string(r.kind) + "List"; }
+
+bool parse_selectors(const http::Request& req, LabelSelector* ls, FieldSelector* fs, ApiError* err) {
+  std::string e;
+  if (!parse_label_selector(req.query_param("labelSelector"), ls, &e) ||
+      !parse_field_selector(req.query_param("fieldSelector"), fs, &e)) {
+    *err = bad_request(e);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<json::Value> ApiServer::list_objects(const RequestInfo& info, uint64_t* rv) {
+  std::string kind = info.res->kind;
+  if (kind == "Endpoints") return compute_endpoints(store_, info.ns, rv);
+  if (kind == "EndpointSlice") return compute_endpointslices(store_, info.ns, rv);
+  return store_->list(info.res->store_id(), info.ns, rv);
+}
+
+void ApiServer::do_get(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  json::Value obj;
+  bool found = false;
+  if (info.res->read_only) {
+    uint64_t rv;
+    for (auto& o : list_objects(info, &rv)) {
+      if (o.path_str({"metadata", "name"}) == info.name) {
+        obj = std::move(o);
+        found = true;
+      }
+    }
+  } else {
+    found = store_->get(info.res->store_id(), info.ns, info.name, &obj);
+  }
+  if (!found) {
+    send_error(w, not_found(info.res->group, info.res->resource, info.name));
+    return;
+  }
+  if (info.subresource == "log") {
+    // Pod logs are served by the kubelet routes; reaching here means none is mounted.
+    send_error(w, {404, "NotFound", "logs of pod \"" + info.name + "\" are not available", json::Value()});
+    return;
+  }
+  if (wants_table(req)) {
+    std::vector<json::Value> one{obj};
+    send_json(w, 200, make_table(*info.res, one, include_of(req), port::wall_time_s(),
+                                 obj.path_str({"metadata", "resourceVersion"})));
+    return;
+  }
+  send_object(req, w, 200, obj);
+}
+
+void ApiServer::do_list(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  LabelSelector ls;
+  FieldSelector fs;
+  ApiError err;
+  if (!parse_selectors(req, &ls, &fs, &err)) {
+    send_error(w, err);
+    return;
+  }
+  uint64_t limit = 0;
+  std::string limit_s = req.query_param("limit");
+  if (!limit_s.empty() && !text::parse_uint(limit_s, 100000, &limit)) {
+    send_error(w, bad_request("limit must be a non-negative integer"));
+    return;
+  }
+  // The continue token is the namespace/name of the last item returned.
+  std::string cont = req.query_param("continue");
+  uint64_t rv = 0;
+  std::vector<json::Value> all = list_objects(info, &rv);
+  std::vector<json::Value> items;
+  bool skipping = !cont.empty();
+  size_t remaining = 0;
+  std::string next;
+  for (auto& o : all) {
+    std::string key = o.path_str({"metadata", "namespace"}) + "/" + o.path_str({"metadata", "name"});
+    if (skipping) {
+      if (key <= cont) continue;
+      skipping = false;
+    }
+    if (!ls.matches(o["metadata"]["labels"]) || !fs.matches(o)) continue;
+    if (limit && items.size() >= limit) {
+      ++remaining;
+      continue;
+    }
+    if (limit && items.size() + 1 == limit) next = key;
+    items.push_back(std::move(o));
+  }
+  std::string rv_s = text::to_string(static_cast<int64_t>(rv));
+  if (wants_table(req)) {
+    json::Value t = make_table(*info.res, items, include_of(req), port::wall_time_s(), rv_s);
+    if (remaining) t.at_or_insert("metadata").set("continue", next);
+    send_json(w, 200, t);
+    return;
+  }
+  json::Value list = json::Value::object();
+  list.set("kind", list_kind(*info.res));
+  list.set("apiVersion", info.res->group_version());
+  json::Value md = json::Value::object();
+  md.set("resourceVersion", rv_s);
+  if (remaining) {
+    md.set("continue", next);
+    md.set("remainingItemCount", static_cast<int64_t>(remaining));
+  }
+  list.set("metadata", md);
+  json::Value arr = json::Value::array();
+  for (auto& o : items) {
+    // Items of a list carry no kind/apiVersion on real servers; clients tolerate both.
+    arr.push(std::move(o));
+  }
+  list.set("items", arr);
+  send_json(w, 200, list);
+}
+
+void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  if (info.res->read_only) {
+    send_error(w, method_not_allowed(std::string(info.res->resource) + " do not support watch on Kube32"));
+    return;
+  }
+  LabelSelector ls;
+  FieldSelector fs;
+  ApiError err;
+  if (!parse_selectors(req, &ls, &fs, &err)) {
+    send_error(w, err);
+    return;
+  }
+  if (!info.name.empty()) {
+    FieldSelector::Term t{"metadata.name", info.name, false};
+    fs.terms.push_back(t);
+  }
+  bool table = wants_table(req);
+  bool bookmarks = req.query_param("allowWatchBookmarks") == "true";
+  uint64_t timeout_s = 1800;
+  std::string ts = req.query_param("timeoutSeconds");
+  if (!ts.empty() && !text::parse_uint(ts, 86400, &timeout_s)) {
+    send_error(w, bad_request("timeoutSeconds must be a non-negative integer"));
+    return;
+  }
+  std::string rv_param = req.query_param("resourceVersion");
+  uint64_t since = 0;
+  bool initial_list = rv_param.empty() || rv_param == "0";
+  if (!initial_list && !text::parse_uint(rv_param, UINT64_MAX, &since)) {
+    send_error(w, bad_request("resourceVersion \"" + rv_param + "\" is not a valid version"));
+    return;
+  }
+  auto matches = [&](const json::Value& o, const std::string& ns) {
+    if (!info.ns.empty() && ns != info.ns) return false;
+    return ls.matches(o["metadata"]["labels"]) && fs.matches(o);
+  };
+  auto encode = [&](const char* type, const json::Value& obj) {
+    json::Value ev = json::Value::object();
+    ev.set("type", type);
+    if (table && std::string(type) != "BOOKMARK" && std::string(type) != "ERROR") {
+      std::vector<json::Value> one{obj};
+      ev.set("object", make_table(*info.res, one, include_of(req), port::wall_time_s(),
+                                  obj.path_str({"metadata", "resourceVersion"})));
+    } else {
+      ev.set("object", obj);
+    }
+    return json::dump(ev) + "\n";
+  };
+  w.begin_stream(200, "application/json");
+  if (initial_list) {
+    // Without a version, a watch starts with ADDED events for what exists now.
+    uint64_t rv = 0;
+    std::vector<json::Value> all = store_->list(info.res->store_id(), info.ns, &rv);
+    for (const auto& o : all)
+      if (matches(o, o.path_str({"metadata", "namespace"})) && !w.write_chunk(encode("ADDED", o))) return;
+    since = rv;
+  }
+  uint64_t deadline = port::monotonic_ms() + timeout_s * 1000;
+  uint64_t last_bookmark = port::monotonic_ms();
+  for (;;) {
+    std::vector<store::Event> evs;
+    bool expired = false;
+    store_->events_since(since, &evs, &expired);
+    if (expired) {
+      ApiError g = gone("too old resource version: " + text::to_string(static_cast<int64_t>(since)) + " (" +
+                        text::to_string(static_cast<int64_t>(store_->current_rv())) + ")");
+      w.write_chunk(encode("ERROR", status_object(g)));
+      w.end_stream();
+      return;
+    }
+    for (const auto& ev : evs) {
+      since = ev.rv;
+      if (ev.resource != info.res->store_id() || !matches(ev.object, ev.ns)) continue;
+      const char* type = ev.type == store::EventType::Added ? "ADDED"
+                         : ev.type == store::EventType::Modified ? "MODIFIED" : "DELETED";
+      if (!w.write_chunk(encode(type, ev.object))) return;
+    }
+    uint64_t now = port::monotonic_ms();
+    if (now >= deadline) break;
+    if (bookmarks && now - last_bookmark >= 10000) {
+      last_bookmark = now;
+      json::Value bm = json::Value::object();
+      bm.set("kind", info.res->kind);
+      bm.set("apiVersion", info.res->group_version());
+      json::Value md = json::Value::object();
+      md.set("resourceVersion", text::to_string(static_cast<int64_t>(since)));
+      bm.set("metadata", md);
+      if (!w.write_chunk(encode("BOOKMARK", bm))) return;
+    }
+    if (!store_->wait_newer(since, 1000)) {
+      // Nothing new: probe the client so a closed watch frees its thread.
+      char probe;
+      int r = port::tcp_recv(w.socket(), &probe, 1, 1);
+      if (r == 0 || (r < 0 && r != -ETIMEDOUT)) return;
+    }
+  }
+  w.end_stream();
+}
+
+}  // namespace api
+}  // namespace k32

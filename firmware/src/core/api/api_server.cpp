@@ -1,0 +1,204 @@
+#include "core/api/api_server.h"
+
+#include "core/util/log.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace api {
+
+void ApiServer::set_token(const std::string& token) {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  token_ = token;
+}
+
+bool ApiServer::has_token() {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  return !token_.empty();
+}
+
+bool ApiServer::authorized(const http::Request& req) {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  if (token_.empty()) return true;
+  const std::string* h = req.header("Authorization");
+  if (!h || !text::starts_with(*h, "Bearer ")) return false;
+  const std::string given = text::trim(h->substr(7));
+  // Constant-time comparison: the token guards the whole cluster.
+  if (given.size() != token_.size()) return false;
+  unsigned diff = 0;
+  for (size_t i = 0; i < given.size(); ++i) diff |= static_cast<unsigned>(given[i] ^ token_[i]);
+  return diff == 0;
+}
+
+void ApiServer::send_json(http::ResponseWriter& w, int code, const json::Value& v) {
+  w.send(code, "application/json", json::dump(v));
+}
+
+void ApiServer::send_error(http::ResponseWriter& w, const ApiError& e) {
+  if (e.code == 503) w.add_header("Retry-After", "1");
+  send_json(w, e.code, status_object(e));
+}
+
+void ApiServer::send_object(http::Request& req, http::ResponseWriter& w, int code, const json::Value& obj,
+                            const std::vector<std::string>& warnings) {
+  for (const auto& warn : warnings) w.add_header("Warning", "299 - \"" + warn + "\"");
+  send_json(w, code, obj);
+}
+
+bool wants_table(const http::Request& req) {
+  const std::string* a = req.header("Accept");
+  return a && a->find("as=Table") != std::string::npos;
+}
+
+ApiError decode_body(const http::Request& req, json::Value* out) {
+  const std::string* ct = req.header("Content-Type");
+  std::string type = ct ? text::lower(text::trim(text::split(*ct, ';')[0])) : "application/json";
+  if (req.body.empty()) return bad_request("the request body is empty; a JSON object is required");
+  bool json_like = type == "application/json" || type == "application/json-patch+json" ||
+                   type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json" ||
+                   type == "*/*" || type.empty();
+  bool yaml_like = type == "application/yaml" || type == "application/apply-patch+yaml" || type == "text/yaml";
+  if (!json_like && !yaml_like) return unsupported_media(type);
+  json::ParseError pe;
+  if (!json::parse(req.body, out, &pe)) {
+    if (yaml_like)
+      return bad_request("the request body is not valid JSON-compatible YAML (" + pe.message +
+                         "); Kube32 accepts YAML bodies in their JSON form — send application/json");
+    return bad_request("the request body is not valid JSON: " + pe.message);
+  }
+  return ApiError();
+}
+
+void ApiServer::handle(http::Request& req, http::ResponseWriter& w) {
+  if (const std::string* too_large = req.header("X-K32-Body-Too-Large")) {
+    uint64_t limit = 0;
+    text::parse_uint(*too_large, UINT64_MAX, &limit);
+    send_error(w, api::too_large(static_cast<size_t>(limit)));
+    return;
+  }
+  const std::string& p = req.path;
+  bool open_path = p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version";
+  if (!open_path && !authorized(req)) {
+    send_error(w, unauthorized());
+    return;
+  }
+  bool handled = false;
+  serve_discovery(req, w, &handled);
+  if (handled) return;
+
+  RequestInfo info;
+  ApiError err;
+  bool is_resource = parse_resource_path(p, &info, &err);
+  for (auto& route : routes_)
+    if (route(req, w, is_resource ? &info : nullptr)) return;
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  if (!is_resource) {
+    ApiError nf{404, "NotFound", "the server could not find the requested resource", json::Value()};
+    send_error(w, nf);
+    return;
+  }
+  serve_resource(req, w, info);
+}
+
+// /api/v1/[namespaces/<ns>/]<resource>[/<name>[/<sub>]] and /apis/<g>/<v>/... likewise.
+bool ApiServer::parse_resource_path(const std::string& path, RequestInfo* info, ApiError* err) {
+  auto parts = text::split(path, '/');
+  // parts[0] is "" (leading slash); drop a trailing "" from a trailing slash.
+  if (!parts.empty() && parts.back().empty()) parts.pop_back();
+  std::string group, version;
+  size_t i;
+  if (parts.size() >= 3 && parts[1] == "api") {
+    version = parts[2];
+    i = 3;
+  } else if (parts.size() >= 4 && parts[1] == "apis") {
+    group = parts[2];
+    version = parts[3];
+    i = 4;
+  } else {
+    return false;
+  }
+  if (i >= parts.size()) return false;
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(i), parts.end());
+  for (const auto& seg : rest) {
+    if (seg.empty()) {
+      *err = bad_request("empty path segment in " + path);
+      return false;
+    }
+  }
+  // namespaces/<ns>/<resource>... selects a namespaced resource, unless <resource> is a
+  // subresource of the Namespace itself (status, finalize).
+  if (rest[0] == "namespaces" && rest.size() >= 3 && group.empty() == (group == "") &&
+      rest[2] != "status" && rest[2] != "finalize") {
+    info->ns = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+    info->res = find_resource(group, version, rest[0]);
+    if (!info->res || !info->res->namespaced) {
+      *err = {404, "NotFound", "the server could not find the requested resource (" + rest[0] + ")", json::Value()};
+      return false;
+    }
+  } else {
+    info->res = find_resource(group, version, rest[0]);
+    if (!info->res) {
+      *err = {404, "NotFound", "the server could not find the requested resource", json::Value()};
+      return false;
+    }
+  }
+  if (rest.size() >= 2) info->name = rest[1];
+  if (rest.size() >= 3) info->subresource = rest[2];
+  if (rest.size() > 3) {
+    *err = {404, "NotFound", "the server could not find the requested resource", json::Value()};
+    return false;
+  }
+  if (!info->subresource.empty()) {
+    bool known = false;
+    for (const auto& s : text::split(info->res->subresources, ','))
+      if (s == info->subresource) known = true;
+    if (!known) {
+      *err = {404, "NotFound", "the server could not find the requested resource (" + info->subresource + ")", json::Value()};
+      return false;
+    }
+  }
+  return true;
+}
+
+void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  const std::string& m = req.method;
+  bool watch = req.query_param("watch") == "true" || req.query_param("watch") == "1";
+  if (info.res->read_only && m != "GET" && m != "HEAD") {
+    send_error(w, method_not_allowed(std::string(info.res->resource) + " are computed by the API server from Services "
+                                     "and Pods and are read-only on Kube32"));
+    return;
+  }
+  if (info.name.empty()) {
+    if (m == "GET" || m == "HEAD") {
+      if (watch) do_watch(req, w, info);
+      else do_list(req, w, info);
+    } else if (m == "POST") {
+      do_create(req, w, info);
+    } else if (m == "DELETE") {
+      do_delete_collection(req, w, info);
+    } else {
+      send_error(w, method_not_allowed("method " + m + " is not supported on a collection"));
+    }
+    return;
+  }
+  if (m == "GET" || m == "HEAD") {
+    if (watch) do_watch(req, w, info);
+    else do_get(req, w, info);
+  } else if (m == "PUT") {
+    do_update(req, w, info);
+  } else if (m == "PATCH") {
+    do_patch(req, w, info);
+  } else if (m == "DELETE") {
+    do_delete(req, w, info);
+  } else if (m == "POST" && info.subresource == "binding") {
+    do_create(req, w, info);
+  } else {
+    send_error(w, method_not_allowed("method " + m + " is not supported on " + info.res->resource));
+  }
+}
+
+}  // namespace api
+}  // namespace k32

@@ -1,0 +1,88 @@
+// The Kubernetes REST API of the control plane: discovery, OpenAPI, CRUD, patch, watch,
+// Table output and Status errors, over the object store.
+#pragma once
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "core/api/resources.h"
+#include "core/api/status.h"
+#include "core/http/http_message.h"
+#include "core/store/object_store.h"
+
+namespace k32 {
+namespace api {
+
+struct ApiConfig {
+  std::string advertise_ip;   // written into /api serverAddressByClientCIDRs
+  uint16_t api_port = 6443;
+  size_t max_body_bytes = 3 * 1024 * 1024;
+};
+
+// Parsed coordinates of a resource request.
+struct RequestInfo {
+  const ResourceInfo* res = nullptr;
+  std::string ns;
+  std::string name;
+  std::string subresource;
+};
+
+// Extra routes mounted under the API server by other parts of the node
+// (pod logs proxy, egress gateway): return true when handled.
+using ExtraRoute = std::function<bool(http::Request&, http::ResponseWriter&, const RequestInfo*)>;
+
+class ApiServer {
+ public:
+  ApiServer(store::ObjectStore* store, ApiConfig cfg) : store_(store), cfg_(std::move(cfg)) {}
+
+  void handle(http::Request& req, http::ResponseWriter& w);
+
+  // Bearer token; empty disables auth (any client is accepted, spec 004).
+  void set_token(const std::string& token);
+  bool has_token();
+  void add_route(ExtraRoute r) { routes_.push_back(std::move(r)); }
+
+  // Server-side helpers the node's own controllers use (no HTTP round trip).
+  store::ObjectStore* store() { return store_; }
+
+ private:
+  bool authorized(const http::Request& req);
+  void serve_discovery(http::Request& req, http::ResponseWriter& w, bool* handled);
+  void serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  bool parse_resource_path(const std::string& path, RequestInfo* info, ApiError* err);
+
+  void do_get(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_list(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_watch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_create(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_update(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_patch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_delete(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  void do_delete_collection(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+
+  // Writes (create/update) shared by POST, PUT, PATCH and apply.
+  ApiError write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
+                        const http::Request& req, json::Value* stored, std::vector<std::string>* warnings);
+  ApiError finish_delete(const RequestInfo& info, const json::Value& obj, int64_t grace, json::Value* out);
+  std::vector<json::Value> list_objects(const RequestInfo& info, uint64_t* rv);
+  void finalize_namespace(const std::string& ns);
+
+  void send_object(http::Request& req, http::ResponseWriter& w, int code, const json::Value& obj,
+                   const std::vector<std::string>& warnings = {});
+  void send_error(http::ResponseWriter& w, const ApiError& e);
+  void send_json(http::ResponseWriter& w, int code, const json::Value& v);
+
+  store::ObjectStore* store_;
+  ApiConfig cfg_;
+  std::mutex token_mu_;
+  std::string token_;
+  std::vector<ExtraRoute> routes_;
+};
+
+// Decodes a request body (JSON, or YAML that is JSON) into *out; error as Status.
+ApiError decode_body(const http::Request& req, json::Value* out);
+// True when the client asked for a meta.k8s.io Table.
+bool wants_table(const http::Request& req);
+
+}  // namespace api
+}  // namespace k32

@@ -1,0 +1,484 @@
+// POST, PUT, PATCH (json, merge, strategic, apply), DELETE and the write rules they share.
+#include <cstdlib>
+
+#include "core/api/api_server.h"
+#include "core/api/selectors.h"
+#include "core/api/validation.h"
+#include "core/patch/patch.h"
+#include "core/schema/schema.h"
+#include "core/util/base64.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace api {
+
+namespace {
+
+constexpr int kPatchRetries = 5;
+
+bool has_status_subresource(const ResourceInfo& r) {
+  for (const auto& s : text::split(r.subresources, ','))
+    if (s == "status") return true;
+  return false;
+}
+
+uint64_t rv_of(const json::Value& o) {
+  uint64_t v = 0;
+  text::parse_uint(o.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &v);
+  return v;
+}
+
+std::string random_suffix() {
+  static const char* kChars = "bcdfghjklmnpqrstvwxz2456789";
+  uint8_t b[5];
+  port::random_fill(b, sizeof b);
+  std::string s;
+  for (uint8_t x : b) s.push_back(kChars[x % 27]);
+  return s;
+}
+
+ApiError from_store(store::Result r, const RequestInfo& info, const std::string& name) {
+  switch (r) {
+    case store::Result::Ok: return ApiError();
+    case store::Result::Exists: return already_exists(info.res->group, info.res->resource, name);
+    case store::Result::NotFound: return not_found(info.res->group, info.res->resource, name);
+    case store::Result::Conflict:
+      return conflict(info.res->group, info.res->resource, name,
+                      "the object has been modified; please apply your changes to the latest version and try again");
+    case store::Result::IoError: return internal("the state store could not be written");
+  }
+  return internal("unknown store result");
+}
+
+// Secret.stringData is write-only: it merges into data, base64-encoded.
+void fold_string_data(json::Value* obj) {
+  json::Value* sd = obj->find("stringData");
+  if (!sd) return;
+  json::Value& data = obj->at_or_insert("data");
+  if (!data.is_object()) data = json::Value::object();
+  for (const auto& kv : sd->members()) data.set(kv.first, base64_encode(kv.second.as_string()));
+  obj->erase("stringData");
+}
+
+bool is_true_list_member(const json::Value& arr, const std::string& s) {
+  for (const auto& v : arr.items())
+    if (v.as_string() == s) return true;
+  return false;
+}
+
+}  // namespace
+
+ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
+                                 const http::Request& req, json::Value* stored, std::vector<std::string>* warnings) {
+  const ResourceInfo& r = *info.res;
+  if (!obj.is_object()) return bad_request("the request body must be a JSON object");
+  // kind/apiVersion, when given, must name this resource.
+  std::string kind = obj["kind"].as_string();
+  std::string av = obj["apiVersion"].as_string();
+  if ((!kind.empty() && kind != r.kind) || (!av.empty() && av != r.group_version())) {
+    return bad_request("the API version in the data (" + av + ") and kind (" + kind +
+                       ") do not match the expected " + r.group_version() + " " + r.kind);
+  }
+  obj.set("kind", r.kind);
+  obj.set("apiVersion", r.group_version());
+  json::Value& md = obj.at_or_insert("metadata");
+  if (!md.is_object()) return bad_request("metadata must be an object");
+  std::string ns = md["namespace"].as_string();
+  if (r.namespaced) {
+    if (!ns.empty() && ns != info.ns)
+      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+    md.set("namespace", info.ns);
+  } else {
+    md.erase("namespace");
+  }
+  if (is_create && md["name"].as_string().empty() && !md["generateName"].as_string().empty())
+    md.set("name", md["generateName"].str() + random_suffix());
+  std::string name = md["name"].as_string();
+  if (!is_create && name != info.name) {
+    return bad_request("the name of the object (" + name + ") does not match the name on the URL (" + info.name + ")");
+  }
+
+  // Strict / Warn field validation against the generated schema.
+  std::string fv = req.query_param("fieldValidation");
+  if (fv.empty()) fv = "Warn";
+  if (fv != "Ignore" && fv != "Warn" && fv != "Strict")
+    return bad_request("fieldValidation must be one of Ignore, Warn or Strict (got \"" + fv + "\")");
+  if (fv != "Ignore") {
+    std::vector<std::string> unknown;
+    std::string type_error;
+    if (!schema::check_fields(r.kind_key(), obj, &unknown, &type_error))
+      return bad_request(r.kind + std::string(" in version \"") + r.version + "\" cannot be handled as a " + r.kind +
+                         ": " + type_error);
+    if (!unknown.empty()) {
+      if (fv == "Strict") {
+        std::string msg = "strict decoding error: ";
+        for (size_t i = 0; i < unknown.size(); ++i)
+          msg += (i ? ", " : "") + std::string("unknown field \"") + unknown[i].substr(unknown[i][0] == '.' ? 1 : 0) + "\"";
+        return bad_request(msg);
+      }
+      for (const auto& u : unknown) warnings->push_back("unknown field \"" + u.substr(u[0] == '.' ? 1 : 0) + "\"");
+    }
+  }
+
+  if (r.namespaced) {
+    json::Value nsobj;
+    if (!store_->get("namespaces", "", info.ns, &nsobj)) return not_found("", "namespaces", info.ns);
+    if (is_create && !nsobj["metadata"]["deletionTimestamp"].is_null())
+      return {403, "Forbidden", std::string(r.resource) + " \"" + name + "\" is forbidden: unable to create new content in namespace " +
+                                    info.ns + " because it is being terminated", json::Value()};
+  }
+  if (r.kind == std::string("Secret")) fold_string_data(&obj);
+
+  std::string sub = info.subresource;
+  if (is_create) {
+    md.set("uid", text::uuid4());
+    md.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
+    md.erase("resourceVersion");
+    md.erase("deletionTimestamp");
+    std::string k = r.kind;
+    if (k == "Pod" || k == "Ingress" || k == "NetworkPolicy" || k == "Service") md.set("generation", 1);
+    if (k == "Pod" || k == "Service" || k == "Ingress" || k == "Namespace") obj.erase("status");
+  } else {
+    const json::Value& om = (*old)["metadata"];
+    std::string given_rv = md["resourceVersion"].as_string();
+    if (!given_rv.empty() && given_rv != om["resourceVersion"].as_string())
+      return from_store(store::Result::Conflict, info, name);
+    md.set("uid", om["uid"]);
+    md.set("creationTimestamp", om["creationTimestamp"]);
+    if (!om["deletionTimestamp"].is_null()) {
+      md.set("deletionTimestamp", om["deletionTimestamp"]);
+      if (!om["deletionGracePeriodSeconds"].is_null()) md.set("deletionGracePeriodSeconds", om["deletionGracePeriodSeconds"]);
+    }
+    if (has_status_subresource(r)) {
+      if (sub == "status") {
+        // A status write changes status (and nothing else but labels/annotations).
+        json::Value merged = *old;
+        merged.set("status", obj["status"]);
+        merged.at_or_insert("metadata").set("resourceVersion", md["resourceVersion"]);
+        obj = std::move(merged);
+      } else if (old->find("status")) {
+        obj.set("status", (*old)["status"]);
+      }
+    }
+    json::Value& md2 = obj.at_or_insert("metadata");
+    if (!om["generation"].is_null()) {
+      int64_t gen = om["generation"].as_int();
+      if ((*old)["spec"] != obj["spec"]) ++gen;
+      md2.set("generation", gen);
+    }
+  }
+  if (r.kind == std::string("Namespace")) obj.at_or_insert("metadata").at_or_insert("labels");
+  apply_defaults(r, &obj);
+
+  FieldErrors errs;
+  validate_object(r, obj, &errs);
+  if (!errs.empty()) return invalid(r.kind, name, errs);
+
+  if (req.query_param("dryRun") == "All") {
+    *stored = obj;
+    return ApiError();
+  }
+  store::Result res;
+  if (is_create) {
+    res = store_->create(r.store_id(), info.ns, name, std::move(obj), stored);
+  } else {
+    res = store_->update(r.store_id(), info.ns, name, std::move(obj), rv_of(*old), stored);
+    // The last finalizer removed from an object being deleted completes the deletion.
+    if (res == store::Result::Ok && !(*stored)["metadata"]["deletionTimestamp"].is_null() &&
+        (*stored)["metadata"]["finalizers"].items().empty() && r.kind != std::string("Namespace")) {
+      json::Value removed;
+      store_->remove(r.store_id(), info.ns, name, 0, &removed);
+    }
+  }
+  return from_store(res, info, name);
+}
+
+void ApiServer::do_create(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  json::Value body;
+  ApiError err = decode_body(req, &body);
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  if (info.subresource == "binding") {
+    // pods/<name>/binding: the scheduler's (or a user's) placement of a pod.
+    std::string node = body.path_str({"target", "name"});
+    if (node.empty()) {
+      send_error(w, invalid("Binding", info.name, {{"target.name", "Required value"}}));
+      return;
+    }
+    for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+      json::Value pod;
+      if (!store_->get("pods", info.ns, info.name, &pod)) {
+        send_error(w, not_found("", "pods", info.name));
+        return;
+      }
+      if (!pod["spec"]["nodeName"].as_string().empty()) {
+        send_error(w, conflict("", "pods", info.name, "pod " + info.name + " is already assigned to node \"" +
+                                                        pod["spec"]["nodeName"].str() + "\""));
+        return;
+      }
+      pod.at_or_insert("spec").set("nodeName", node);
+      json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
+      if (!conds.is_array()) conds = json::Value::array();
+      bool found = false;
+      for (auto& c : conds.items()) {
+        if (c["type"].str() == "PodScheduled") {
+          c.set("status", "True");
+          c.erase("reason");
+          c.erase("message");
+          found = true;
+        }
+      }
+      if (!found) {
+        json::Value c = json::Value::object();
+        c.set("type", "PodScheduled");
+        c.set("status", "True");
+        c.set("lastTransitionTime", text::rfc3339(port::wall_time_s()));
+        conds.push(c);
+      }
+      json::Value stored;
+      store::Result res = store_->update("pods", info.ns, info.name, pod, rv_of(pod), &stored);
+      if (res == store::Result::Conflict) continue;
+      if (res != store::Result::Ok) {
+        send_error(w, from_store(res, info, info.name));
+        return;
+      }
+      send_json(w, 201, status_success());
+      return;
+    }
+    send_error(w, from_store(store::Result::Conflict, info, info.name));
+    return;
+  }
+  json::Value stored;
+  std::vector<std::string> warnings;
+  err = write_object(info, nullptr, std::move(body), true, req, &stored, &warnings);
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  send_object(req, w, 201, stored, warnings);
+}
+
+void ApiServer::do_update(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  json::Value body;
+  ApiError err = decode_body(req, &body);
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  json::Value old;
+  if (!store_->get(info.res->store_id(), info.ns, info.name, &old)) {
+    send_error(w, not_found(info.res->group, info.res->resource, info.name));
+    return;
+  }
+  json::Value stored;
+  std::vector<std::string> warnings;
+  err = write_object(info, &old, std::move(body), false, req, &stored, &warnings);
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  send_object(req, w, 200, stored, warnings);
+}
+
+void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  const std::string* ct = req.header("Content-Type");
+  std::string type = ct ? text::lower(text::trim(text::split(*ct, ';')[0])) : "";
+  bool is_apply = type == "application/apply-patch+yaml";
+  if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
+      type != "application/strategic-merge-patch+json" && !is_apply) {
+    ApiError e = unsupported_media(type);
+    e.message = "the server does not support patch type \"" + type + "\"; use application/json-patch+json, "
+                "application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml";
+    send_error(w, e);
+    return;
+  }
+  json::Value patch_doc;
+  ApiError err = decode_body(req, &patch_doc);
+  if (!err.ok()) {
+    send_error(w, err);
+    return;
+  }
+  std::string manager = req.query_param("fieldManager");
+  if (is_apply && manager.empty()) {
+    send_error(w, invalid("PatchOptions", "", {{"fieldManager", "Required value: is required for apply patch"}}));
+    return;
+  }
+  bool force = req.query_param("force") == "true";
+  std::string kind_key = info.res->kind_key();
+  for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+    json::Value old;
+    bool exists = store_->get(info.res->store_id(), info.ns, info.name, &old);
+    if (!exists && !is_apply) {
+      send_error(w, not_found(info.res->group, info.res->resource, info.name));
+      return;
+    }
+    json::Value result;
+    std::string perr;
+    if (type == "application/json-patch+json") {
+      if (!patch::json_patch(old, patch_doc, &result, &perr)) {
+        send_error(w, {422, "Invalid", "the JSON patch could not be applied: " + perr, json::Value()});
+        return;
+      }
+    } else if (type == "application/merge-patch+json") {
+      patch::merge_patch(old, patch_doc, &result);
+    } else if (type == "application/strategic-merge-patch+json") {
+      if (!patch::strategic_merge(kind_key, old, patch_doc, &result, &perr)) {
+        send_error(w, {422, "Invalid", "the strategic merge patch could not be applied: " + perr, json::Value()});
+        return;
+      }
+    } else {
+      patch::ApplyResult ar;
+      if (!patch::server_side_apply(kind_key, exists ? old : json::Value(), patch_doc, manager, force, &ar, &perr)) {
+        if (!ar.conflicts.empty()) {
+          std::string msg = "Apply failed with " + text::to_string(static_cast<int64_t>(ar.conflicts.size())) + " conflict(s): ";
+          for (size_t i = 0; i < ar.conflicts.size(); ++i) msg += (i ? "; " : "") + ar.conflicts[i];
+          send_error(w, {409, "Conflict", msg, json::Value()});
+        } else {
+          send_error(w, {422, "Invalid", "the apply configuration could not be applied: " + perr, json::Value()});
+        }
+        return;
+      }
+      result = std::move(ar.object);
+    }
+    // Patches never move an object: identity comes from the URL and the stored object.
+    json::Value& md = result.at_or_insert("metadata");
+    md.set("name", info.name);
+    if (info.res->namespaced) md.set("namespace", info.ns);
+    if (exists) md.set("resourceVersion", old.path_str({"metadata", "resourceVersion"}));
+    json::Value stored;
+    std::vector<std::string> warnings;
+    err = write_object(info, exists ? &old : nullptr, std::move(result), !exists, req, &stored, &warnings);
+    if (err.code == 409 && err.reason == "Conflict" && attempt + 1 < kPatchRetries) continue;
+    if (!err.ok()) {
+      send_error(w, err);
+      return;
+    }
+    send_object(req, w, exists ? 200 : 201, stored, warnings);
+    return;
+  }
+}
+
+ApiError ApiServer::finish_delete(const RequestInfo& info, const json::Value& obj, int64_t grace, json::Value* out) {
+  const ResourceInfo& r = *info.res;
+  std::string name = info.name;
+  const json::Value& md = obj["metadata"];
+  bool has_finalizers = !md["finalizers"].items().empty();
+  bool graceful_pod = r.kind == std::string("Pod") && grace != 0 && obj["status"]["phase"].str() == "Running" &&
+                      !obj["spec"]["nodeName"].as_string().empty();
+  bool is_ns = r.kind == std::string("Namespace");
+  if (has_finalizers || graceful_pod || is_ns) {
+    if (!md["deletionTimestamp"].is_null() && !graceful_pod) {
+      *out = obj;
+      return ApiError();
+    }
+    json::Value upd = obj;
+    json::Value& m = upd.at_or_insert("metadata");
+    if (m["deletionTimestamp"].is_null()) {
+      m.set("deletionTimestamp", text::rfc3339(port::wall_time_s() + (graceful_pod ? grace : 0)));
+      m.set("deletionGracePeriodSeconds", graceful_pod ? grace : 0);
+    } else if (graceful_pod && grace < m["deletionGracePeriodSeconds"].as_int()) {
+      m.set("deletionGracePeriodSeconds", grace);
+    }
+    if (is_ns) upd.at_or_insert("status").set("phase", "Terminating");
+    store::Result res = store_->update(r.store_id(), info.ns, name, upd, rv_of(obj), out);
+    return from_store(res, info, name);
+  }
+  store::Result res = store_->remove(r.store_id(), info.ns, name, rv_of(obj), out);
+  return from_store(res, info, name);
+}
+
+void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  if (!info.subresource.empty()) {
+    send_error(w, method_not_allowed("DELETE is not supported on " + info.subresource));
+    return;
+  }
+  json::Value opts;
+  if (!req.body.empty()) {
+    ApiError err = decode_body(req, &opts);
+    if (!err.ok()) {
+      send_error(w, err);
+      return;
+    }
+  }
+  int64_t grace = -1;
+  if (!opts["gracePeriodSeconds"].is_null()) grace = opts["gracePeriodSeconds"].as_int();
+  std::string gq = req.query_param("gracePeriodSeconds");
+  uint64_t gv;
+  if (!gq.empty() && text::parse_uint(gq, 1u << 30, &gv)) grace = static_cast<int64_t>(gv);
+  for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+    json::Value obj;
+    if (!store_->get(info.res->store_id(), info.ns, info.name, &obj)) {
+      send_error(w, not_found(info.res->group, info.res->resource, info.name));
+      return;
+    }
+    const json::Value& pre = opts["preconditions"];
+    if (!pre["uid"].is_null() && pre["uid"].as_string() != obj.path_str({"metadata", "uid"})) {
+      send_error(w, conflict(info.res->group, info.res->resource, info.name, "Precondition failed: UID in precondition: " +
+                                                                               pre["uid"].as_string() + ", UID in object meta: " +
+                                                                               obj.path_str({"metadata", "uid"})));
+      return;
+    }
+    if (!pre["resourceVersion"].is_null() && pre["resourceVersion"].as_string() != obj.path_str({"metadata", "resourceVersion"})) {
+      send_error(w, conflict(info.res->group, info.res->resource, info.name, "Precondition failed: ResourceVersion in precondition: " +
+                                                                               pre["resourceVersion"].as_string()));
+      return;
+    }
+    if (grace < 0) grace = obj["spec"]["terminationGracePeriodSeconds"].as_int(30);
+    json::Value out;
+    ApiError err = finish_delete(info, obj, grace, &out);
+    if (err.code == 409 && attempt + 1 < kPatchRetries) continue;
+    if (!err.ok()) {
+      send_error(w, err);
+      return;
+    }
+    send_object(req, w, 200, out);
+    if (info.res->kind == std::string("Namespace")) finalize_namespace(info.name);
+    return;
+  }
+}
+
+void ApiServer::do_delete_collection(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  uint64_t rv = 0;
+  std::vector<json::Value> objs = list_objects(info, &rv);
+  std::string sel = req.query_param("labelSelector");
+  LabelSelector ls;
+  std::string e;
+  if (!parse_label_selector(sel, &ls, &e)) {
+    send_error(w, bad_request(e));
+    return;
+  }
+  json::Value list = json::Value::object();
+  list.set("kind", std::string(info.res->kind) + "List");
+  list.set("apiVersion", info.res->group_version());
+  json::Value& items = list.set("items", json::Value::array());
+  for (const auto& o : objs) {
+    if (!ls.matches(o["metadata"]["labels"])) continue;
+    RequestInfo one = info;
+    one.ns = o.path_str({"metadata", "namespace"});
+    one.name = o.path_str({"metadata", "name"});
+    json::Value out;
+    if (finish_delete(one, o, 0, &out).ok()) items.push(out);
+  }
+  send_json(w, 200, list);
+}
+
+// Deletes everything in a Terminating namespace, then the namespace itself
+// (the namespace controller's "kubernetes" finalizer).
+void ApiServer::finalize_namespace(const std::string& ns) {
+  for (const auto& r : all_resources()) {
+    if (!r.namespaced || r.read_only) continue;
+    for (const auto& o : store_->list(r.store_id(), ns, nullptr)) {
+      json::Value removed;
+      store_->remove(r.store_id(), ns, o.path_str({"metadata", "name"}), 0, &removed);
+    }
+  }
+  json::Value removed;
+  store_->remove("namespaces", "", ns, 0, &removed);
+}
+
+}  // namespace api
+}  // namespace k32

@@ -1,0 +1,193 @@
+#include "core/api/endpoints_view.h"
+
+#include <map>
+
+#include "core/api/selectors.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace api {
+
+bool pod_ready(const json::Value& pod) {
+  for (const auto& c : pod["status"]["conditions"].items())
+    if (c["type"].str() == "Ready") return c["status"].str() == "True";
+  return false;
+}
+
+std::vector<json::Value> selected_pods(store::ObjectStore* st, const json::Value& service) {
+  std::vector<json::Value> out;
+  const json::Value& sel = service["spec"]["selector"];
+  if (!sel.is_object() || sel.members().empty()) return out;
+  LabelSelector ls;
+  for (const auto& m : sel.members()) ls.reqs.push_back({Requirement::Eq, m.first, {m.second.as_string()}});
+  for (auto& pod : st->list("pods", service.path_str({"metadata", "namespace"}), nullptr)) {
+    if (pod["status"]["phase"].str() != "Running") continue;
+    if (!pod["metadata"]["deletionTimestamp"].is_null()) continue;
+    if (!ls.matches(pod["metadata"]["labels"])) continue;
+    out.push_back(std::move(pod));
+  }
+  return out;
+}
+
+int32_t resolve_target_port(const json::Value& sp, const json::Value& pod) {
+  const json::Value& tp = sp.find("targetPort") ? sp["targetPort"] : sp["port"];
+  if (tp.is_int()) return static_cast<int32_t>(tp.as_int());
+  if (tp.is_string()) {
+    uint64_t n;
+    if (text::parse_uint(tp.str(), 65535, &n)) return static_cast<int32_t>(n);
+    for (const auto& c : pod["spec"]["containers"].items())
+      for (const auto& p : c["ports"].items())
+        if (p["name"].str() == tp.str()) return static_cast<int32_t>(p["containerPort"].as_int());
+  }
+  return 0;
+}
+
+namespace {
+
+json::Value address_of(const json::Value& pod) {
+  json::Value a = json::Value::object();
+  a.set("ip", pod["status"]["podIP"].as_string());
+  if (!pod["spec"]["nodeName"].is_null()) a.set("nodeName", pod["spec"]["nodeName"]);
+  json::Value ref = json::Value::object();
+  ref.set("kind", "Pod");
+  ref.set("namespace", pod.path_str({"metadata", "namespace"}));
+  ref.set("name", pod.path_str({"metadata", "name"}));
+  ref.set("uid", pod.path_str({"metadata", "uid"}));
+  a.set("targetRef", ref);
+  return a;
+}
+
+bool wants_endpoints(const json::Value& svc) {
+  if (svc["spec"]["type"].str() == "ExternalName") return false;
+  return svc["spec"]["selector"].is_object() && !svc["spec"]["selector"].members().empty();
+}
+
+json::Value base_object(const char* api_version, const char* kind, const json::Value& svc, const std::string& name) {
+  json::Value o = json::Value::object();
+  o.set("kind", kind);
+  o.set("apiVersion", api_version);
+  json::Value md = json::Value::object();
+  md.set("name", name);
+  md.set("namespace", svc.path_str({"metadata", "namespace"}));
+  md.set("uid", svc.path_str({"metadata", "uid"}));  // stable for the view's lifetime
+  md.set("resourceVersion", svc.path_str({"metadata", "resourceVersion"}));
+  md.set("creationTimestamp", svc.path_str({"metadata", "creationTimestamp"}));
+  o.set("metadata", md);
+  return o;
+}
+
+}  // namespace
+
+std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
+  std::vector<json::Value> out;
+  for (const auto& svc : st->list("services", ns, rv)) {
+    if (!wants_endpoints(svc)) continue;
+    json::Value ep = base_object("v1", "Endpoints", svc, svc.path_str({"metadata", "name"}));
+    if (const json::Value* labels = svc.path({"metadata", "labels"})) ep.at_or_insert("metadata").set("labels", *labels);
+    // Subsets group addresses by the tuple of resolved ports.
+    std::map<std::string, json::Value> subsets;
+    std::vector<std::string> order;
+    for (const auto& pod : selected_pods(st, svc)) {
+      json::Value ports = json::Value::array();
+      std::string sig;
+      for (const auto& sp : svc["spec"]["ports"].items()) {
+        int32_t port = resolve_target_port(sp, pod);
+        if (port == 0) continue;
+        json::Value p = json::Value::object();
+        if (!sp["name"].is_null()) p.set("name", sp["name"]);
+        p.set("port", static_cast<int64_t>(port));
+        p.set("protocol", sp["protocol"].as_string("TCP"));
+        sig += json::dump(p);
+        ports.push(std::move(p));
+      }
+      auto it = subsets.find(sig);
+      if (it == subsets.end()) {
+        json::Value ss = json::Value::object();
+        ss.set("ports", ports);
+        it = subsets.emplace(sig, ss).first;
+        order.push_back(sig);
+      }
+      const char* list = pod_ready(pod) ? "addresses" : "notReadyAddresses";
+      it->second.at_or_insert(list).push(address_of(pod));
+    }
+    json::Value arr = json::Value::array();
+    for (const auto& sig : order) {
+      json::Value ss = json::Value::object();
+      const json::Value& src = subsets[sig];
+      if (src.find("addresses")) ss.set("addresses", src["addresses"]);
+      if (src.find("notReadyAddresses")) ss.set("notReadyAddresses", src["notReadyAddresses"]);
+      ss.set("ports", src["ports"]);
+      arr.push(std::move(ss));
+    }
+    if (!arr.items().empty()) ep.set("subsets", arr);
+    out.push_back(std::move(ep));
+  }
+  return out;
+}
+
+std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
+  std::vector<json::Value> out;
+  for (const auto& svc : st->list("services", ns, rv)) {
+    if (!wants_endpoints(svc)) continue;
+    std::string name = svc.path_str({"metadata", "name"});
+    json::Value sl = base_object("discovery.k8s.io/v1", "EndpointSlice", svc, name + "-k32");
+    json::Value& md = sl.at_or_insert("metadata");
+    json::Value labels = json::Value::object();
+    labels.set("kubernetes.io/service-name", name);
+    labels.set("endpointslice.kubernetes.io/managed-by", "endpointslice-controller.kube32.io");
+    md.set("labels", labels);
+    md.set("generateName", name + "-");
+    json::Value owner = json::Value::object();
+    owner.set("apiVersion", "v1");
+    owner.set("kind", "Service");
+    owner.set("name", name);
+    owner.set("uid", svc.path_str({"metadata", "uid"}));
+    owner.set("controller", true);
+    owner.set("blockOwnerDeletion", true);
+    json::Value owners = json::Value::array();
+    owners.push(owner);
+    md.set("ownerReferences", owners);
+    sl.set("addressType", "IPv4");
+    auto pods = selected_pods(st, svc);
+    json::Value eps = json::Value::array();
+    json::Value ports = json::Value::array();
+    bool ports_set = false;
+    for (const auto& pod : pods) {
+      json::Value e = json::Value::object();
+      json::Value addrs = json::Value::array();
+      addrs.push(pod["status"]["podIP"].as_string());
+      e.set("addresses", addrs);
+      json::Value cond = json::Value::object();
+      bool ready = pod_ready(pod);
+      cond.set("ready", ready);
+      cond.set("serving", ready);
+      cond.set("terminating", !pod["metadata"]["deletionTimestamp"].is_null());
+      e.set("conditions", cond);
+      if (!pod["spec"]["nodeName"].is_null()) e.set("nodeName", pod["spec"]["nodeName"]);
+      json::Value ref = json::Value::object();
+      ref.set("kind", "Pod");
+      ref.set("namespace", pod.path_str({"metadata", "namespace"}));
+      ref.set("name", pod.path_str({"metadata", "name"}));
+      ref.set("uid", pod.path_str({"metadata", "uid"}));
+      e.set("targetRef", ref);
+      eps.push(std::move(e));
+      if (!ports_set) {
+        ports_set = true;
+        for (const auto& sp : svc["spec"]["ports"].items()) {
+          json::Value p = json::Value::object();
+          if (!sp["name"].is_null()) p.set("name", sp["name"]);
+          p.set("port", static_cast<int64_t>(resolve_target_port(sp, pod)));
+          p.set("protocol", sp["protocol"].as_string("TCP"));
+          ports.push(std::move(p));
+        }
+      }
+    }
+    sl.set("endpoints", eps);
+    sl.set("ports", ports);
+    out.push_back(std::move(sl));
+  }
+  return out;
+}
+
+}  // namespace api
+}  // namespace k32

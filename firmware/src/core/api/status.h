@@ -1,0 +1,35 @@
+// Kubernetes Status objects for every error the API server returns.
+#pragma once
+#include <string>
+
+#include "core/json/json.h"
+
+namespace k32 {
+namespace api {
+
+struct ApiError {
+  int code = 0;            // HTTP status
+  std::string reason;      // StatusReason: NotFound, AlreadyExists, Conflict, Invalid, BadRequest ...
+  std::string message;
+  json::Value details;     // optional {name, group, kind, causes[]}
+  bool ok() const { return code == 0; }
+};
+
+json::Value status_object(const ApiError& e);
+json::Value status_success();
+
+ApiError not_found(const std::string& group, const std::string& resource, const std::string& name);
+ApiError already_exists(const std::string& group, const std::string& resource, const std::string& name);
+ApiError conflict(const std::string& group, const std::string& resource, const std::string& name, const std::string& why);
+ApiError bad_request(const std::string& message);
+// 422 Invalid with one cause per field error ("spec.ports[0].port: Invalid value: ...").
+ApiError invalid(const std::string& kind, const std::string& name, const std::vector<std::pair<std::string, std::string>>& field_errors);
+ApiError method_not_allowed(const std::string& message);
+ApiError unsupported_media(const std::string& content_type);
+ApiError unauthorized();
+ApiError gone(const std::string& message);
+ApiError too_large(size_t limit);
+ApiError internal(const std::string& message);
+
+}  // namespace api
+}  // namespace k32

@@ -1,0 +1,155 @@
+#include "core/console/console.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/http/conn_reader.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace console {
+
+namespace {
+constexpr size_t kMaxLine = 4096;
+constexpr char kPrefix[] = "K32_CMD:";
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+}  // namespace
+
+ParseResult parse_line(const std::string& raw, Command* out, std::string* err) {
+  std::string line = raw;
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  if (!text::starts_with(line, kPrefix)) return ParseResult::NotACommand;
+  std::string rest = line.substr(sizeof kPrefix - 1);
+  size_t sp = rest.find(' ');
+  out->name = rest.substr(0, sp);
+  if (out->name.empty() || out->name.size() > 32) {
+    *err = "missing or overlong command name";
+    return ParseResult::Malformed;
+  }
+  for (char c : out->name) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
+      *err = "command names are upper-case letters, digits and '_'";
+      return ParseResult::Malformed;
+    }
+  }
+  out->arg = json::Value();
+  if (sp != std::string::npos) {
+    std::string a = text::trim(rest.substr(sp + 1));
+    if (!a.empty()) {
+      json::ParseError pe;
+      if (!json::parse(a, &out->arg, &pe)) {
+        *err = "argument is not valid JSON: " + pe.message;
+        return ParseResult::Malformed;
+      }
+      if (!out->arg.is_object()) {
+        *err = "argument must be a JSON object";
+        return ParseResult::Malformed;
+      }
+    }
+  }
+  return ParseResult::Ok;
+}
+
+std::string Dispatcher::handle_line(const std::string& line) {
+  Command cmd;
+  std::string err;
+  ParseResult pr = parse_line(line, &cmd, &err);
+  if (pr == ParseResult::NotACommand) return "";
+  std::string name = cmd.name.empty() ? "?" : cmd.name;
+  if (pr == ParseResult::Malformed) return "K32_RESP:" + name + " ERR " + one_line(err);
+  auto it = handlers_.find(cmd.name);
+  if (it == handlers_.end()) return "K32_RESP:" + name + " ERR unknown command " + name;
+  Reply r = it->second(cmd.arg);
+  if (!r.ok) return "K32_RESP:" + name + " ERR " + one_line(r.message);
+  std::string out = "K32_RESP:" + name + " OK";
+  if (!r.data.is_null()) out += " " + json::dump(r.data);
+  return out;
+}
+
+namespace {
+
+struct ClientArg {
+  Dispatcher* d;
+  port::Socket s;
+};
+
+void client_main(void* p) {
+  ClientArg* a = static_cast<ClientArg*>(p);
+  for (;;) {
+    std::string line;
+    // Serial consoles end lines with \n or \r\n; read to \n.
+    std::string buf;
+    char c;
+    bool closed = false;
+    for (;;) {
+      int n = port::tcp_recv(a->s, &c, 1, 0);
+      if (n <= 0) {
+        closed = true;
+        break;
+      }
+      if (c == '\n') break;
+      if (buf.size() < kMaxLine) buf.push_back(c);
+    }
+    if (closed) break;
+    std::string answer = a->d->handle_line(buf);
+    if (answer.empty()) continue;
+    answer += "\r\n";
+    if (!port::tcp_send_all(a->s, answer.data(), answer.size())) break;
+  }
+  port::tcp_close(a->s);
+  delete a;
+}
+
+struct ListenArg {
+  Dispatcher* d;
+  port::Socket l;
+};
+
+void accept_main(void* p) {
+  ListenArg* a = static_cast<ListenArg*>(p);
+  for (;;) {
+    port::Socket s = port::tcp_accept(a->l, nullptr, 0);
+    if (s == port::kNoSocket) {
+      port::sleep_ms(50);
+      continue;
+    }
+    ClientArg* c = new ClientArg{a->d, s};
+    if (!port::thread_start("console", 32 * 1024, port::Region::Internal, client_main, c)) {
+      port::tcp_close(s);
+      delete c;
+    }
+  }
+}
+
+void stdin_main(void* p) {
+  Dispatcher* d = static_cast<Dispatcher*>(p);
+  char buf[kMaxLine];
+  while (std::fgets(buf, sizeof buf, stdin)) {
+    std::string answer = d->handle_line(buf);
+    if (answer.empty()) continue;
+    std::printf("%s\n", answer.c_str());
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, std::string* err) {
+  if (port == 0) return port::thread_start("console", 32 * 1024, port::Region::Internal, stdin_main, d);
+  int e = 0;
+  port::Socket l = port::tcp_listen(bind_ip.c_str(), port, 4, &e);
+  if (l == port::kNoSocket) {
+    *err = "console: cannot listen on " + bind_ip + ":" + text::to_string(port) + ": " + std::strerror(-e);
+    return false;
+  }
+  return port::thread_start("console-accept", 16 * 1024, port::Region::Internal, accept_main, new ListenArg{d, l});
+}
+
+}  // namespace console
+}  // namespace k32

@@ -1,0 +1,117 @@
+#include "core/http/conn_reader.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace k32 {
+namespace http {
+
+ReadStatus ConnReader::fill(uint32_t timeout_ms) {
+  if (pos_ > 0 && pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  } else if (pos_ > 4096) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  char tmp[2048];
+  int n = port::tcp_recv(sock_, tmp, sizeof tmp, timeout_ms);
+  if (n == 0) return ReadStatus::Closed;
+  if (n == -ETIMEDOUT) return ReadStatus::Timeout;
+  if (n < 0) return ReadStatus::Error;
+  buf_.append(tmp, static_cast<size_t>(n));
+  return ReadStatus::Ok;
+}
+
+ReadStatus ConnReader::read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms) {
+  size_t scanned = pos_;
+  for (;;) {
+    size_t end = buf_.find("\r\n\r\n", scanned > pos_ + 3 ? scanned - 3 : pos_);
+    if (end != std::string::npos) {
+      if (end - pos_ > max_bytes) return ReadStatus::TooLarge;
+      head->assign(buf_, pos_, end - pos_);
+      pos_ = end + 4;
+      return ReadStatus::Ok;
+    }
+    scanned = buf_.size();
+    if (buf_.size() - pos_ > max_bytes) return ReadStatus::TooLarge;
+    ReadStatus st = fill(timeout_ms);
+    if (st != ReadStatus::Ok) return st;
+  }
+}
+
+ReadStatus ConnReader::read_exact(size_t n, std::string* out, uint32_t timeout_ms) {
+  out->clear();
+  while (out->size() < n) {
+    if (pos_ < buf_.size()) {
+      size_t take = std::min(n - out->size(), buf_.size() - pos_);
+      out->append(buf_, pos_, take);
+      pos_ += take;
+      continue;
+    }
+    ReadStatus st = fill(timeout_ms);
+    if (st != ReadStatus::Ok) return st == ReadStatus::Closed ? ReadStatus::Malformed : st;
+  }
+  return ReadStatus::Ok;
+}
+
+ReadStatus ConnReader::read_line(std::string* line, size_t max_bytes, uint32_t timeout_ms) {
+  for (;;) {
+    size_t end = buf_.find("\r\n", pos_);
+    if (end != std::string::npos) {
+      if (end - pos_ > max_bytes) return ReadStatus::TooLarge;
+      line->assign(buf_, pos_, end - pos_);
+      pos_ = end + 2;
+      return ReadStatus::Ok;
+    }
+    if (buf_.size() - pos_ > max_bytes) return ReadStatus::TooLarge;
+    ReadStatus st = fill(timeout_ms);
+    if (st != ReadStatus::Ok) return st;
+  }
+}
+
+ReadStatus ConnReader::read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms) {
+  out->clear();
+  for (;;) {
+    std::string line;
+    ReadStatus st = read_line(&line, 64, timeout_ms);
+    if (st != ReadStatus::Ok) return st == ReadStatus::TooLarge ? ReadStatus::Malformed : st;
+    size_t semi = line.find(';');
+    if (semi != std::string::npos) line.resize(semi);
+    if (line.empty() || line.size() > 8) return ReadStatus::Malformed;
+    char* endp = nullptr;
+    unsigned long size = std::strtoul(line.c_str(), &endp, 16);
+    if (*endp != '\0') return ReadStatus::Malformed;
+    if (size == 0) {
+      // Trailers, then the blank line.
+      for (;;) {
+        st = read_line(&line, 8192, timeout_ms);
+        if (st != ReadStatus::Ok) return st;
+        if (line.empty()) return ReadStatus::Ok;
+      }
+    }
+    if (out->size() + size > max_bytes) return ReadStatus::TooLarge;
+    std::string part;
+    st = read_exact(size, &part, timeout_ms);
+    if (st != ReadStatus::Ok) return st;
+    out->append(part);
+    st = read_line(&line, 2, timeout_ms);
+    if (st != ReadStatus::Ok || !line.empty()) return ReadStatus::Malformed;
+  }
+}
+
+ReadStatus ConnReader::read_to_close(std::string* out, size_t max_bytes, uint32_t timeout_ms) {
+  out->assign(buf_, pos_, std::string::npos);
+  pos_ = buf_.size();
+  for (;;) {
+    if (out->size() > max_bytes) return ReadStatus::TooLarge;
+    ReadStatus st = fill(timeout_ms);
+    if (st == ReadStatus::Closed) return ReadStatus::Ok;
+    if (st != ReadStatus::Ok) return st;
+    out->append(buf_, pos_, std::string::npos);
+    pos_ = buf_.size();
+  }
+}
+
+}  // namespace http
+}  // namespace k32

@@ -1,0 +1,34 @@
+// Buffered reading from a socket: heads up to a limit, exact-length and chunked bodies.
+#pragma once
+#include <string>
+
+#include "port.h"
+
+namespace k32 {
+namespace http {
+
+enum class ReadStatus { Ok, Closed, Timeout, TooLarge, Malformed, Error };
+
+class ConnReader {
+ public:
+  explicit ConnReader(port::Socket s) : sock_(s) {}
+  // Reads through the blank line ending a head; the head (without it) goes to *head.
+  ReadStatus read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms);
+  ReadStatus read_exact(size_t n, std::string* out, uint32_t timeout_ms);
+  // Decodes a chunked body; fails with TooLarge past max_bytes.
+  ReadStatus read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms);
+  // Reads one CRLF-terminated line (without the CRLF).
+  ReadStatus read_line(std::string* line, size_t max_bytes, uint32_t timeout_ms);
+  // Whatever is buffered plus what arrives until close (for Connection: close bodies).
+  ReadStatus read_to_close(std::string* out, size_t max_bytes, uint32_t timeout_ms);
+  bool has_buffered() const { return pos_ < buf_.size(); }
+
+ private:
+  ReadStatus fill(uint32_t timeout_ms);
+  port::Socket sock_;
+  std::string buf_;
+  size_t pos_ = 0;
+};
+
+}  // namespace http
+}  // namespace k32

@@ -1,0 +1,131 @@
+#include "core/http/http_message.h"
+
+#include <cstdio>
+
+#include "core/util/text.h"
+
+namespace k32 {
+namespace http {
+
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 413: return "Request Entity Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
+  }
+}
+
+const std::string* Request::header(const char* name) const {
+  for (const auto& h : headers)
+    if (text::iequals(h.name, name)) return &h.value;
+  return nullptr;
+}
+
+std::vector<Header> parse_query(const std::string& query) {
+  std::vector<Header> out;
+  if (query.empty()) return out;
+  for (const auto& part : text::split(query, '&')) {
+    if (part.empty()) continue;
+    size_t eq = part.find('=');
+    if (eq == std::string::npos) out.push_back({text::url_decode(part), ""});
+    else out.push_back({text::url_decode(part.substr(0, eq)), text::url_decode(part.substr(eq + 1))});
+  }
+  return out;
+}
+
+std::string Request::query_param(const std::string& key, bool* present) const {
+  for (const auto& kv : parse_query(query)) {
+    if (kv.name == key) {
+      if (present) *present = true;
+      return kv.value;
+    }
+  }
+  if (present) *present = false;
+  return std::string();
+}
+
+std::string ResponseWriter::head(int status, const std::string& content_type, const std::string* length) {
+  char line[64];
+  std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\n", status, reason_phrase(status));
+  std::string h = line;
+  if (!content_type.empty()) h += "Content-Type: " + content_type + "\r\n";
+  if (length) h += "Content-Length: " + *length + "\r\n";
+  else h += "Transfer-Encoding: chunked\r\n";
+  for (const auto& e : extra_) h += e.name + ": " + e.value + "\r\n";
+  h += keep_alive_ ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  h += "\r\n";
+  return h;
+}
+
+bool ResponseWriter::send(int status, const std::string& content_type, const std::string& body) {
+  if (started_) return false;
+  started_ = true;
+  status_ = status;
+  std::string len = text::to_string(static_cast<int64_t>(body.size()));
+  std::string out = head(status, content_type, &len);
+  if (!head_only_) out += body;
+  body_bytes_ = body.size();
+  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  return !broken_;
+}
+
+bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
+  if (started_) return false;
+  started_ = true;
+  chunked_ = true;
+  status_ = status;
+  std::string out = head(status, content_type, nullptr);
+  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  return !broken_;
+}
+
+bool ResponseWriter::write_chunk(const std::string& data) {
+  if (!chunked_ || broken_) return false;
+  if (data.empty() || head_only_) return true;
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+  std::string out = size;
+  out += data;
+  out += "\r\n";
+  body_bytes_ += data.size();
+  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  return !broken_;
+}
+
+bool ResponseWriter::end_stream() {
+  if (!chunked_ || broken_) return false;
+  if (head_only_) return true;
+  if (!port::tcp_send_all(sock_, "0\r\n\r\n", 5)) broken_ = true;
+  return !broken_;
+}
+
+}  // namespace http
+}  // namespace k32

@@ -1,0 +1,74 @@
+// HTTP/1.1 request model and response writer shared by every server on a node
+// (API, ingress, pod server) and the client.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "port.h"
+
+namespace k32 {
+namespace http {
+
+struct Header {
+  std::string name;
+  std::string value;
+};
+
+const char* reason_phrase(int status);
+
+struct Request {
+  std::string method;
+  std::string target;  // as received: path + "?" + query
+  std::string path;    // percent-decoded path
+  std::string query;   // raw query string
+  std::string version;
+  std::vector<Header> headers;
+  std::string body;
+  std::string peer_ip;
+  std::string local_ip;
+
+  // Case-insensitive header lookup; nullptr when absent.
+  const std::string* header(const char* name) const;
+  // Decoded value of a query parameter; `present` tells an empty value from absence.
+  std::string query_param(const std::string& key, bool* present = nullptr) const;
+};
+
+// Parses "a=b&c=d" into decoded pairs.
+std::vector<Header> parse_query(const std::string& query);
+
+class ResponseWriter {
+ public:
+  ResponseWriter(port::Socket s, bool head_only, bool keep_alive)
+      : sock_(s), head_only_(head_only), keep_alive_(keep_alive) {}
+
+  void add_header(const std::string& name, const std::string& value) { extra_.push_back({name, value}); }
+  // A complete response with Content-Length.
+  bool send(int status, const std::string& content_type, const std::string& body);
+  // A streamed (chunked) response: begin, any number of chunks, end.
+  bool begin_stream(int status, const std::string& content_type);
+  bool write_chunk(const std::string& data);
+  bool end_stream();
+
+  bool started() const { return started_; }
+  bool keep_alive() const { return keep_alive_ && !broken_; }
+  void close_after() { keep_alive_ = false; }
+  port::Socket socket() const { return sock_; }
+  int status() const { return status_; }
+  uint64_t body_bytes() const { return body_bytes_; }
+
+ private:
+  std::string head(int status, const std::string& content_type, const std::string* length);
+  port::Socket sock_;
+  bool head_only_;
+  bool keep_alive_;
+  bool started_ = false;
+  bool chunked_ = false;
+  bool broken_ = false;
+  int status_ = 0;
+  uint64_t body_bytes_ = 0;
+  std::vector<Header> extra_;
+};
+
+}  // namespace http
+}  // namespace k32

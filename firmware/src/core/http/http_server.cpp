@@ -1,0 +1,174 @@
+#include "core/http/http_server.h"
+
+#include <cstring>
+
+#include "core/http/conn_reader.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace http {
+
+namespace {
+struct ConnArg {
+  Server* server;
+  port::Socket sock;
+  std::string peer;
+};
+
+bool parse_head(const std::string& head, Request* req) {
+  size_t eol = head.find("\r\n");
+  std::string line = head.substr(0, eol);
+  auto parts = text::split(line, ' ');
+  if (parts.size() != 3 || parts[0].empty() || parts[1].empty()) return false;
+  if (!text::starts_with(parts[2], "HTTP/1.")) return false;
+  req->method = parts[0];
+  req->target = parts[1];
+  req->version = parts[2];
+  size_t q = req->target.find('?');
+  std::string raw_path = req->target.substr(0, q);
+  if (raw_path.empty() || raw_path[0] != '/') return false;
+  req->path = text::url_decode(raw_path);
+  // '+' is only a space in queries; url_decode turned it into one in the path too.
+  for (size_t i = 0; i < raw_path.size() && i < req->path.size(); ++i) {
+    if (raw_path[i] == '+') req->path[i] = '+';
+    if (raw_path[i] == '%') break;
+  }
+  req->query = q == std::string::npos ? "" : req->target.substr(q + 1);
+  size_t pos = eol == std::string::npos ? head.size() : eol + 2;
+  while (pos < head.size()) {
+    size_t e = head.find("\r\n", pos);
+    std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    pos = e == std::string::npos ? head.size() : e + 2;
+    size_t colon = h.find(':');
+    if (colon == std::string::npos || colon == 0) return false;
+    std::string name = h.substr(0, colon);
+    if (name.find(' ') != std::string::npos) return false;
+    req->headers.push_back({name, text::trim(h.substr(colon + 1))});
+  }
+  return true;
+}
+}  // namespace
+
+void send_plain_error(port::Socket s, int status, const std::string& message) {
+  ResponseWriter w(s, false, false);
+  w.send(status, "text/plain; charset=utf-8", message + "\n");
+}
+
+bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
+  cfg_ = cfg;
+  handler_ = std::move(handler);
+  int e = 0;
+  listener_ = port::tcp_listen(cfg.bind_ip.c_str(), cfg.port, 64, &e);
+  if (listener_ == port::kNoSocket) {
+    if (err) *err = cfg.name + ": cannot listen on " + cfg.bind_ip + ":" + text::to_string(cfg.port) + ": " + std::strerror(-e);
+    return false;
+  }
+  if (!port::thread_start(cfg.name.c_str(), 16 * 1024, port::Region::Internal, &Server::accept_main, this)) {
+    if (err) *err = cfg.name + ": cannot start the accept thread";
+    return false;
+  }
+  return true;
+}
+
+void Server::accept_main(void* self) {
+  Server* srv = static_cast<Server*>(self);
+  for (;;) {
+    char peer[48] = {0};
+    port::Socket s = port::tcp_accept(srv->listener_, peer, sizeof peer);
+    if (s == port::kNoSocket) {
+      port::sleep_ms(50);
+      continue;
+    }
+    if (srv->active_.load() >= srv->cfg_.max_connections) {
+      send_plain_error(s, 503, "too many connections");
+      port::tcp_close(s);
+      continue;
+    }
+    ++srv->active_;
+    ConnArg* arg = new ConnArg{srv, s, peer};
+    if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region,
+                            &Server::conn_main, arg)) {
+      --srv->active_;
+      send_plain_error(s, 503, "cannot start a connection thread");
+      port::tcp_close(s);
+      delete arg;
+    }
+  }
+}
+
+void Server::conn_main(void* p) {
+  ConnArg* arg = static_cast<ConnArg*>(p);
+  Server* srv = arg->server;
+  srv->serve(arg->sock, arg->peer);
+  port::tcp_close(arg->sock);
+  delete arg;
+  --srv->active_;
+}
+
+void Server::serve(port::Socket s, const std::string& peer) {
+  ConnReader reader(s);
+  char local[48] = {0};
+  port::local_ip_of(s, local, sizeof local);
+  for (;;) {
+    std::string head;
+    ReadStatus st = reader.read_head(&head, cfg_.max_head_bytes, cfg_.idle_timeout_ms);
+    if (st == ReadStatus::TooLarge) {
+      send_plain_error(s, 431, "request head larger than " + text::to_string(cfg_.max_head_bytes) + " bytes");
+      return;
+    }
+    if (st != ReadStatus::Ok) return;
+    Request req;
+    req.peer_ip = peer;
+    req.local_ip = local;
+    if (!parse_head(head, &req)) {
+      send_plain_error(s, 400, "malformed HTTP request head");
+      return;
+    }
+    bool keep_alive = req.version == "HTTP/1.1";
+    if (const std::string* c = req.header("Connection")) {
+      if (text::iequals(*c, "close")) keep_alive = false;
+      if (text::iequals(*c, "keep-alive")) keep_alive = true;
+    }
+    const std::string* te = req.header("Transfer-Encoding");
+    const std::string* cl = req.header("Content-Length");
+    if ((te || cl) && req.header("Expect") && text::iequals(*req.header("Expect"), "100-continue")) {
+      static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+      port::tcp_send_all(s, kContinue, sizeof kContinue - 1);
+    }
+    if (te && text::iequals(*te, "chunked")) {
+      st = reader.read_chunked(&req.body, cfg_.max_body_bytes, cfg_.body_timeout_ms);
+    } else if (te) {
+      send_plain_error(s, 501, "unsupported Transfer-Encoding");
+      return;
+    } else if (cl) {
+      uint64_t n = 0;
+      if (!text::parse_uint(*cl, UINT64_MAX, &n)) {
+        send_plain_error(s, 400, "invalid Content-Length");
+        return;
+      }
+      if (n > cfg_.max_body_bytes) st = ReadStatus::TooLarge;
+      else st = reader.read_exact(static_cast<size_t>(n), &req.body, cfg_.body_timeout_ms);
+    }
+    if (st == ReadStatus::TooLarge) {
+      // The handler formats the refusal (the API server answers with a Status).
+      req.body.clear();
+      ResponseWriter w(s, false, false);
+      req.headers.push_back({"X-K32-Body-Too-Large", text::to_string(static_cast<int64_t>(cfg_.max_body_bytes))});
+      handler_(req, w);
+      if (!w.started()) send_plain_error(s, 413, "request body too large");
+      return;
+    }
+    if (st != ReadStatus::Ok) {
+      if (st == ReadStatus::Malformed) send_plain_error(s, 400, "malformed request body");
+      return;
+    }
+    ResponseWriter w(s, req.method == "HEAD", keep_alive);
+    handler_(req, w);
+    if (!w.started()) w.send(500, "text/plain", "handler sent no response\n");
+    if (!w.keep_alive()) return;
+  }
+}
+
+}  // namespace http
+}  // namespace k32

@@ -1,0 +1,99 @@
+#include "core/node/node_heartbeat.h"
+
+#include "core/node/node_object.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace node {
+
+void refresh_conditions(json::Value* node, const json::Value& fresh) {
+  json::Value conds = fresh["status"]["conditions"];
+  for (auto& c : conds.items()) {
+    for (const auto& old : (*node)["status"]["conditions"].items()) {
+      if (old["type"].str() == c["type"].str() && old["status"].str() == c["status"].str())
+        c.set("lastTransitionTime", old["lastTransitionTime"]);
+    }
+  }
+  node->at_or_insert("status").set("conditions", conds);
+}
+
+bool Heartbeat::register_node() {
+  json::Value fresh = make_node(cfg_);
+  json::Value out;
+  int rc = api_->create("/api/v1/nodes", fresh, &out);
+  if (rc == 409) {
+    // Known from before (a restart): take the stored object and refresh its status.
+    json::Value existing;
+    if (api_->get("/api/v1/nodes/" + cfg_.name, &existing) != 200) return false;
+    json::Value st = fresh["status"];
+    refresh_conditions(&existing, fresh);
+    json::Value conds = existing["status"]["conditions"];
+    existing.set("status", st);
+    existing.at_or_insert("status").set("conditions", conds);
+    // Labels the kubelet owns are re-asserted; user labels stay.
+    for (const auto& l : fresh["metadata"]["labels"].members())
+      existing.at_or_insert("metadata").at_or_insert("labels").set(l.first, l.second);
+    existing.at_or_insert("spec").erase("taints");
+    rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", existing, &out);
+    if (rc == 200) rc = api_->replace("/api/v1/nodes/" + cfg_.name, out, &out);
+  }
+  if (rc != 200 && rc != 201) {
+    logf("[NODE] %s: registration failed (%d)", cfg_.name.c_str(), rc);
+    return false;
+  }
+  node_uid_ = out.path_str({"metadata", "uid"});
+  registered_ = true;
+  logf("[NODE] %s registered with the API server", cfg_.name.c_str());
+  return true;
+}
+
+bool Heartbeat::beat() {
+  if (!registered_ && !register_node()) return false;
+  json::Value node;
+  int rc = api_->get("/api/v1/nodes/" + cfg_.name, &node);
+  if (rc == 404) {
+    registered_ = false;
+    return register_node();
+  }
+  if (rc != 200) return false;
+  json::Value fresh = make_node(cfg_);
+  bool was_ready = false;
+  for (const auto& c : node["status"]["conditions"].items())
+    if (c["type"].str() == "Ready" && c["status"].str() == "True") was_ready = true;
+  refresh_conditions(&node, fresh);
+  json::Value out;
+  rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", node, &out);
+  if (rc != 200) return false;
+  if (!was_ready) {
+    // Back from silence: lift the taints the node lifecycle put on.
+    json::Value spec_node = out;
+    if (spec_node["spec"].find("taints")) {
+      spec_node.at_or_insert("spec").erase("taints");
+      api_->replace("/api/v1/nodes/" + cfg_.name, spec_node, &out);
+    }
+  }
+  const std::string lease_path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + cfg_.name;
+  json::Value lease;
+  rc = api_->get(lease_path, &lease);
+  if (rc == 404) {
+    rc = api_->create("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", make_lease(cfg_.name, node_uid_), &out);
+    return rc == 201 || rc == 409;
+  }
+  if (rc != 200) return false;
+  lease.at_or_insert("spec").set("renewTime", text::rfc3339_micro(port::wall_time_s() * 1000));
+  lease.at_or_insert("spec").set("holderIdentity", cfg_.name);
+  rc = api_->replace(lease_path, lease, &out);
+  return rc == 200;
+}
+
+void Heartbeat::run() {
+  for (;;) {
+    bool ok = beat();
+    port::sleep_ms(ok ? kHeartbeatMs : 1000);
+  }
+}
+
+}  // namespace node
+}  // namespace k32

@@ -1,0 +1,43 @@
+// A kubelet's registration and heartbeat: creates its Node, keeps its conditions fresh
+// and renews its Lease in kube-node-lease. The API is reached through a NodeApi, which
+// is the store itself on the control plane and HTTP on workers.
+#pragma once
+#include <string>
+
+#include "core/json/json.h"
+#include "core/node/node_config.h"
+
+namespace k32 {
+namespace node {
+
+class NodeApi {
+ public:
+  virtual ~NodeApi() = default;
+  // Each returns an HTTP-like status (200/201/404/409) or a negative transport error.
+  virtual int get(const std::string& path, json::Value* out) = 0;
+  virtual int create(const std::string& collection_path, const json::Value& obj, json::Value* out) = 0;
+  virtual int replace(const std::string& path, const json::Value& obj, json::Value* out) = 0;
+};
+
+// Carries the conditions of `fresh` onto `node`, keeping transition times of unchanged ones.
+void refresh_conditions(json::Value* node, const json::Value& fresh);
+
+class Heartbeat {
+ public:
+  Heartbeat(NodeConfig cfg, NodeApi* api) : cfg_(std::move(cfg)), api_(api) {}
+  // Registers (or re-registers) the Node; false while the API is unreachable.
+  bool register_node();
+  // One heartbeat: Node status + Lease; false when the API could not be reached.
+  bool beat();
+  // Runs register + heartbeats forever on the calling thread.
+  void run();
+
+ private:
+  NodeConfig cfg_;
+  NodeApi* api_;
+  std::string node_uid_;
+  bool registered_ = false;
+};
+
+}  // namespace node
+}  // namespace k32

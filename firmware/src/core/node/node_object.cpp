@@ -1,0 +1,134 @@
+#include "core/node/node_object.h"
+
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace node {
+
+namespace {
+json::Value condition(const char* type, const char* status, const char* reason, const char* message, const std::string& now) {
+  json::Value c = json::Value::object();
+  c.set("type", type);
+  c.set("status", status);
+  c.set("lastHeartbeatTime", now);
+  c.set("lastTransitionTime", now);
+  c.set("reason", reason);
+  c.set("message", message);
+  return c;
+}
+}  // namespace
+
+json::Value make_node(const NodeConfig& cfg) {
+  std::string now = text::rfc3339(port::wall_time_s());
+  json::Value n = json::Value::object();
+  n.set("kind", "Node");
+  n.set("apiVersion", "v1");
+  json::Value md = json::Value::object();
+  md.set("name", cfg.name);
+  json::Value labels = json::Value::object();
+  labels.set("kubernetes.io/hostname", cfg.name);
+  labels.set("kubernetes.io/os", "kube32");
+  labels.set("kubernetes.io/arch", cfg.board == "sim" ? "sim" : "xtensa");
+  labels.set("kube32.io/board", cfg.board);
+  if (cfg.role == Role::ControlPlane) labels.set("node-role.kubernetes.io/control-plane", "");
+  else labels.set("node-role.kubernetes.io/worker", "");
+  md.set("labels", labels);
+  n.set("metadata", md);
+  n.set("spec", json::Value::object());
+  json::Value st = json::Value::object();
+  json::Value cap = json::Value::object();
+  // Capacity: what the board offers pods (linear memory and channel slots).
+  cap.set("memory", cfg.board == "esp32" ? "96Ki" : "4Mi");
+  cap.set("pods", cfg.board == "esp32" ? "4" : "16");
+  cap.set("hardware.kube32.io/ipc", "8");
+  cap.set("cpu", "2");
+  st.set("capacity", cap);
+  st.set("allocatable", cap);
+  json::Value conds = json::Value::array();
+  conds.push(condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now));
+  conds.push(condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now));
+  conds.push(condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now));
+  conds.push(condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
+  st.set("conditions", conds);
+  json::Value addrs = json::Value::array();
+  json::Value ip = json::Value::object();
+  ip.set("type", "InternalIP");
+  ip.set("address", cfg.bind_ip);
+  addrs.push(ip);
+  json::Value host = json::Value::object();
+  host.set("type", "Hostname");
+  host.set("address", cfg.name);
+  addrs.push(host);
+  st.set("addresses", addrs);
+  json::Value de = json::Value::object();
+  json::Value ke = json::Value::object();
+  ke.set("Port", static_cast<int64_t>(cfg.pod_port));
+  de.set("kubeletEndpoint", ke);
+  st.set("daemonEndpoints", de);
+  json::Value info = json::Value::object();
+  info.set("machineID", cfg.name);
+  info.set("systemUUID", cfg.name);
+  info.set("bootID", text::uuid4());
+  info.set("kernelVersion", cfg.board == "sim" ? "host-simulator" : "esp-idf");
+  info.set("osImage", cfg.board == "sim" ? "Kube32 simulator" : "Kube32 firmware");
+  info.set("containerRuntimeVersion", "kube32-wasm://0.1.0");
+  info.set("kubeletVersion", "v1.34.0-kube32");
+  info.set("kubeProxyVersion", "");
+  info.set("operatingSystem", "kube32");
+  info.set("architecture", cfg.board == "sim" ? "sim" : "xtensa");
+  st.set("nodeInfo", info);
+  n.set("status", st);
+  return n;
+}
+
+void set_ready(json::Value* node, const char* status, const char* reason, const char* message, bool heartbeat) {
+  std::string now = text::rfc3339(port::wall_time_s());
+  json::Value& conds = node->at_or_insert("status").at_or_insert("conditions");
+  for (auto& c : conds.items()) {
+    bool is_ready = c["type"].str() == "Ready";
+    if (!is_ready && std::string(status) == "True") continue;
+    const char* s = is_ready ? status : (std::string(status) == "True" ? "False" : "Unknown");
+    if (c["status"].str() != s) {
+      c.set("lastTransitionTime", now);
+      c.set("status", s);
+    }
+    if (is_ready) {
+      c.set("reason", reason);
+      c.set("message", message);
+    } else if (std::string(status) != "True") {
+      c.set("reason", "NodeStatusUnknown");
+      c.set("message", "Kubelet stopped posting node status.");
+    }
+    if (heartbeat) c.set("lastHeartbeatTime", now);
+  }
+}
+
+json::Value make_lease(const std::string& node_name, const std::string& node_uid) {
+  json::Value l = json::Value::object();
+  l.set("kind", "Lease");
+  l.set("apiVersion", "coordination.k8s.io/v1");
+  json::Value md = json::Value::object();
+  md.set("name", node_name);
+  md.set("namespace", "kube-node-lease");
+  if (!node_uid.empty()) {
+    json::Value owner = json::Value::object();
+    owner.set("apiVersion", "v1");
+    owner.set("kind", "Node");
+    owner.set("name", node_name);
+    owner.set("uid", node_uid);
+    json::Value owners = json::Value::array();
+    owners.push(owner);
+    md.set("ownerReferences", owners);
+  }
+  l.set("metadata", md);
+  json::Value spec = json::Value::object();
+  spec.set("holderIdentity", node_name);
+  spec.set("leaseDurationSeconds", kLeaseDurationS);
+  spec.set("renewTime", text::rfc3339_micro(port::wall_time_s() * 1000));
+  l.set("spec", spec);
+  return l;
+}
+
+}  // namespace node
+}  // namespace k32

@@ -1,0 +1,31 @@
+#include "core/util/log.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "port.h"
+
+namespace k32 {
+
+void logf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  port::log_line(buf);
+}
+
+void RateLimitedLog::log(const std::string& line) {
+  uint64_t now = port::monotonic_ms();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (any_ && now - last_ms_ < interval_ms_) {
+    ++suppressed_;
+    return;
+  }
+  any_ = true;
+  last_ms_ = now;
+  port::log_line(line.c_str());
+}
+
+}  // namespace k32

@@ -1,0 +1,26 @@
+// Node log lines, and the once-per-second rate limit the spec puts on [NETPOL]/[EGRESS] lines.
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace k32 {
+
+void logf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Lets one line through per interval; the ones in between are counted, not printed.
+class RateLimitedLog {
+ public:
+  explicit RateLimitedLog(uint32_t interval_ms = 1000) : interval_ms_(interval_ms) {}
+  void log(const std::string& line);
+  uint32_t suppressed() const { return suppressed_; }
+
+ private:
+  std::mutex mu_;
+  uint32_t interval_ms_;
+  uint64_t last_ms_ = 0;
+  bool any_ = false;
+  uint32_t suppressed_ = 0;
+};
+
+}  // namespace k32
