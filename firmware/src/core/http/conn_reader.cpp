@@ -24,17 +24,18 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
 }
 
 ReadStatus ConnReader::read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms) {
-  size_t scanned = pos_;
+  size_t scanned = 0;  // bytes after pos_ already searched (fill() may move pos_)
   for (;;) {
-    size_t end = buf_.find("\r\n\r\n", scanned > pos_ + 3 ? scanned - 3 : pos_);
+    size_t from = pos_ + (scanned > 3 ? scanned - 3 : 0);
+    size_t end = buf_.find("\r\n\r\n", from);
     if (end != std::string::npos) {
       if (end - pos_ > max_bytes) return ReadStatus::TooLarge;
       head->assign(buf_, pos_, end - pos_);
       pos_ = end + 4;
       return ReadStatus::Ok;
     }
-    scanned = buf_.size();
-    if (buf_.size() - pos_ > max_bytes) return ReadStatus::TooLarge;
+    scanned = buf_.size() - pos_;
+    if (scanned > max_bytes) return ReadStatus::TooLarge;
     ReadStatus st = fill(timeout_ms);
     if (st != ReadStatus::Ok) return st;
   }
