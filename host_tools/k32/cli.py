@@ -9,6 +9,7 @@ COMMANDS = {
     "sim": "k32.sim.cli:sim",
     "build": "k32.build.cli:build",
     "bench": "k32.bench.cli:bench",
+    "catalog": "k32.render.catalog.cli:catalog",
     "bundle": "k32.bundle.cli:bundle",
 }
 
