@@ -1,0 +1,104 @@
+"""Serve the ROM double on a TCP port (socket://host:port) or a pty.
+
+    python -m k32.esprom --chip esp32s3 --flash-size 8MB --image flash.bin [--port 0 | --pty]
+prints `socket://127.0.0.1:<port>` or the pty path, then serves until killed."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+
+from . import slip
+from .rom import RomDouble
+
+
+def _serve_stream(rom: RomDouble, read, write, stop: threading.Event):
+    dec = slip.Decoder()
+    while not stop.is_set():
+        data = read()
+        if not data:
+            return
+        for frame in dec.feed(data):
+            for reply in rom.handle_frame(frame):
+                write(reply)
+
+
+class SocketServer:
+    """Accepts one client at a time on 127.0.0.1 (esptool opens the port once per run)."""
+
+    def __init__(self, rom: RomDouble, port: int = 0):
+        self.rom = rom
+        self.sock = socket.create_server(("127.0.0.1", port))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"socket://127.0.0.1:{self.port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _loop(self):
+        self.sock.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (socket.timeout, OSError):
+                continue
+            with conn:
+                conn.settimeout(0.2)
+
+                def read():
+                    while not self._stop.is_set():
+                        try:
+                            return conn.recv(65536)
+                        except socket.timeout:
+                            continue
+                        except OSError:
+                            return b""
+                    return b""
+                try:
+                    _serve_stream(self.rom, read, conn.sendall, self._stop)
+                except OSError:
+                    pass
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+class PtyServer:
+    """A pseudo-terminal whose other end is the ROM: pass `.path` as the serial port."""
+
+    def __init__(self, rom: RomDouble):
+        import tty
+        self.rom = rom
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _loop(self):
+        import select
+
+        def read():
+            while not self._stop.is_set():
+                if select.select([self.master], [], [], 0.2)[0]:
+                    try:
+                        return os.read(self.master, 65536)
+                    except OSError:
+                        return b""
+            return b""
+        _serve_stream(self.rom, read, lambda b: os.write(self.master, b), self._stop)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        os.close(self.master)
+        os.close(self.slave)
