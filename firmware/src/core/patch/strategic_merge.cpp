@@ -1,0 +1,258 @@
+// Kubernetes strategic merge patch (the semantics of apimachinery's strategicpatch package)
+// driven by the generated schema table: lists with patch strategy "merge" merge by their
+// merge key (or as sets of primitives), everything else is replaced.
+#include "core/openapi/schema.h"
+#include "core/patch/patch.h"
+
+namespace k32 {
+namespace patch {
+
+namespace {
+
+using json::Value;
+using schema::Node;
+
+const char kPatch[] = "$patch";
+const char kRetainKeys[] = "$retainKeys";
+const std::string kSetOrder = "$setElementOrder/";
+const std::string kDeleteFrom = "$deleteFromPrimitiveList/";
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+bool is_merge_list(const Node* n) {
+  return n && n->type == schema::Type::Array && (n->strategy & schema::kMerge);
+}
+
+class Merger {
+ public:
+  std::string err;
+
+  // Merges `patch` into `orig` (which may be null) under schema node `n` (nullptr: unknown).
+  // Sets *deleted when a `$patch: delete` removes the value itself.
+  bool merge_value(const Value& orig, const Value& patch, const Node* n, Value* out, bool* deleted, int depth) {
+    *deleted = false;
+    if (depth > json::kMaxDepth) return fail("patch nesting too deep");
+    if (patch.is_object()) {
+      if (n && n->type != schema::Type::Object && n->type != schema::Type::Map && n->type != schema::Type::Any)
+        return fail("a map was given for a field that is not a map");
+      return merge_map(orig.is_object() ? orig : Value::object(), patch, n, out, deleted, depth);
+    }
+    if (patch.is_array()) {
+      if (is_merge_list(n)) return merge_list(orig.is_array() ? orig : Value::array(), patch, n, out, depth);
+      return strip(patch, n, out, depth);
+    }
+    *out = patch;
+    return true;
+  }
+
+ private:
+  bool fail(const std::string& m) {
+    if (err.empty()) err = m;
+    return false;
+  }
+
+  // A patch value without any directives, for places where it replaces the original.
+  bool strip(const Value& patch, const Node* n, Value* out, int depth) {
+    bool deleted = false;
+    if (patch.is_object()) return merge_value(Value(), patch, n, out, &deleted, depth + 1);
+    if (patch.is_array()) {
+      Value arr = Value::array();
+      const Node* e = n ? schema::elem(n) : nullptr;
+      for (const auto& it : patch.items()) {
+        if (it.is_object() && it.find(kPatch)) continue;  // directive elements never land in the object
+        Value v;
+        if (!merge_value(Value(), it, e, &v, &deleted, depth + 1)) return false;
+        if (!deleted) arr.push(std::move(v));
+      }
+      *out = std::move(arr);
+      return true;
+    }
+    *out = patch;
+    return true;
+  }
+
+  bool merge_map(const Value& orig, const Value& patch, const Node* n, Value* out, bool* deleted, int depth) {
+    const Value* directive = patch.find(kPatch);
+    if (directive) {
+      const std::string d = directive->as_string();
+      if (d == "delete") {
+        *deleted = true;
+        *out = Value();
+        return true;
+      }
+      if (d == "replace") {
+        Value rest = Value::object();
+        for (const auto& m : patch.members())
+          if (m.first != kPatch) rest.set(m.first, m.second);
+        return merge_map(Value::object(), rest, n, out, deleted, depth);
+      }
+      if (d != "merge") return fail("unknown $patch directive \"" + d + "\"");
+    }
+    Value result = orig;
+    // $deleteFromPrimitiveList first, so a key present in both the directive and the list
+    // patch (kubectl sends both when a value moves) ends up as the patch says.
+    for (const auto& m : patch.members()) {
+      if (!starts_with(m.first, kDeleteFrom)) continue;
+      if (!m.second.is_array()) return fail(m.first + " must be a list");
+      std::string key = m.first.substr(kDeleteFrom.size());
+      Value* list = result.find(key);
+      if (!list || !list->is_array()) continue;
+      auto& items = list->items();
+      for (const auto& del : m.second.items())
+        for (size_t i = items.size(); i-- > 0;)
+          if (items[i] == del) items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (const auto& m : patch.members()) {
+      const std::string& k = m.first;
+      if (k == kPatch || k == kRetainKeys || starts_with(k, kSetOrder) || starts_with(k, kDeleteFrom)) continue;
+      if (m.second.is_null()) {
+        result.erase(k);
+        continue;
+      }
+      const Node* child = n ? (n->type == schema::Type::Map ? schema::elem(n) : schema::field(n, k)) : nullptr;
+      if (child == schema::any()) child = nullptr;  // untyped: plain JSON merge rules
+      const Value* cur = result.find(k);
+      Value merged;
+      bool gone = false;
+      if (!merge_value(cur ? *cur : Value(), m.second, child, &merged, &gone, depth + 1)) return false;
+      if (gone) result.erase(k);
+      else result.set(k, std::move(merged));
+    }
+    // $setElementOrder/<list>: order the merged list as the patch author's list is ordered.
+    for (const auto& m : patch.members()) {
+      if (!starts_with(m.first, kSetOrder)) continue;
+      if (!m.second.is_array()) return fail(m.first + " must be a list");
+      std::string key = m.first.substr(kSetOrder.size());
+      Value* list = result.find(key);
+      if (!list || !list->is_array()) continue;
+      const Node* child = n ? schema::field(n, key) : nullptr;
+      reorder(list, m.second, child && child->merge_key ? child->merge_key : nullptr);
+    }
+    const Value* retain = patch.find(kRetainKeys);
+    if (retain) {
+      if (!retain->is_array()) return fail("$retainKeys must be a list");
+      Value kept = Value::object();
+      for (const auto& mm : result.members()) {
+        bool keep = false;
+        for (const auto& r : retain->items())
+          if (r.is_string() && r.str() == mm.first) keep = true;
+        if (keep) kept.set(mm.first, mm.second);
+      }
+      result = std::move(kept);
+    }
+    *out = std::move(result);
+    return true;
+  }
+
+  static bool same_key(const Value& a, const Value& b, const char* key) {
+    const Value* x = a.find(key);
+    const Value* y = b.find(key);
+    return x && y && *x == *y;
+  }
+
+  // Listed elements first, in the listed order; the rest keep their relative order after them.
+  static void reorder(Value* list, const Value& order, const char* key) {
+    std::vector<Value> sorted, rest;
+    std::vector<bool> used(list->items().size(), false);
+    for (const auto& o : order.items()) {
+      for (size_t i = 0; i < list->items().size(); ++i) {
+        if (used[i]) continue;
+        const Value& it = list->items()[i];
+        bool match = key ? (it.is_object() && same_key(it, o, key)) : it == o;
+        if (match) {
+          sorted.push_back(it);
+          used[i] = true;
+          break;
+        }
+      }
+    }
+    for (size_t i = 0; i < list->items().size(); ++i)
+      if (!used[i]) rest.push_back(list->items()[i]);
+    for (auto& r : rest) sorted.push_back(std::move(r));
+    list->items() = std::move(sorted);
+  }
+
+  bool merge_list(const Value& orig, const Value& patch, const Node* n, Value* out, int depth) {
+    const char* key = n->merge_key;
+    const Node* e = schema::elem(n);
+    // A `{"$patch": "replace"}` element replaces the whole list with the other elements.
+    for (const auto& it : patch.items()) {
+      if (it.is_object() && it["$patch"].as_string() == "replace") return strip(patch, n, out, depth);
+    }
+    Value result = orig;
+    auto& items = result.items();
+    for (const auto& p : patch.items()) {
+      if (!key || !p.is_object()) {
+        // A set of primitives (or elements without a key): union, keeping the original order.
+        if (p.is_object() && p.find(kPatch)) {
+          if ((*p.find(kPatch)).as_string() != "delete") return fail("unsupported $patch in a list element");
+          continue;
+        }
+        bool present = false;
+        for (const auto& it : items)
+          if (it == p) present = true;
+        if (!present) {
+          Value v;
+          if (!strip(p, e, &v, depth + 1)) return false;
+          items.push_back(std::move(v));
+        }
+        continue;
+      }
+      const Value* kv = p.find(key);
+      const Value* directive = p.find(kPatch);
+      if (directive && directive->as_string() == "delete") {
+        if (!kv) return fail(std::string("a $patch: delete list element needs its merge key \"") + key + "\"");
+        for (size_t i = items.size(); i-- > 0;)
+          if (items[i].is_object() && same_key(items[i], p, key))
+            items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      if (!kv) return fail(std::string("a list element has no merge key \"") + key + "\"");
+      bool merged_in = false;
+      for (auto& it : items) {
+        if (!it.is_object() || !same_key(it, p, key)) continue;
+        Value merged;
+        bool gone = false;
+        if (!merge_value(it, p, e, &merged, &gone, depth + 1)) return false;
+        it = std::move(merged);
+        merged_in = true;
+        break;
+      }
+      if (!merged_in) {
+        Value v;
+        bool gone = false;
+        if (!merge_value(Value(), p, e, &v, &gone, depth + 1)) return false;
+        if (!gone) items.push_back(std::move(v));
+      }
+    }
+    *out = std::move(result);
+    return true;
+  }
+};
+
+}  // namespace
+
+bool strategic_merge(const std::string& kind_key, const json::Value& doc, const json::Value& patch, json::Value* out,
+                     std::string* err) {
+  const Node* root = schema::root(kind_key);
+  if (!root) {
+    if (err) *err = "strategic merge patch is not supported for kind " + kind_key;
+    return false;
+  }
+  if (!patch.is_object()) {
+    if (err) *err = "a strategic merge patch must be a JSON object";
+    return false;
+  }
+  Merger m;
+  Value result;
+  bool deleted = false;
+  if (!m.merge_value(doc.is_object() ? doc : Value::object(), patch, root, &result, &deleted, 0)) {
+    if (err) *err = m.err;
+    return false;
+  }
+  *out = deleted ? Value::object() : std::move(result);
+  return true;
+}
+
+}  // namespace patch
+}  // namespace k32
