@@ -80,7 +80,7 @@ ApiError method_not_allowed(const std::string& message) { return {405, "MethodNo
 
 ApiError unsupported_media(const std::string& ct) {
   return {415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
-          "application/json, application/yaml, application/vnd.kubernetes.protobuf (got \"" + ct + "\")", json::Value()};
+          "application/json, application/yaml (in its JSON form); Kube32 does not decode protobuf bodies (got \"" + ct + "\")", json::Value()};
 }
 
 ApiError unauthorized() { return {401, "Unauthorized", "Unauthorized", json::Value()}; }

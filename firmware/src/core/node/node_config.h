@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "k32_board.h"
+
 namespace k32 {
 namespace node {
 
@@ -13,8 +15,8 @@ struct NodeConfig {
   std::string name;
   std::string bind_ip = "127.0.0.1";
   uint16_t api_port = 6443;
-  uint16_t ingress_port = 80;
-  uint16_t pod_port = 7000;
+  uint16_t ingress_port = K32_INGRESS_PORT;
+  uint16_t pod_port = K32_POD_PORT;
   uint16_t console_port = 0;  // 0: the console is stdin/stdout (the UART on boards)
   std::string state_dir;
   std::string token;
@@ -25,13 +27,14 @@ struct NodeConfig {
   std::string bundle_digest;
 };
 
-// Heartbeat timing (kubelet → API server) and the control plane's verdict on silence.
+// Heartbeat timing (kubelet -> API server) and the control plane's verdict on silence.
 // A silent node turns NotReady at most kNodeGraceMs + kNodeMonitorMs after its last
-// heartbeat, which keeps the 40 s bound with a 10 s heartbeat.
+// heartbeat; the heartbeat may have come kHeartbeatMs before the node fell silent, so the
+// three add up to the spec's bound (K32_NODE_NOT_READY_MS).
 constexpr uint32_t kHeartbeatMs = 10000;
-constexpr uint32_t kNodeGraceMs = 28000;
 constexpr uint32_t kNodeMonitorMs = 2000;
-constexpr int32_t kLeaseDurationS = 40;
+constexpr uint32_t kNodeGraceMs = K32_NODE_NOT_READY_MS - kHeartbeatMs - kNodeMonitorMs;
+constexpr int32_t kLeaseDurationS = static_cast<int32_t>(K32_NODE_NOT_READY_MS / 1000);
 
 }  // namespace node
 }  // namespace k32

@@ -1,0 +1,70 @@
+// JSON model: parsing rules, errors with offsets, round trips, and a mutation fuzz loop.
+#include <cstring>
+#include <string>
+
+#include "check.h"
+#include "core/json/json.h"
+
+using k32::json::Value;
+
+static bool parses(const std::string& s) {
+  Value v;
+  k32::json::ParseError e;
+  return k32::json::parse(s, &v, &e);
+}
+
+int main() {
+  Value v;
+  k32::json::ParseError e;
+  CHECK(k32::json::parse(R"({"a":1,"b":[true,null,"x\u00e9\ud83d\ude00"],"c":{"d":-2.5e3}})", &v, &e));
+  CHECK_EQ(v["a"].as_int(), 1);
+  CHECK(v["b"].items()[0].as_bool());
+  CHECK(v["b"].items()[1].is_null());
+  CHECK_EQ(v["b"].items()[2].str(), std::string("x\xc3\xa9\xf0\x9f\x98\x80"));
+  CHECK_EQ(v["c"]["d"].as_double(), -2500.0);
+  // Insertion order is kept and output is compact.
+  CHECK_EQ(k32::json::dump(v), std::string(R"({"a":1,"b":[true,null,"x)") + "\xc3\xa9\xf0\x9f\x98\x80" + R"("],"c":{"d":-2500}})");
+  // Round trip of escapes.
+  Value s("line\n\"quote\"\t\x01");
+  Value back;
+  CHECK(k32::json::parse(k32::json::dump(s), &back, &e));
+  CHECK(back == s);
+  // Errors name the offset.
+  CHECK(!k32::json::parse("{\"a\":}", &v, &e));
+  CHECK_EQ(e.offset, 5u);
+  CHECK(e.message.find("offset 5") != std::string::npos);
+  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "tru", "\"\\x\"", "\"\xff\"", "\"\\ud800\"",
+                          "[1] 2", "{\"a\":1,}", "\"a\nb\""}) {
+    CHECK(!parses(bad));
+  }
+  // Nesting deeper than the limit is refused instead of exhausting the stack.
+  CHECK(!parses(std::string(100000, '[')));
+  CHECK(parses(std::string(60, '[') + std::string(60, ']')));
+  // Large integers stay exact; overflow becomes a double.
+  CHECK(k32::json::parse("9007199254740993", &v, &e) && v.as_int() == 9007199254740993LL);
+  CHECK(k32::json::parse("123456789012345678901234567890", &v, &e) && v.is_number() && !v.is_int());
+  // Object helpers.
+  Value o = Value::object();
+  o.set("x", 1);
+  o.set("x", 2);
+  CHECK_EQ(o.size(), 1u);
+  CHECK(o.erase("x") && o.size() == 0);
+  // Mutation fuzz: every prefix and byte flip of a document parses or fails cleanly.
+  const std::string doc = R"({"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"n":[1,2.5,-3e2,"\u0041"]}})";
+  uint32_t seed = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    std::string m = doc;
+    seed = seed * 1103515245u + 12345u;
+    size_t pos = (seed >> 8) % m.size();
+    m[pos] = static_cast<char>(seed >> 24);
+    if (i % 3 == 0) m.resize(pos);
+    Value out;
+    k32::json::ParseError pe;
+    if (k32::json::parse(m, &out, &pe)) {
+      Value again;
+      CHECK(k32::json::parse(k32::json::dump(out), &again, &pe));
+      CHECK(again == out);
+    }
+  }
+  TEST_MAIN_END();
+}
