@@ -10,7 +10,10 @@ COMMANDS = {
     "build": "k32.build.cli:build",
     "bench": "k32.bench.cli:bench",
     "catalog": "k32.render.catalog.cli:catalog",
+    "release": "k32.render.release.cli:release",
+    "apply": "k32.render.apply.cli:apply",
     "bundle": "k32.bundle.cli:bundle",
+    "flash": "k32.flash.cli:flash",
 }
 
 

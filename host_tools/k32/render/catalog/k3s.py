@@ -20,7 +20,6 @@ BULK_MOUNT_OPTIONS = ["nfsvers=4.1", "hard", "noatime", "timeo=600", "retrans=2"
 GPU_RESOURCES = {"intel-quicksync": {"limits": {"gpu.intel.com/i915": 1}}}
 DNS_RESOLVER = {"namespace": "kube-system", "k8s-app": "kube-dns"}
 MONITORING_NAMESPACE = "monitoring"
-VPN_GATEWAY = {"namespace": "vpn-gateway", "app": "gluetun"}
 VPN_GATEWAY_NODE_LABEL = {"egress.home.keithjackson.dev/gateway": "gluetun"}
 FORWARD_AUTH = {"image": "ghcr.io/keithjackson/forward-auth:1.4.0", "port": 4180,
                 "name": "forward-auth", "keycloak": "https://auth.home.keithjackson.dev"}
@@ -143,10 +142,9 @@ def _render_ingress_allows(d):
 def _render_egress(d):
     if d.sd["egress"] == "internet":
         return [_cnp(d, "egress-internet", {"egress": [{"toEntities": ["world"]}]})]
-    # vpn: the only world path is the Gluetun gateway; the kill-switch lives there.
-    allow = _cnp(d, "egress-vpn-gateway", {"egress": [{"toEndpoints": [{"matchLabels": {
-        "k8s:io.kubernetes.pod.namespace": VPN_GATEWAY["namespace"],
-        "k8s:app": VPN_GATEWAY["app"]}}]}]})
+    # vpn: world traffic is allowed by policy but can only leave through the egress gateway
+    # nodes (Cilium drops it when no gateway matches: that is the fail-closed kill-switch).
+    allow = _cnp(d, "egress-internet-via-vpn", {"egress": [{"toEntities": ["world"]}]})
     steer = {"apiVersion": "cilium.io/v2", "kind": "CiliumEgressGatewayPolicy",
              "metadata": {"name": f"vpn-{d.name}", "labels": _labels(d)},
              "spec": {"selectors": [{"podSelector": {"matchLabels": {
