@@ -12,7 +12,10 @@ from .source import KUBERNETES_VERSION, REF_PREFIX, served_definitions
 
 V3_REF_PREFIX = "#/components/schemas/"
 CT_JSON = "application/json"
-CT_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+# kube-openapi answers the protobuf form as an opaque octet stream; clients that asked
+# for it (kubectl 1.20) decode it as gnostic OpenAPIv2 regardless, and Go's mime parser
+# rejects the "@" of the Accept value if it is echoed back.
+CT_V2_PROTOBUF = "application/octet-stream"
 TITLE = "Kube32"
 
 

@@ -132,7 +132,7 @@ void ApiServer::serve_discovery(http::Request& req, http::ResponseWriter& w, boo
     if (openapi::find(p.c_str(), want_pb, &doc)) {
       if (doc.etag && doc.etag[0]) {
         const std::string* inm = req.header("If-None-Match");
-        std::string tag = std::string("\"") + doc.etag + "\"";
+        std::string tag = doc.etag[0] == '"' ? std::string(doc.etag) : std::string("\"") + doc.etag + "\"";
         w.add_header("ETag", tag);
         if (inm && *inm == tag) {
           w.send(304, "", "");
