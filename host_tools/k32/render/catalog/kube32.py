@@ -46,10 +46,9 @@ def _unsupported(d: ServiceDef):
 
 def check_supported(d: ServiceDef) -> None:
     problems = list(_unsupported(d))
-    if problems:
-        field, why = problems[0]
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise RenderError("unsupported_on_kube32", f"{d.origin}: {field}: {why}{more}")
+    if problems:   # name every field at once: fixing one should not reveal the next
+        raise RenderError("unsupported_on_kube32",
+                          f"{d.origin}: " + "; ".join(f"{f}: {why}" for f, why in problems))
 
 
 def _meta(d, name, labels=True):
