@@ -40,11 +40,13 @@ def summarize(samples_s: list[float]) -> dict:
 class Api:
     """A keep-alive HTTP/1.1 connection to the API server (reconnects if the server closes)."""
 
-    def __init__(self, url: str, token: str | None = None, timeout: float = 10.0):
+    def __init__(self, url: str, token: str | None = None, timeout: float = 10.0,
+                 ssl_context=None):
         parsed = urllib.parse.urlsplit(url)
-        if parsed.scheme != "http" or not parsed.hostname or not parsed.port:
-            raise BenchError(f"API server URL {url!r} must look like http://HOST:PORT")
+        if parsed.scheme not in ("http", "https") or not parsed.hostname or not parsed.port:
+            raise BenchError(f"API server URL {url!r} must look like http(s)://HOST:PORT")
         self.host, self.port, self.timeout = parsed.hostname, parsed.port, timeout
+        self.https, self.ssl_context = parsed.scheme == "https", ssl_context
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.conn: http.client.HTTPConnection | None = None
 
@@ -56,7 +58,12 @@ class Api:
             headers["Content-Type"] = "application/json"
         for attempt in (1, 2):
             if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+                if self.https:
+                    self.conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout,
+                                                            context=self.ssl_context)
+                else:
+                    self.conn = http.client.HTTPConnection(self.host, self.port,
+                                                           timeout=self.timeout)
             try:
                 self.conn.request(method, path, body=data, headers=headers)
                 resp = self.conn.getresponse()

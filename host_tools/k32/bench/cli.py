@@ -69,7 +69,7 @@ def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
             cluster.up()
         except SimError as e:
             raise api_bench.BenchError(str(e))
-        client = api_bench.Api(cluster.api_url, token)
+        client = api_bench.Api(cluster.api_url, token, ssl_context=cluster.ssl_context())
         try:
             result = api_bench.run(client, count, list_rounds,
                                    console_address=cluster.nodes[0].console)

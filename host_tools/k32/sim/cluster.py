@@ -142,6 +142,11 @@ class SimCluster:
         self.context = context
         self.nodes = layout(workers, base_port)
         self._children: dict[str, subprocess.Popen] = {}
+        # The control plane says in its K32_READY line whether the API is served over TLS
+        # ("apiScheme": "https", with "caFile" or "caCert" PEM); kubectl only sends a bearer
+        # token over TLS (kubernetes/kubectl#744), so token auth needs it.
+        self.scheme = "http"
+        self.ca_pem: str | None = None
 
     # ---- paths -------------------------------------------------------------------------
     @property
@@ -162,7 +167,7 @@ class SimCluster:
     @property
     def api_url(self) -> str:
         cp = self.nodes[0]
-        return f"http://{cp.ip}:{cp.api_port}"
+        return f"{self.scheme}://{cp.ip}:{cp.api_port}"
 
     # ---- the record of what is running -------------------------------------------------
     def _read_record(self) -> dict | None:
@@ -217,6 +222,8 @@ class SimCluster:
             rec["nodes"].append(self._start(binary, cp))
             self._write_record(rec)
             rec["nodes"][0].update(self._wait_ready(cp))
+            self._adopt_api_security(rec["nodes"][0])
+            rec.update({"apiServer": self.api_url, "apiScheme": self.scheme, "caCert": self.ca_pem})
             self._write_record(rec)
             say(f"{cp.name} ready: api {self.api_url}")
             for spec in self.nodes[1:]:
@@ -226,12 +233,26 @@ class SimCluster:
                 rec["nodes"][i].update(self._wait_ready(spec))
                 self._write_record(rec)
                 say(f"{spec.name} ready")
-            kcfg.write_context(self.api_url, self.token, self.kubeconfig, self.context)
+            kcfg.write_context(self.api_url, self.token, self.kubeconfig, self.context,
+                               ca_pem=self.ca_pem)
             self.wait_nodes_ready(len(self.nodes))
         except BaseException:
             self.down()
             raise
         return self.status()
+
+    def _adopt_api_security(self, ready: dict) -> None:
+        scheme = ready.pop("apiScheme", "http") or "http"
+        if scheme not in ("http", "https"):
+            raise SimError(f"{self.nodes[0].name}: K32_READY apiScheme {scheme!r} is not http/https")
+        self.scheme = scheme
+        ca_file, ca_pem = ready.pop("caFile", None), ready.pop("caCert", None)
+        if scheme == "https" and ca_file and not ca_pem:
+            try:
+                ca_pem = Path(ca_file).read_text()
+            except OSError as e:
+                raise SimError(f"{self.nodes[0].name}: K32_READY caFile {ca_file}: {e}")
+        self.ca_pem = ca_pem if scheme == "https" else None
 
     def _binary(self, say) -> Path:
         if self.binary:
@@ -305,7 +326,8 @@ class SimCluster:
                 if not isinstance(info, dict):
                     raise SimError(f"{name}: K32_READY payload is not a JSON object")
                 return {k: info[k] for k in ("ip", "apiPort", "ingressPort", "podPort", "console",
-                                             "bundle") if k in info}
+                                             "bundle", "apiScheme", "caFile", "caCert")
+                        if k in info}
         return None
 
     # ---- the API -----------------------------------------------------------------------
@@ -326,10 +348,22 @@ class SimCluster:
             hdrs.setdefault("Authorization", f"Bearer {bearer}")
         req = urllib.request.Request(self.api_url + path, data=body, method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.ssl_context()) as resp:
                 return resp.status, dict(resp.headers), resp.read()
         except urllib.error.HTTPError as e:
             return e.code, dict(e.headers), e.read()
+
+    def ssl_context(self):
+        """For https: trust exactly the CA the control plane named (None for http)."""
+        if self.scheme != "https":
+            return None
+        import ssl
+        if self.ca_pem:
+            return ssl.create_default_context(cadata=self.ca_pem)
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE  # the node gave no CA: same as the kubeconfig's skip
+        return ctx
 
     def nodes_ready(self) -> dict[str, bool]:
         status, _, body = self.request("GET", "/api/v1/nodes", timeout=5.0)
@@ -422,7 +456,10 @@ class SimCluster:
                   "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
                   "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.CONTEXT)}
         kwargs.update(overrides)
-        return cls(state_dir, **kwargs)
+        cluster = cls(state_dir, **kwargs)
+        if rec.get("apiScheme") == "https":
+            cluster.scheme, cluster.ca_pem = "https", rec.get("caCert")
+        return cluster
 
     # ---- clients -----------------------------------------------------------------------
     def kubectl(self, *args: str, version: str = "1.37", input: str | None = None,

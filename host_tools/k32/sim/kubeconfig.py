@@ -1,6 +1,7 @@
 """Merge the simulator's context into a kubeconfig without touching anything else in it."""
 from __future__ import annotations
 
+import base64
 import os
 import tempfile
 from pathlib import Path
@@ -48,7 +49,8 @@ def _upsert(entries: list, name: str, key: str, value: dict) -> None:
     entries.append({"name": name, key: value})
 
 
-def merge(doc: dict, server: str, token: str | None, name: str = CONTEXT) -> dict:
+def merge(doc: dict, server: str, token: str | None, name: str = CONTEXT,
+          ca_pem: str | None = None) -> dict:
     """Set cluster/user/context `name`; current-context only if there is none yet."""
     doc.setdefault("apiVersion", "v1")
     doc.setdefault("kind", "Config")
@@ -56,7 +58,13 @@ def merge(doc: dict, server: str, token: str | None, name: str = CONTEXT) -> dic
     for key in ("clusters", "users", "contexts"):
         if doc.get(key) is None:
             doc[key] = []
-    _upsert(doc["clusters"], name, "cluster", {"server": server})
+    cluster = {"server": server}
+    if server.startswith("https://"):
+        if ca_pem:
+            cluster["certificate-authority-data"] = base64.b64encode(ca_pem.encode()).decode()
+        else:
+            cluster["insecure-skip-tls-verify"] = True
+    _upsert(doc["clusters"], name, "cluster", cluster)
     _upsert(doc["users"], name, "user", {"token": token} if token else {})
     _upsert(doc["contexts"], name, "context", {"cluster": name, "user": name})
     if not doc.get("current-context"):
@@ -65,10 +73,10 @@ def merge(doc: dict, server: str, token: str | None, name: str = CONTEXT) -> dic
 
 
 def write_context(server: str, token: str | None = None, path: Path | None = None,
-                  name: str = CONTEXT) -> Path:
+                  name: str = CONTEXT, ca_pem: str | None = None) -> Path:
     """Merge context `name` into the kubeconfig at `path` (default: kubectl's) atomically."""
     path = Path(path) if path else default_path()
-    doc = merge(load(path), server, token, name)
+    doc = merge(load(path), server, token, name, ca_pem)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".kubeconfig.", dir=path.parent)
     try:
