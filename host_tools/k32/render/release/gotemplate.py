@@ -111,7 +111,7 @@ class _Parser:
                       "template_function_forbidden")
         self.fail(line, f"{text!r}: only field access (.Field, $var.Field) is allowed")
 
-    def parse(self, closers=()):
+    def parse(self, closers=(), opened=None):
         nodes = []
         while self.pos < len(self.items):
             item = self.items[self.pos]
@@ -136,7 +136,8 @@ class _Parser:
             else:
                 nodes.append(_Print(self.operand(text, line), line))
         if closers:
-            self.fail(self.items[-1][2] if len(self.items[-1]) > 2 else 0, "missing {{end}}")
+            kind, line = opened
+            self.fail(line, f"{{{{{kind}}}}} has no matching {{{{end}}}}")
         return nodes
 
     def block(self, kind, rest, line):
@@ -149,7 +150,7 @@ class _Parser:
                 variables = tuple(v for v in (m.group(1), m.group(2)) if v)
                 rest = m.group(3)
         operand = self.operand(rest, line)
-        body = self.parse(closers=("end", "else"))
+        body = self.parse(closers=("end", "else"), opened=(kind, line))
         orelse = []
         _, text, eline, _ = self.items[self.pos]
         self.pos += 1
@@ -161,7 +162,7 @@ class _Parser:
                 # {{else if X}} … {{end}} shares the outer {{end}}
                 orelse = [self.block("if", tail[3:].strip(), eline)]
                 return _Block(kind, operand, line, body, orelse, variables)
-            orelse = self.parse(closers=("end",))
+            orelse = self.parse(closers=("end",), opened=(kind, line))
             _, text, eline, _ = self.items[self.pos]
             self.pos += 1
             if text != "end":
