@@ -14,6 +14,7 @@ COMMANDS = {
     "apply": "k32.render.apply.cli:apply",
     "bundle": "k32.bundle.cli:bundle",
     "flash": "k32.flash.cli:flash",
+    "provision": "k32.provision.cli:provision",
 }
 
 
