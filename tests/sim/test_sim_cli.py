@@ -1,0 +1,161 @@
+"""`k32 sim up/status/down` as a user runs them, against the real k32-node binary."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from k32.sim import procs
+from k32.sim.cluster import find_free_base_port, layout
+
+OTHER_CONFIG = {
+    "apiVersion": "v1", "kind": "Config", "current-context": "prod",
+    "clusters": [{"name": "prod", "cluster": {"server": "https://prod.example:6443"}}],
+    "users": [{"name": "prod", "user": {"token": "prod-token"}}],
+    "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "prod"}}],
+}
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A private HOME and KUBECONFIG (whose first entry already holds another context)."""
+    kubeconfig = tmp_path / "kube" / "config"
+    kubeconfig.parent.mkdir()
+    kubeconfig.write_text(yaml.safe_dump(OTHER_CONFIG))
+    e = dict(os.environ, HOME=str(tmp_path / "home"),
+             KUBECONFIG=os.pathsep.join([str(kubeconfig), str(tmp_path / "second")]))
+    e["_state"] = str(tmp_path / "state")
+    return e
+
+
+def k32(env, *args, timeout=180):
+    clean = {k: v for k, v in env.items() if not k.startswith("_")}
+    return subprocess.run([sys.executable, "-m", "k32.cli", *args], env=clean, timeout=timeout,
+                          capture_output=True, text=True)
+
+
+def status(env):
+    proc = k32(env, "sim", "status", "--json", "--state", env["_state"])
+    return json.loads(proc.stdout)
+
+
+def test_up_status_down(env):
+    base = find_free_base_port(2)
+    state = env["_state"]
+    up = k32(env, "sim", "up", "--detach", "--state", state, "--base-port", str(base))
+    try:
+        assert up.returncode == 0, up.stderr
+        st = status(env)
+        assert st["running"] is True
+        kubeconfig = env["KUBECONFIG"].split(os.pathsep)[0]
+        assert st["kubeconfig"] == kubeconfig and st["context"] == "kube32"
+        expected = layout(2, base)
+        assert [n["name"] for n in st["nodes"]] == [n.name for n in expected]
+        for got, want in zip(st["nodes"], expected):
+            for key in ("name", "role", "ip", "apiPort", "ingressPort", "podPort", "console",
+                        "bundle", "pid"):
+                assert key in got, key
+            assert got["role"] == want.role and got["ip"] == want.ip
+            assert got["podPort"] == want.pod_port and got["console"] == want.console
+        assert st["nodes"][0]["apiPort"] == base
+        assert f":{base}" in up.stdout  # it printed where the API listens
+
+        doc = yaml.safe_load(open(kubeconfig))
+        assert doc["current-context"] == "prod"  # never taken over
+        assert {c["name"] for c in doc["contexts"]} == {"prod", "kube32"}
+        server = next(c for c in doc["clusters"] if c["name"] == "kube32")["cluster"]["server"]
+        assert server.endswith(f"://127.0.0.1:{base}")
+        assert not os.path.exists(os.path.join(env["HOME"], ".kube", "config"))
+
+        again = k32(env, "sim", "up", "--detach", "--state", state, "--base-port", str(base))
+        assert again.returncode != 0 and "already running" in again.stderr
+    finally:
+        down = k32(env, "sim", "down", "--state", state)
+    assert down.returncode == 0, down.stderr
+    for n in st["nodes"]:
+        assert n["name"] in down.stdout
+    time.sleep(0.2)
+    assert all(procs.start_time(n["pid"]) is None or procs.is_zombie(n["pid"])
+               for n in st["nodes"])
+    assert status(env)["nodes"] == []
+
+
+def test_down_never_kills_a_recycled_pid(env):
+    base = find_free_base_port(0)
+    state = env["_state"]
+    assert k32(env, "sim", "up", "--detach", "--workers", "0", "--state", state,
+               "--base-port", str(base)).returncode == 0
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        sim_file = os.path.join(state, "sim.json")
+        rec = json.load(open(sim_file))
+        real = rec["nodes"][0]
+        # Pretend the node died and its pid now belongs to an unrelated process.
+        rec["nodes"].append(dict(real, name="impostor", pid=decoy.pid, startTime="0"))
+        json.dump(rec, open(sim_file, "w"))
+        down = k32(env, "sim", "down", "--state", state)
+        assert down.returncode == 0, down.stderr
+        assert "impostor" not in down.stdout
+        assert decoy.poll() is None, "down killed a process it did not start"
+        assert not procs.alive(real["pid"], real["startTime"])
+    finally:
+        decoy.kill()
+        decoy.wait()
+        k32(env, "sim", "down", "--state", state)
+
+
+def test_busy_port_is_a_clear_error(env):
+    import socket
+    base = find_free_base_port(1)
+    ingress = layout(1, base)[0].ingress_port
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", ingress))
+        s.listen()
+        up = k32(env, "sim", "up", "--detach", "--workers", "1", "--state", env["_state"],
+                 "--base-port", str(base))
+    assert up.returncode != 0
+    assert f"port busy: kube32-control-plane 127.0.0.1:{ingress}" in up.stderr, up.stderr
+    assert status(env)["nodes"] == []
+
+
+def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
+    fake = tmp_path / "crashing-node"
+    fake.write_text("#!/bin/sh\necho 'fatal: cannot open state store' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    env = dict(env, K32_NODE_BINARY=str(fake))
+    up = k32(env, "sim", "up", "--detach", "--workers", "1", "--state", env["_state"],
+             "--base-port", str(find_free_base_port(1)))
+    assert up.returncode != 0
+    assert "kube32-control-plane exited early (exit code 3)" in up.stderr, up.stderr
+    assert "fatal: cannot open state store" in up.stderr
+    assert status(env)["nodes"] == []
+
+
+def test_foreground_up_stops_on_sigterm(env):
+    base = find_free_base_port(1)
+    clean = {k: v for k, v in env.items() if not k.startswith("_")}
+    proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "1",
+                             "--state", env["_state"], "--base-port", str(base)],
+                            env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            st = status(env)
+            if st["running"] and len(st["nodes"]) == 2 and proc.poll() is None:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(1.0)  # past the readiness wait, into log following
+        pids = [(n["pid"], procs.start_time(n["pid"])) for n in status(env)["nodes"]]
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "following node logs" in out
+    assert not any(procs.alive(pid, started) for pid, started in pids), err
+    assert status(env)["nodes"] == []
