@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from k32 import REPO_ROOT
@@ -46,15 +48,33 @@ def newest_source_mtime() -> float:
     return newest
 
 
+def _stamp(build_dir: Path) -> Path:
+    # Touched after every successful build: a no-op build does not relink the binary, so the
+    # binary's own mtime would keep it "stale" forever after an unrelated source change.
+    return Path(build_dir) / ".k32-node.built"
+
+
 def is_stale(build_dir: Path = DEFAULT_BUILD_DIR) -> bool:
-    binary = node_binary(build_dir)
+    binary, stamp = node_binary(build_dir), _stamp(build_dir)
     if not binary.is_file():
         return True
-    return binary.stat().st_mtime < newest_source_mtime()
+    built = max(binary.stat().st_mtime, stamp.stat().st_mtime if stamp.is_file() else 0.0)
+    return built < newest_source_mtime()
 
 
 def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
+    """The first compiler errors (with the line after each) and the last lines: a parallel
+    build prints its first failure far from the end."""
+    all_lines = text.strip().splitlines()
+    taken: list[int] = []
+    for i, line in enumerate(all_lines):
+        if re.search(r"\berror:", line, re.I) or re.search(r"^CMake Error", line):
+            taken.extend(j for j in (i, i + 1) if j < len(all_lines) and j not in taken)
+            if len(taken) >= lines // 2:
+                break
+    picked = [all_lines[j] for j in taken]
+    rest = all_lines[-(lines - len(picked)):]
+    return "\n".join(picked + (["..."] if picked else []) + rest)
 
 
 def _run(cmd: list[str], what: str) -> None:
@@ -78,8 +98,13 @@ def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGE
             cfg.append("-DK32_M32=ON")
         _run(cfg, "cmake configure")
     nice = ["nice", "-n", "10"] if shutil.which("nice") else []
+    started = time.time()
     _run(nice + [cmake, "--build", str(build_dir), "-j", BUILD_JOBS, "--target", target],
          f"building {target}")
+    if target == NODE_TARGET:
+        # The build saw the sources as of `started`; a file saved during it stays newer.
+        _stamp(build_dir).touch()
+        os.utime(_stamp(build_dir), (started, started))
     binary = node_binary(build_dir)
     if target == NODE_TARGET and not binary.is_file():
         raise FirmwareBuildError(f"build succeeded but {binary} does not exist")
