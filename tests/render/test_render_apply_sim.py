@@ -1,0 +1,34 @@
+"""End to end: `k32 catalog render --target kube32` applied to a running simulator with
+`k32 apply --bundle` is accepted, and `--check` then reports no drift."""
+from __future__ import annotations
+
+import pytest
+
+from render_helpers import CATALOG_KUBE32, k32
+
+
+def _bundle_and_args(sim_cluster, tmp_path):
+    out = tmp_path / "bundle"
+    r = k32("catalog", "render", CATALOG_KUBE32, "-o", out, "--target", "kube32")
+    assert r.exit_code == 0, r.output
+    return ("apply", "--bundle", out, "--kubeconfig", sim_cluster.kubeconfig, "--context", sim_cluster.context)
+
+
+def test_kube32_catalog_applies_to_the_simulator_without_drift(sim_cluster, tmp_path):
+    base = _bundle_and_args(sim_cluster, tmp_path)
+    applied = k32(*base)
+    assert applied.exit_code == 0, applied.output
+    check = k32(*base, "--check")
+    assert check.exit_code == 0, check.output
+    assert "ok: no drift" in check.output
+
+
+@pytest.mark.xfail(strict=True, reason="simulator server-side apply appends a second copy of "
+                   "associative list entries (Service spec.ports, container ports) on re-apply; "
+                   "reported to the lead. strict: this starts failing once the simulator is fixed.")
+def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
+    base = _bundle_and_args(sim_cluster, tmp_path)
+    assert k32(*base).exit_code == 0
+    assert k32(*base).exit_code == 0
+    check = k32(*base, "--check")
+    assert check.exit_code == 0, check.output
