@@ -5,12 +5,23 @@ import pytest
 from k32.sim.testing import k8s_api_client, make_test_cluster
 
 
+# pytest calls a failed session fixture again for every test that uses it; a cluster that
+# cannot start (say, the firmware does not build) is tried once and its error repeated.
+_start_failure: list[str] = []
+
+
 @pytest.fixture(scope="session")
 def sim_cluster(tmp_path_factory):
     """A running 1 control plane + 2 workers cluster: .kubeconfig, .context, .state, .status(),
     .api_url, .request(...), .kubectl(*args, version="1.37"|"1.20")."""
+    if _start_failure:
+        pytest.fail(f"sim_cluster did not start (first attempt): {_start_failure[0]}")
     cluster = make_test_cluster(tmp_path_factory.mktemp("sim"), workers=2)
-    cluster.up()
+    try:
+        cluster.up()
+    except Exception as e:
+        _start_failure.append(str(e))
+        raise
     yield cluster
     cluster.down()
 

@@ -33,6 +33,14 @@ def ok(proc: subprocess.CompletedProcess) -> str:
     return proc.stdout
 
 
+def make_cm(kc, name: str, **data: str) -> None:
+    """Create a ConfigMap with `kubectl apply` (JSON on the wire for every kubectl version), so
+    a test of edit/watch/delete does not depend on `kubectl create`'s protobuf body."""
+    doc = {"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": name, "namespace": kc.ns}, "data": data}
+    ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc)))
+
+
 @pytest.fixture(scope="module")
 def applied(kc, tmp_path_factory):
     """The multi-document manifest applied twice: (first output, second output)."""
@@ -147,7 +155,7 @@ def test_describe(kc, applied):
 
 
 def test_edit_with_kube_editor(kc, applied, tmp_path):
-    ok(kc("create", "configmap", "editme", "-n", kc.ns, "--from-literal=greeting=hello"))
+    make_cm(kc, "editme", greeting="hello")
     editor = tmp_path / "editor.sh"
     editor.write_text("#!/bin/sh\nsed -i 's/greeting: hello/greeting: edited/' \"$1\"\n")
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
@@ -188,7 +196,7 @@ def test_get_watch_streams_changes(kc, applied):
         reader = LineReader(proc)
         first = reader.wait_for(lambda line: line.startswith("settings"))
         assert first[0].split() == ["NAME", "DATA", "AGE"], first
-        ok(kc("create", "configmap", "watched", "-n", kc.ns, "--from-literal=k=v"))
+        make_cm(kc, "watched", k="v")
         reader.wait_for(lambda line: line.split()[:2] == ["watched", "1"])
         ok(kc("delete", "configmap", "watched", "-n", kc.ns))
     finally:
@@ -197,7 +205,7 @@ def test_get_watch_streams_changes(kc, applied):
 
 
 def test_delete(kc, applied):
-    ok(kc("create", "configmap", "doomed", "-n", kc.ns, "--from-literal=k=v"))
+    make_cm(kc, "doomed", k="v")
     out = ok(kc("delete", "configmap", "doomed", "-n", kc.ns))
     assert re.search(r'configmap "doomed" deleted', out), out
     proc = kc("get", "configmap", "doomed", "-n", kc.ns)
@@ -208,3 +216,18 @@ def test_delete(kc, applied):
     assert 'networkpolicy.networking.k8s.io "web-allow" deleted' in out, out
     proc = kc("delete", "networkpolicy", "web-allow", "-n", kc.ns)
     assert proc.returncode != 0 and "(NotFound)" in proc.stderr, proc.stderr
+
+
+def test_create_imperative(kc, applied):
+    """`kubectl create` uses the typed clientset: kubectl 1.37 sends a protobuf body there
+    (client-go's default for built-in kinds), which kube-apiserver accepts."""
+    out = ok(kc("create", "configmap", "imperative", "-n", kc.ns, "--from-literal=k=v"))
+    assert out.strip() == "configmap/imperative created"
+    got = ok(kc("get", "configmap", "imperative", "-n", kc.ns, "-o", "jsonpath={.data.k}"))
+    assert got == "v"
+    proc = kc("create", "configmap", "imperative", "-n", kc.ns, "--from-literal=k=v")
+    assert proc.returncode != 0
+    assert 'Error from server (AlreadyExists): configmaps "imperative" already exists' in proc.stderr
+    ok(kc("create", "namespace", kc.ns + "-imp"))
+    out = ok(kc("get", "namespace", kc.ns + "-imp", "--no-headers"))
+    assert out.split()[:2] == [kc.ns + "-imp", "Active"]
