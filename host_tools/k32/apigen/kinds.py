@@ -90,3 +90,12 @@ PATCH_KEYS = {
     ("io.k8s.api.core.v1.ServiceSpec", "ports"): ("merge", "port"),
     ("io.k8s.api.core.v1.ServiceStatus", "conditions"): ("merge", "type"),
 }
+
+# Defaults Kubernetes applies to list-map key fields before merging (its OpenAPI v3 documents
+# carry them as "default"); server-side apply needs them to key {"containerPort": 80} and
+# {"containerPort": 80, "protocol": "TCP"} as the same element.
+# (definition, property) -> default value
+FIELD_DEFAULTS = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+}

@@ -1,6 +1,8 @@
 """Flattens the served definitions into the C++ schema table (firmware/src/core/openapi/
 schema_table.h): one node per named definition and per inline array/map, object fields
 sorted by name, and the patch metadata (list type, merge key, strategy) on list/map nodes."""
+import json
+
 from .kinds import SERVED_KINDS
 from .source import REF_PREFIX
 
@@ -72,7 +74,9 @@ class Table:
             if props:
                 fields = []
                 for name in sorted(props):
-                    fields.append((name, self.node_for(props[name], f"{where}.{name}")))
+                    default = props[name].get("default")
+                    fields.append((name, self.node_for(props[name], f"{where}.{name}"),
+                                   None if default is None else json.dumps(default, sort_keys=True)))
                 first = len(self.fields)
                 self.fields.extend(fields)
                 return dict(type=T_OBJECT, first_field=first, n_fields=len(fields),
@@ -118,8 +122,8 @@ def emit_cpp(defs) -> str:
             keys.append(f"static const char* const kMapKeys{i}[] = {{{', '.join(_c_str(k) for k in n['map_keys'])}}};")
     out += keys + [""]
     out.append("const Field kFields[] = {")
-    for name, node in table.fields:
-        out.append(f"  {{{_c_str(name)}, {node}}},")
+    for name, node, default in table.fields:
+        out.append(f"  {{{_c_str(name)}, {node}, {_c_str(default)}}},")
     out.append("};")
     out.append("const Node kNodes[] = {")
     for i, n in enumerate(table.nodes):

@@ -5,7 +5,7 @@ import copy
 import json
 from importlib import resources
 
-from .kinds import META_DEFINITIONS, PATCH_KEYS, SERVED_KINDS
+from .kinds import FIELD_DEFAULTS, META_DEFINITIONS, PATCH_KEYS, SERVED_KINDS
 
 KUBERNETES_VERSION = "1.37.0"
 REF_PREFIX = "#/definitions/"
@@ -139,4 +139,9 @@ def served_definitions(version: str = KUBERNETES_VERSION) -> dict:
         _referenced(d, refs)
         todo.extend(sorted(refs - out.keys()))
     _apply_patch_table(out)
+    for (name, prop), value in sorted(FIELD_DEFAULTS.items()):
+        schema = out.get(name, {}).get("properties", {}).get(prop)
+        if schema is None:
+            raise SourceError(f"kinds.FIELD_DEFAULTS: {name} has no property {prop!r}")
+        schema["default"] = value
     return out

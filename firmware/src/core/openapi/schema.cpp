@@ -13,19 +13,31 @@ const Node* root(const std::string& kind_key) {
   return nullptr;
 }
 
-const Node* field(const Node* node, const std::string& name) {
-  if (!node || node->type == Type::Any) return any();
-  if (node->type != Type::Object) return nullptr;
+namespace {
+const Field* find_field(const Node* node, const std::string& name) {
+  if (!node || node->type != Type::Object) return nullptr;
   // Fields are sorted by name (byte order, as Python sorts str of ASCII names).
   size_t lo = node->first_field, hi = static_cast<size_t>(node->first_field) + node->n_fields;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int c = std::strcmp(kFields[mid].name, name.c_str());
-    if (c == 0) return &kNodes[kFields[mid].node];
+    if (c == 0) return &kFields[mid];
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }
   return nullptr;
+}
+}  // namespace
+
+const Node* field(const Node* node, const std::string& name) {
+  if (!node || node->type == Type::Any) return any();
+  const Field* f = find_field(node, name);
+  return f ? &kNodes[f->node] : nullptr;
+}
+
+const char* field_default(const Node* node, const std::string& name) {
+  const Field* f = find_field(node, name);
+  return f ? f->default_json : nullptr;
 }
 
 const Node* elem(const Node* node) {

@@ -14,6 +14,8 @@ const Node* root(const std::string& kind_key);
 // The node of an object's field, or nullptr when `node` is not an object or has no such field.
 // A null or Any node yields the Any node (everything below an untyped value is allowed).
 const Node* field(const Node* node, const std::string& name);
+// The default of an object's field as JSON text ("\"TCP\""), or nullptr.
+const char* field_default(const Node* node, const std::string& name);
 // Element node of an Array or Map (the Any node for anything else).
 const Node* elem(const Node* node);
 const Node* any();

@@ -18,6 +18,7 @@ enum : uint8_t { kMerge = 1, kRetainKeys = 2, kReplace = 4 };
 struct Field {
   const char* name;
   uint16_t node;
+  const char* default_json;  // the field's default as JSON text, or nullptr
 };
 
 struct Node {

@@ -29,28 +29,55 @@ void strip_identity(FieldSet* fs, bool drop_status) {
   if (md->second.children.empty()) fs->children.erase(md);
 }
 
-bool keyed_list(const Node* n) {
-  return n && n->type == Type::Array &&
-         (n->list_type == schema::ListType::Map ||
-          (n->list_type == schema::ListType::None && n->merge_key && (n->strategy & schema::kMerge)));
-}
-
-bool set_list(const Node* n) {
-  return n && n->type == Type::Array &&
-         (n->list_type == schema::ListType::Set ||
-          (n->list_type == schema::ListType::None && !n->merge_key && (n->strategy & schema::kMerge)));
-}
-
 const Node* child_node(const Node* n, const std::string& name) {
   if (!n) return nullptr;
   const Node* c = n->type == Type::Map ? schema::elem(n) : schema::field(n, name);
   return c == schema::any() ? nullptr : c;
 }
 
+// Kubernetes rejects apply configurations whose keyed-list elements cannot be identified:
+// without this, re-applying such a configuration would append the element again each time.
+bool check_keys(const Value& v, const Node* n, std::string* path, std::string* err, int depth) {
+  if (!n || depth > json::kMaxDepth) return true;
+  const size_t mark = path->size();
+  if (v.is_object() && (n->type == Type::Object || n->type == Type::Map)) {
+    for (const auto& m : v.members()) {
+      path->append(".").append(m.first);
+      if (!check_keys(m.second, child_node(n, m.first), path, err, depth + 1)) return false;
+      path->resize(mark);
+    }
+  } else if (v.is_array() && n->type == Type::Array) {
+    const Node* e = schema::elem(n);
+    if (e == schema::any()) e = nullptr;
+    std::vector<std::string> seen;
+    for (size_t i = 0; i < v.items().size(); ++i) {
+      path->append("[").append(std::to_string(i)).append("]");
+      if (keyed_list(n)) {
+        std::string key;
+        if (!list_key_element(v.items()[i], n, &key)) {
+          *err = *path + ": element of an associative list must be an object with its key field(s)";
+          return false;
+        }
+        for (const auto& s : seen)
+          if (s == key) {
+            *err = *path + ": duplicate entries for key " + key.substr(2);
+            return false;
+          }
+        seen.push_back(key);
+      }
+      if (!check_keys(v.items()[i], e, path, err, depth + 1)) return false;
+      path->resize(mark);
+    }
+  }
+  return true;
+}
+
 Value apply_merge(const Value& live, const Value& applied, const Node* n, int depth) {
   if (depth > json::kMaxDepth) return applied;
-  if (applied.is_object() && live.is_object() && n && (n->type == Type::Object || n->type == Type::Map)) {
-    Value out = live;
+  if (applied.is_object() && n && (n->type == Type::Object || n->type == Type::Map)) {
+    // Merging into an empty object when nothing (or something else) is live drops the
+    // configuration's nulls the same way on create as on update.
+    Value out = live.is_object() ? live : Value::object();
     for (const auto& m : applied.members()) {
       if (m.second.is_null()) {
         out.erase(m.first);
@@ -61,8 +88,8 @@ Value apply_merge(const Value& live, const Value& applied, const Node* n, int de
     }
     return out;
   }
-  if (applied.is_array() && live.is_array() && keyed_list(n)) {
-    Value out = live;
+  if (applied.is_array() && keyed_list(n)) {
+    Value out = live.is_array() ? live : Value::array();
     const Node* e = schema::elem(n);
     for (const auto& a : applied.items()) {
       std::string ka;
@@ -77,12 +104,12 @@ Value apply_merge(const Value& live, const Value& applied, const Node* n, int de
           }
         }
       }
-      if (!merged) out.push(a);
+      if (!merged) out.push(apply_merge(Value(), a, e, depth + 1));
     }
     return out;
   }
-  if (applied.is_array() && live.is_array() && set_list(n)) {
-    Value out = live;
+  if (applied.is_array() && set_list(n)) {
+    Value out = live.is_array() ? live : Value::array();
     for (const auto& a : applied.items()) {
       bool present = false;
       for (const auto& l : out.items())
@@ -164,6 +191,18 @@ bool is_leaf(const FieldSet& set, const std::vector<std::string>& path) {
   return cur->children.empty();
 }
 
+// A key field of a list element ("f:name" under "k:{\"name\":...}"): it goes only with
+// its element, never alone.
+bool is_key_field(const std::vector<std::string>& path) {
+  if (path.size() < 2) return false;
+  const std::string& last = path.back();
+  const std::string& parent = path[path.size() - 2];
+  if (last.compare(0, 2, "f:") != 0 || parent.compare(0, 2, "k:") != 0) return false;
+  Value keys;
+  json::ParseError pe;
+  return json::parse(parent.substr(2), &keys, &pe) && keys.find(last.substr(2)) != nullptr;
+}
+
 struct Owner {
   size_t entry;  // index in live.metadata.managedFields
   FieldSet set;
@@ -206,6 +245,10 @@ bool server_side_apply(const std::string& kind_key, const json::Value& live, con
   if (manager.empty()) {
     *err = "fieldManager is required for apply";
     return false;
+  }
+  {
+    std::string path;
+    if (!check_keys(applied, root, &path, err, 0)) return false;
   }
   const Value base = live.is_object() ? live : Value::object();
 
@@ -270,12 +313,14 @@ bool server_side_apply(const std::string& kind_key, const json::Value& live, con
   std::vector<std::vector<std::string>> before_paths;
   prefix.clear();
   previous.members(&before_paths, &prefix);
-  for (auto it = before_paths.rbegin(); it != before_paths.rend(); ++it) {
-    if (wanted.contains(*it) || wanted.touches(*it)) continue;
+  // Parents come before their children in before_paths, so a removed list element is found
+  // by its key before any of its fields go.
+  for (const auto& p : before_paths) {
+    if (wanted.contains(p) || wanted.touches(p) || is_key_field(p)) continue;
     bool shared = false;
     for (const auto& o : others)
-      if (o.set.touches(*it)) shared = true;
-    if (!shared) remove_at(&merged, *it, root);
+      if (o.set.touches(p)) shared = true;
+    if (!shared) remove_at(&merged, p, root);
   }
 
   // managedFields: the other entries (minus forced-away fields), then ours in its old place.

@@ -1,6 +1,7 @@
 #include "core/patch/field_set.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace k32 {
 namespace patch {
@@ -100,16 +101,26 @@ bool list_key_element(const Value& item, const Node* list, std::string* out) {
   if (keys.empty()) return false;
   std::sort(keys.begin(), keys.end());
   Value k = Value::object();
+  bool any_present = false;
+  const Node* e = schema::elem(list);
   for (const auto& key : keys) {
     const Value* v = item.find(key);
-    if (v && !v->is_null()) k.set(key, *v);
+    if (v && !v->is_null()) {
+      k.set(key, *v);
+      any_present = true;
+      continue;
+    }
+    // A missing key field takes its schema default (ports' protocol "TCP"), as the API
+    // server would have defaulted it before merging.
+    const char* dflt = schema::field_default(e, key);
+    Value d;
+    json::ParseError pe;
+    if (dflt && json::parse(dflt, std::strlen(dflt), &d, &pe)) k.set(key, d);
   }
-  if (k.members().empty()) return false;
+  if (!any_present) return false;
   *out = "k:" + json::dump(k);
   return true;
 }
-
-namespace {
 
 bool keyed_list(const Node* n) {
   return n && n->type == Type::Array &&
@@ -122,8 +133,6 @@ bool set_list(const Node* n) {
          (n->list_type == schema::ListType::Set ||
           (n->list_type == schema::ListType::None && !n->merge_key && (n->strategy & schema::kMerge)));
 }
-
-}  // namespace
 
 void collect_fields(const Value& v, const Node* n, FieldSet* out) {
   if (n && (n->type == Type::Object || n->type == Type::Map) && v.is_object() && !v.members().empty()) {

@@ -30,9 +30,14 @@ struct FieldSet {
   static bool from_json(const json::Value& v, FieldSet* out, int depth = 0);
 };
 
+// Lists whose elements are identified by key fields (list-type map, or a patch merge key).
+bool keyed_list(const schema::Node* n);
+// Lists that are sets of values (list-type set, or merge strategy without a key).
+bool set_list(const schema::Node* n);
 // The fields an object sets, per the schema (nullptr node: untyped, a leaf).
 void collect_fields(const json::Value& v, const schema::Node* n, FieldSet* out);
-// The "k:" path element of a list element for a list-map node (nullptr when a key is missing).
+// The "k:" path element of a list element of a keyed list; missing key fields take their
+// schema default. False when the element is not an object or has none of the keys.
 bool list_key_element(const json::Value& item, const schema::Node* list, std::string* out);
 // Human form of a path for conflict messages: .spec.containers[name="web"].image
 std::string path_string(const std::vector<std::string>& path);
