@@ -4,6 +4,8 @@ import json
 
 import yaml
 
+from k32.sim.cluster import SimCluster
+
 TOKEN = "e2e-Secret.token_42"
 
 
@@ -26,6 +28,8 @@ def test_token_auth(sim_factory):
     code, _, body = cluster.request("GET", "/api/v1/namespaces", token="wrong")
     assert code == 401
     assert cluster.request("GET", "/api/v1/namespaces")[0] == 200
+    # Another process (hil/, `k32 sim status`) finds the token again through the kubeconfig.
+    assert SimCluster.from_state(cluster.state).request("GET", "/api/v1/namespaces")[0] == 200
     # kubectl with a wrong token fails the way it does against a real cluster.
     proc = cluster.kubectl("--token", "wrong", "get", "nodes")
     assert proc.returncode != 0

@@ -1,6 +1,7 @@
 """Build the simulator binary `k32-node` with CMake, only when it is missing or stale."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -122,6 +123,29 @@ def ensure_firmware(build_dir: Path | None = None) -> Path:
             raise FirmwareBuildError(f"K32_NODE_BINARY={override} is not an executable file")
         return path
     build_dir = Path(build_dir) if build_dir else DEFAULT_BUILD_DIR
-    if is_stale(build_dir):
-        return build_firmware(build_dir)
+    if not is_stale(build_dir):
+        return node_binary(build_dir)
+    with _build_lock(build_dir):
+        # Another process may have built it while this one waited for the lock.
+        if is_stale(build_dir):
+            return build_firmware(build_dir)
     return node_binary(build_dir)
+
+
+@contextlib.contextmanager
+def _build_lock(build_dir: Path):
+    """Several test sessions (one per engineer or CI job) may want the binary at once; two
+    concurrent `cmake --build` runs in one tree corrupt each other's objects."""
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = build_dir.parent / f".{build_dir.name}.build-lock"
+    with open(lock_path, "w") as lock:
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): build unguarded
+            yield
+            return
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

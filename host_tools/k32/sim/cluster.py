@@ -128,6 +128,18 @@ def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join("    " + line for line in tail) if tail else "    (log is empty)"
 
 
+def _kubeconfig_token(path: Path, context: str) -> str | None:
+    """The bearer token `up` wrote for `context` (sim.json never holds the secret itself)."""
+    try:
+        doc = kcfg.load(path)
+    except (kcfg.KubeconfigError, OSError):
+        return None
+    for user in doc.get("users") or []:
+        if isinstance(user, dict) and user.get("name") == context:
+            return (user.get("user") or {}).get("token")
+    return None
+
+
 class SimCluster:
     def __init__(self, state_dir: Path | str = DEFAULT_STATE_DIR, workers: int = DEFAULT_WORKERS,
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
@@ -455,6 +467,8 @@ class SimCluster:
         kwargs = {"workers": rec.get("workers", DEFAULT_WORKERS),
                   "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
                   "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.CONTEXT)}
+        if rec.get("token") and kwargs.get("kubeconfig") and "token" not in overrides:
+            kwargs["token"] = _kubeconfig_token(Path(kwargs["kubeconfig"]), kwargs["context"])
         kwargs.update(overrides)
         cluster = cls(state_dir, **kwargs)
         if rec.get("apiScheme") == "https":
