@@ -27,3 +27,14 @@ def firmware(build_dir: Path, force: bool, m32: bool):
     except FirmwareBuildError as e:
         raise click.ClickException(str(e))
     click.echo(str(path))
+
+
+@build.command("test-tools")
+def test_tools():
+    """Fetch the kubectl binaries tests/api drives (1.37 from the venv, 1.20 from Debian)."""
+    from .tools import KUBECTLS, ToolError, kubectl
+    for version in KUBECTLS:
+        try:
+            click.echo(f"kubectl {version}: {kubectl(version)}")
+        except ToolError as e:
+            raise click.ClickException(f"kubectl {version}: {e}")
