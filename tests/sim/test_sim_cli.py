@@ -159,3 +159,23 @@ def test_foreground_up_stops_on_sigterm(env):
     assert "following node logs" in out
     assert not any(procs.alive(pid, started) for pid, started in pids), err
     assert status(env)["nodes"] == []
+
+
+def test_foreground_up_ends_quietly_on_sim_down(env):
+    clean = {k: v for k, v in env.items() if not k.startswith("_")}
+    proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "0",
+                             "--state", env["_state"], "--base-port", str(find_free_base_port(0))],
+                            env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not status(env)["running"]:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(1.0)
+        assert k32(env, "sim", "down", "--state", env["_state"]).returncode == 0
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped by `k32 sim down`" in err

@@ -62,9 +62,17 @@ def _follow_logs(cluster: SimCluster) -> str | None:
             offsets[n.name] += complete
             for line in data[:complete].decode(errors="replace").splitlines():
                 click.echo(f"[{n.name}] {line}")
-        for entry in cluster.status()["nodes"]:
-            if not entry["running"]:
-                return f"node {entry['name']} exited; see {entry['log']}"
+        nodes = cluster.status()["nodes"]
+        if not nodes:
+            click.echo("cluster stopped by `k32 sim down`", err=True)
+            return None
+        dead = [n for n in nodes if not n["running"]]
+        if dead:
+            time.sleep(1.0)  # a concurrent `k32 sim down` removes sim.json after the last stop
+            if not cluster.status()["nodes"]:
+                click.echo("cluster stopped by `k32 sim down`", err=True)
+                return None
+            return f"node {dead[0]['name']} exited; see {dead[0]['log']}"
         time.sleep(0.2)
 
 
