@@ -50,6 +50,11 @@ bool tcp_send_all(Socket s, const void* buf, size_t len);
 void tcp_close(Socket s);
 void tcp_shutdown(Socket s);
 bool local_ip_of(Socket s, char* ip, size_t cap);
+// First byte waiting on the socket without consuming it; -ETIMEDOUT when none arrived,
+// 0x100 when the peer closed, other negatives on error. (Tells TLS from plain HTTP.)
+int tcp_peek(Socket s, uint32_t timeout_ms);
+// True when the peer has closed the connection (nothing consumed, never blocks).
+bool tcp_peer_closed(Socket s);
 // Resolves a host name to dotted IPv4 with the node's resolver.
 bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms);
 
@@ -63,6 +68,20 @@ bool file_append_sync(const char* path, const void* data, size_t len);
 bool file_remove(const char* path);
 bool dir_ensure(const char* path);
 int64_t file_size(const char* path);  // -1 when missing
+
+// ---- TLS (mbedTLS on both platforms) ----
+struct TlsServer;
+struct TlsSession;
+// Loads the node's API identity from dir (api.crt, api.key), creating it on first boot:
+// a self-signed ECDSA P-256 certificate for `ip` (SAN) that clients pin as their CA.
+// Writes the certificate's path into cert_path. False (with err) when TLS is unavailable.
+bool tls_identity_ensure(const char* dir, const char* ip, char* cert_path, size_t cap, char* err, size_t errcap);
+TlsServer* tls_server_new(const char* dir, char* err, size_t errcap);
+// Runs the server handshake on an accepted socket; nullptr when it fails.
+TlsSession* tls_accept(TlsServer* srv, Socket s, uint32_t timeout_ms);
+int tls_recv(TlsSession* t, void* buf, size_t len, uint32_t timeout_ms);  // as tcp_recv
+bool tls_send_all(TlsSession* t, const void* buf, size_t len);
+void tls_session_free(TlsSession* t);  // sends close_notify; the socket stays open
 
 // ---- randomness ----
 void random_fill(void* buf, size_t len);

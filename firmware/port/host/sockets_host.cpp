@@ -159,3 +159,30 @@ bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms) {
 
 }  // namespace port
 }  // namespace k32
+
+namespace k32 {
+namespace port {
+
+int tcp_peek(Socket s, uint32_t timeout_ms) {
+  pollfd p{s, POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, 1, static_cast<int>(timeout_ms));
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) return -ETIMEDOUT;
+  if (n < 0) return -errno;
+  unsigned char c;
+  ssize_t r = ::recv(s, &c, 1, MSG_PEEK);
+  if (r == 0) return 0x100;
+  if (r < 0) return -errno;
+  return c;
+}
+
+bool tcp_peer_closed(Socket s) {
+  unsigned char c;
+  ssize_t r = ::recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+}  // namespace port
+}  // namespace k32

@@ -75,6 +75,7 @@ struct Node {
   node::NodeLifecycle* lifecycle = nullptr;
   std::mutex token_mu;
   std::string token;
+  std::string api_ca_file;  // set when the API port also speaks TLS
 
   explicit Node(const node::NodeConfig& c) : cfg(c), settings(c.state_dir) {}
 
@@ -188,6 +189,12 @@ std::string ready_line(const Node& n) {
   r.set("podPort", static_cast<int64_t>(n.cfg.pod_port));
   r.set("console", n.cfg.console_port ? n.cfg.bind_ip + ":" + text::to_string(n.cfg.console_port) : std::string("stdio"));
   r.set("bundle", n.cfg.bundle_digest);
+  if (!n.api_ca_file.empty()) {
+    r.set("apiScheme", "https");
+    r.set("caFile", n.api_ca_file);
+  } else if (n.cfg.role == node::Role::ControlPlane) {
+    r.set("apiScheme", "http");
+  }
   return "K32_READY " + json::dump(r);
 }
 
@@ -233,6 +240,17 @@ int run_node(const node::NodeConfig& cfg_in) {
     sc.conn_stack_bytes = 256 * 1024;
     sc.max_connections = 64;
     sc.max_body_bytes = ac.max_body_bytes;
+    // kubectl sends a bearer token only over TLS, so the API port speaks TLS too, with a
+    // self-signed identity made on first boot; kubelets keep plain HTTP on the same port.
+    char cert_path[512];
+    char tls_err[200];
+    std::string tls_dir = (cfg.state_dir.empty() ? std::string(".") : cfg.state_dir) + "/tls";
+    if (port::tls_identity_ensure(tls_dir.c_str(), cfg.bind_ip.c_str(), cert_path, sizeof cert_path, tls_err, sizeof tls_err) &&
+        (sc.tls = port::tls_server_new(tls_dir.c_str(), tls_err, sizeof tls_err)) != nullptr) {
+      n->api_ca_file = cert_path;
+    } else {
+      logf("[NODE] the API serves plain HTTP only: %s", tls_err);
+    }
     api::ApiServer* api = n->api;
     if (!n->api_http.start(sc, [api](http::Request& rq, http::ResponseWriter& w) { api->handle(rq, w); }, &err)) {
       logf("[NODE] %s", err.c_str());

@@ -225,10 +225,8 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
       if (!w.write_chunk(encode("BOOKMARK", bm))) return;
     }
     if (!store_->wait_newer(since, 1000)) {
-      // Nothing new: probe the client so a closed watch frees its thread.
-      char probe;
-      int r = port::tcp_recv(w.socket(), &probe, 1, 1);
-      if (r == 0 || (r < 0 && r != -ETIMEDOUT)) return;
+      // Nothing new: a client that went away frees its watch thread.
+      if (port::tcp_peer_closed(w.socket())) return;
     }
   }
   w.end_stream();

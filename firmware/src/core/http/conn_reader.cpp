@@ -15,7 +15,7 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
     pos_ = 0;
   }
   char tmp[2048];
-  int n = port::tcp_recv(sock_, tmp, sizeof tmp, timeout_ms);
+  int n = conn_->recv(tmp, sizeof tmp, timeout_ms);
   if (n == 0) return ReadStatus::Closed;
   if (n == -ETIMEDOUT) return ReadStatus::Timeout;
   if (n < 0) return ReadStatus::Error;

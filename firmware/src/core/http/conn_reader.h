@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "port.h"
+#include "core/http/conn.h"
 
 namespace k32 {
 namespace http {
@@ -11,7 +11,7 @@ enum class ReadStatus { Ok, Closed, Timeout, TooLarge, Malformed, Error };
 
 class ConnReader {
  public:
-  explicit ConnReader(port::Socket s) : sock_(s) {}
+  explicit ConnReader(Conn* c) : conn_(c) {}
   // Reads through the blank line ending a head; the head (without it) goes to *head.
   ReadStatus read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms);
   ReadStatus read_exact(size_t n, std::string* out, uint32_t timeout_ms);
@@ -25,7 +25,7 @@ class ConnReader {
 
  private:
   ReadStatus fill(uint32_t timeout_ms);
-  port::Socket sock_;
+  Conn* conn_;
   std::string buf_;
   size_t pos_ = 0;
 };

@@ -45,11 +45,12 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
     req += "Content-Length: " + text::to_string(static_cast<int64_t>(body.size())) + "\r\n";
   req += "\r\n";
   req += body;
-  if (!port::tcp_send_all(s, req.data(), req.size())) {
+  Conn conn(s);
+  if (!conn.send_all(req.data(), req.size())) {
     port::tcp_close(s);
     return -EIO;
   }
-  ConnReader reader(s);
+  ConnReader reader(&conn);
   std::string head;
   ReadStatus st;
   for (;;) {

@@ -93,7 +93,7 @@ bool ResponseWriter::send(int status, const std::string& content_type, const std
   std::string out = head(status, content_type, &len);
   if (!head_only_) out += body;
   body_bytes_ = body.size();
-  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }
 
@@ -103,7 +103,7 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
   chunked_ = true;
   status_ = status;
   std::string out = head(status, content_type, nullptr);
-  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }
 
@@ -116,14 +116,14 @@ bool ResponseWriter::write_chunk(const std::string& data) {
   out += data;
   out += "\r\n";
   body_bytes_ += data.size();
-  if (!port::tcp_send_all(sock_, out.data(), out.size())) broken_ = true;
+  if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }
 
 bool ResponseWriter::end_stream() {
   if (!chunked_ || broken_) return false;
   if (head_only_) return true;
-  if (!port::tcp_send_all(sock_, "0\r\n\r\n", 5)) broken_ = true;
+  if (!conn_->send_all("0\r\n\r\n", 5)) broken_ = true;
   return !broken_;
 }
 

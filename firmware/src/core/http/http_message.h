@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "port.h"
+#include "core/http/conn.h"
 
 namespace k32 {
 namespace http {
@@ -39,8 +39,8 @@ std::vector<Header> parse_query(const std::string& query);
 
 class ResponseWriter {
  public:
-  ResponseWriter(port::Socket s, bool head_only, bool keep_alive)
-      : sock_(s), head_only_(head_only), keep_alive_(keep_alive) {}
+  ResponseWriter(Conn* c, bool head_only, bool keep_alive)
+      : conn_(c), head_only_(head_only), keep_alive_(keep_alive) {}
 
   void add_header(const std::string& name, const std::string& value) { extra_.push_back({name, value}); }
   // A complete response with Content-Length.
@@ -53,13 +53,14 @@ class ResponseWriter {
   bool started() const { return started_; }
   bool keep_alive() const { return keep_alive_ && !broken_; }
   void close_after() { keep_alive_ = false; }
-  port::Socket socket() const { return sock_; }
+  port::Socket socket() const { return conn_->socket(); }
+  Conn* conn() const { return conn_; }
   int status() const { return status_; }
   uint64_t body_bytes() const { return body_bytes_; }
 
  private:
   std::string head(int status, const std::string& content_type, const std::string* length);
-  port::Socket sock_;
+  Conn* conn_;
   bool head_only_;
   bool keep_alive_;
   bool started_ = false;

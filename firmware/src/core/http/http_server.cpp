@@ -50,8 +50,8 @@ bool parse_head(const std::string& head, Request* req) {
 }
 }  // namespace
 
-void send_plain_error(port::Socket s, int status, const std::string& message) {
-  ResponseWriter w(s, false, false);
+void send_plain_error(Conn* c, int status, const std::string& message) {
+  ResponseWriter w(c, false, false);
   w.send(status, "text/plain; charset=utf-8", message + "\n");
 }
 
@@ -81,7 +81,8 @@ void Server::accept_main(void* self) {
       continue;
     }
     if (srv->active_.load() >= srv->cfg_.max_connections) {
-      send_plain_error(s, 503, "too many connections");
+      Conn c(s);
+      send_plain_error(&c, 503, "too many connections");
       port::tcp_close(s);
       continue;
     }
@@ -90,7 +91,8 @@ void Server::accept_main(void* self) {
     if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region,
                             &Server::conn_main, arg)) {
       --srv->active_;
-      send_plain_error(s, 503, "cannot start a connection thread");
+      Conn c(s);
+      send_plain_error(&c, 503, "cannot start a connection thread");
       port::tcp_close(s);
       delete arg;
     }
@@ -100,16 +102,32 @@ void Server::accept_main(void* self) {
 void Server::conn_main(void* p) {
   ConnArg* arg = static_cast<ConnArg*>(p);
   Server* srv = arg->server;
-  srv->serve(arg->sock, arg->peer);
+  port::TlsSession* tls = nullptr;
+  bool refuse = false;
+  if (srv->cfg_.tls) {
+    // A TLS ClientHello starts with record type 22; anything else is plain HTTP.
+    int first = port::tcp_peek(arg->sock, srv->cfg_.idle_timeout_ms);
+    if (first == 0x16) {
+      tls = port::tls_accept(srv->cfg_.tls, arg->sock, srv->cfg_.body_timeout_ms);
+      refuse = tls == nullptr;
+    } else if (first < 0 || first == 0x100) {
+      refuse = true;
+    }
+  }
+  if (!refuse) {
+    Conn c(arg->sock, tls);
+    srv->serve(&c, arg->peer);
+  }
+  port::tls_session_free(tls);
   port::tcp_close(arg->sock);
   delete arg;
   --srv->active_;
 }
 
-void Server::serve(port::Socket s, const std::string& peer) {
+void Server::serve(Conn* s, const std::string& peer) {
   ConnReader reader(s);
   char local[48] = {0};
-  port::local_ip_of(s, local, sizeof local);
+  port::local_ip_of(s->socket(), local, sizeof local);
   for (;;) {
     std::string head;
     ReadStatus st = reader.read_head(&head, cfg_.max_head_bytes, cfg_.idle_timeout_ms);
@@ -134,7 +152,7 @@ void Server::serve(port::Socket s, const std::string& peer) {
     const std::string* cl = req.header("Content-Length");
     if ((te || cl) && req.header("Expect") && text::iequals(*req.header("Expect"), "100-continue")) {
       static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-      port::tcp_send_all(s, kContinue, sizeof kContinue - 1);
+      s->send_all(kContinue, sizeof kContinue - 1);
     }
     if (te && text::iequals(*te, "chunked")) {
       st = reader.read_chunked(&req.body, cfg_.max_body_bytes, cfg_.body_timeout_ms);

@@ -24,6 +24,8 @@ struct ServerConfig {
   uint32_t max_connections = 32;
   uint32_t idle_timeout_ms = 60000;
   uint32_t body_timeout_ms = 10000;
+  // When set, connections that open with a TLS handshake get TLS; others stay plain.
+  port::TlsServer* tls = nullptr;
 };
 
 class Server {
@@ -36,7 +38,7 @@ class Server {
  private:
   static void accept_main(void* self);
   static void conn_main(void* arg);
-  void serve(port::Socket s, const std::string& peer);
+  void serve(Conn* c, const std::string& peer);
   ServerConfig cfg_;
   Handler handler_;
   port::Socket listener_ = port::kNoSocket;
@@ -44,7 +46,7 @@ class Server {
 };
 
 // Writes a small error response for failures detected before a handler runs.
-void send_plain_error(port::Socket s, int status, const std::string& message);
+void send_plain_error(Conn* c, int status, const std::string& message);
 
 }  // namespace http
 }  // namespace k32

@@ -1,0 +1,299 @@
+// TLS for the API server with mbedTLS (2.28 on Debian; ESP-IDF ships the same library).
+// The 32-bit host build links no mbedTLS: there the functions report TLS unavailable.
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "port.h"
+
+#if defined(K32_PORT_HAS_TLS)
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/oid.h>
+#include <mbedtls/x509_crt.h>
+#endif
+
+namespace k32 {
+namespace port {
+
+#if defined(K32_PORT_HAS_TLS)
+
+namespace {
+
+struct Rng {
+  mbedtls_entropy_context entropy;
+  mbedtls_ctr_drbg_context drbg;
+  bool ok = false;
+  Rng() {
+    mbedtls_entropy_init(&entropy);
+    mbedtls_ctr_drbg_init(&drbg);
+    static const char pers[] = "kube32-api";
+    ok = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, reinterpret_cast<const unsigned char*>(pers),
+                               sizeof pers - 1) == 0;
+  }
+};
+
+void set_err(char* err, size_t cap, const std::string& what, int rc) {
+  if (!err || !cap) return;
+  char buf[128] = {0};
+  if (rc) mbedtls_strerror(rc, buf, sizeof buf);
+  std::snprintf(err, cap, "%s%s%s", what.c_str(), rc ? ": " : "", buf);
+}
+
+bool write_pem(const std::string& path, const unsigned char* pem) {
+  return file_write_atomic(path.c_str(), pem, std::strlen(reinterpret_cast<const char*>(pem)));
+}
+
+bool parse_ipv4(const char* ip, unsigned char out[4]) {
+  unsigned a, b, c, d;
+  char extra;
+  if (std::sscanf(ip, "%u.%u.%u.%u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
+    return false;
+  out[0] = static_cast<unsigned char>(a);
+  out[1] = static_cast<unsigned char>(b);
+  out[2] = static_cast<unsigned char>(c);
+  out[3] = static_cast<unsigned char>(d);
+  return true;
+}
+
+// subjectAltName = DNS:localhost, IP:<ip>, DER-encoded by hand (mbedTLS 2.28 has no IP SAN writer).
+std::string san_der(const unsigned char ip[4]) {
+  std::string gn;
+  gn += static_cast<char>(0x82);  // [2] dNSName
+  gn += static_cast<char>(9);
+  gn += "localhost";
+  gn += static_cast<char>(0x87);  // [7] iPAddress
+  gn += static_cast<char>(4);
+  gn.append(reinterpret_cast<const char*>(ip), 4);
+  std::string seq;
+  seq += static_cast<char>(0x30);
+  seq += static_cast<char>(gn.size());
+  seq += gn;
+  return seq;
+}
+
+bool make_identity(const std::string& dir, const char* ip, char* err, size_t errcap) {
+  unsigned char ipb[4];
+  if (!parse_ipv4(ip, ipb)) {
+    set_err(err, errcap, std::string("not an IPv4 address: ") + ip, 0);
+    return false;
+  }
+  Rng rng;
+  if (!rng.ok) {
+    set_err(err, errcap, "no entropy for the TLS key", 0);
+    return false;
+  }
+  mbedtls_pk_context key;
+  mbedtls_pk_init(&key);
+  mbedtls_x509write_cert crt;
+  mbedtls_x509write_crt_init(&crt);
+  mbedtls_mpi serial;
+  mbedtls_mpi_init(&serial);
+  bool ok = false;
+  int rc = 0;
+  unsigned char buf[4096];
+  std::string subject = std::string("CN=kube32-apiserver ") + ip + ",O=Kube32";
+  std::string san = san_der(ipb);
+  unsigned char serial_bytes[16];
+  random_fill(serial_bytes, sizeof serial_bytes);
+  serial_bytes[0] &= 0x7f;
+  do {
+    if ((rc = mbedtls_pk_setup(&key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY))) != 0) break;
+    if ((rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key), mbedtls_ctr_drbg_random, &rng.drbg)) != 0) break;
+    mbedtls_x509write_crt_set_version(&crt, MBEDTLS_X509_CRT_VERSION_3);
+    mbedtls_x509write_crt_set_md_alg(&crt, MBEDTLS_MD_SHA256);
+    mbedtls_x509write_crt_set_subject_key(&crt, &key);
+    mbedtls_x509write_crt_set_issuer_key(&crt, &key);
+    if ((rc = mbedtls_x509write_crt_set_subject_name(&crt, subject.c_str())) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_issuer_name(&crt, subject.c_str())) != 0) break;
+    if ((rc = mbedtls_mpi_read_binary(&serial, serial_bytes, sizeof serial_bytes)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_serial(&crt, &serial)) != 0) break;
+    // Valid from a fixed past date so a board whose clock is not yet set still accepts it.
+    if ((rc = mbedtls_x509write_crt_set_validity(&crt, "20250101000000", "20450101000000")) != 0) break;
+    // It is its own CA: clients pin this certificate (kubeconfig certificate-authority).
+    if ((rc = mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_key_usage(&crt, MBEDTLS_X509_KU_DIGITAL_SIGNATURE |
+                                                              MBEDTLS_X509_KU_KEY_CERT_SIGN)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_subject_key_identifier(&crt)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_authority_key_identifier(&crt)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_extension(&crt, MBEDTLS_OID_SUBJECT_ALT_NAME,
+                                                  MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME), 0,
+                                                  reinterpret_cast<const unsigned char*>(san.data()), san.size())) != 0) break;
+    if ((rc = mbedtls_pk_write_key_pem(&key, buf, sizeof buf)) != 0) break;
+    if (!write_pem(dir + "/api.key", buf)) {
+      set_err(err, errcap, "cannot write " + dir + "/api.key", 0);
+      rc = 0;
+      break;
+    }
+    if ((rc = mbedtls_x509write_crt_pem(&crt, buf, sizeof buf, mbedtls_ctr_drbg_random, &rng.drbg)) != 0) break;
+    if (!write_pem(dir + "/api.crt", buf)) {
+      set_err(err, errcap, "cannot write " + dir + "/api.crt", 0);
+      rc = 0;
+      break;
+    }
+    ok = true;
+  } while (false);
+  if (!ok && rc) set_err(err, errcap, "creating the API certificate failed", rc);
+  mbedtls_mpi_free(&serial);
+  mbedtls_x509write_crt_free(&crt);
+  mbedtls_pk_free(&key);
+  return ok;
+}
+
+struct Bio {
+  Socket s;
+  uint32_t timeout_ms;
+};
+
+int bio_send(void* ctx, const unsigned char* buf, size_t len) {
+  Bio* b = static_cast<Bio*>(ctx);
+  ssize_t w = ::send(b->s, buf, len, MSG_NOSIGNAL);
+  if (w < 0) return (errno == EINTR || errno == EAGAIN) ? MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
+  return static_cast<int>(w);
+}
+
+int bio_recv(void* ctx, unsigned char* buf, size_t len) {
+  Bio* b = static_cast<Bio*>(ctx);
+  int n = tcp_recv(b->s, buf, len, b->timeout_ms);
+  if (n == -ETIMEDOUT) return MBEDTLS_ERR_SSL_TIMEOUT;
+  if (n < 0) return MBEDTLS_ERR_NET_RECV_FAILED;
+  return n;
+}
+
+}  // namespace
+
+struct TlsServer {
+  Rng rng;
+  mbedtls_ssl_config conf;
+  mbedtls_x509_crt cert;
+  mbedtls_pk_context key;
+};
+
+struct TlsSession {
+  mbedtls_ssl_context ssl;
+  Bio bio;
+};
+
+bool tls_identity_ensure(const char* dir, const char* ip, char* cert_path, size_t cap, char* err, size_t errcap) {
+  std::string d(dir);
+  if (!dir_ensure(dir)) {
+    set_err(err, errcap, "cannot create " + d, 0);
+    return false;
+  }
+  std::string crt = d + "/api.crt";
+  if (file_size(crt.c_str()) <= 0 || file_size((d + "/api.key").c_str()) <= 0) {
+    if (!make_identity(d, ip, err, errcap)) return false;
+  }
+  std::snprintf(cert_path, cap, "%s", crt.c_str());
+  return true;
+}
+
+TlsServer* tls_server_new(const char* dir, char* err, size_t errcap) {
+  TlsServer* t = new TlsServer();
+  mbedtls_ssl_config_init(&t->conf);
+  mbedtls_x509_crt_init(&t->cert);
+  mbedtls_pk_init(&t->key);
+  std::string d(dir);
+  int rc;
+  if (!t->rng.ok) {
+    set_err(err, errcap, "no entropy for TLS", 0);
+  } else if ((rc = mbedtls_x509_crt_parse_file(&t->cert, (d + "/api.crt").c_str())) != 0) {
+    set_err(err, errcap, "cannot load " + d + "/api.crt", rc);
+  } else if ((rc = mbedtls_pk_parse_keyfile(&t->key, (d + "/api.key").c_str(), nullptr)) != 0) {
+    set_err(err, errcap, "cannot load " + d + "/api.key", rc);
+  } else if ((rc = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                               MBEDTLS_SSL_PRESET_DEFAULT)) != 0) {
+    set_err(err, errcap, "TLS configuration failed", rc);
+  } else {
+    mbedtls_ssl_conf_rng(&t->conf, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    mbedtls_ssl_conf_min_version(&t->conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+    if ((rc = mbedtls_ssl_conf_own_cert(&t->conf, &t->cert, &t->key)) == 0) return t;
+    set_err(err, errcap, "TLS certificate/key mismatch", rc);
+  }
+  mbedtls_ssl_config_free(&t->conf);
+  mbedtls_x509_crt_free(&t->cert);
+  mbedtls_pk_free(&t->key);
+  delete t;
+  return nullptr;
+}
+
+TlsSession* tls_accept(TlsServer* srv, Socket s, uint32_t timeout_ms) {
+  TlsSession* t = new TlsSession();
+  mbedtls_ssl_init(&t->ssl);
+  t->bio = Bio{s, timeout_ms};
+  if (mbedtls_ssl_setup(&t->ssl, &srv->conf) != 0) {
+    mbedtls_ssl_free(&t->ssl);
+    delete t;
+    return nullptr;
+  }
+  mbedtls_ssl_set_bio(&t->ssl, &t->bio, bio_send, bio_recv, nullptr);
+  int rc;
+  while ((rc = mbedtls_ssl_handshake(&t->ssl)) != 0) {
+    if (rc != MBEDTLS_ERR_SSL_WANT_READ && rc != MBEDTLS_ERR_SSL_WANT_WRITE) {
+      mbedtls_ssl_free(&t->ssl);
+      delete t;
+      return nullptr;
+    }
+  }
+  return t;
+}
+
+int tls_recv(TlsSession* t, void* buf, size_t len, uint32_t timeout_ms) {
+  t->bio.timeout_ms = timeout_ms;
+  for (;;) {
+    int rc = mbedtls_ssl_read(&t->ssl, static_cast<unsigned char*>(buf), len);
+    if (rc > 0) return rc;
+    if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) return 0;
+    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
+    if (rc == MBEDTLS_ERR_SSL_TIMEOUT) return -ETIMEDOUT;
+    return -EIO;
+  }
+}
+
+bool tls_send_all(TlsSession* t, const void* buf, size_t len) {
+  const unsigned char* p = static_cast<const unsigned char*>(buf);
+  while (len > 0) {
+    int rc = mbedtls_ssl_write(&t->ssl, p, len);
+    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
+    if (rc <= 0) return false;
+    p += rc;
+    len -= static_cast<size_t>(rc);
+  }
+  return true;
+}
+
+void tls_session_free(TlsSession* t) {
+  if (!t) return;
+  mbedtls_ssl_close_notify(&t->ssl);
+  mbedtls_ssl_free(&t->ssl);
+  delete t;
+}
+
+#else  // no mbedTLS in this build
+
+bool tls_identity_ensure(const char*, const char*, char*, size_t, char* err, size_t errcap) {
+  if (err && errcap) std::snprintf(err, errcap, "TLS is not available in this build (no mbedTLS)");
+  return false;
+}
+TlsServer* tls_server_new(const char*, char* err, size_t errcap) {
+  if (err && errcap) std::snprintf(err, errcap, "TLS is not available in this build (no mbedTLS)");
+  return nullptr;
+}
+TlsSession* tls_accept(TlsServer*, Socket, uint32_t) { return nullptr; }
+int tls_recv(TlsSession*, void*, size_t, uint32_t) { return -EIO; }
+bool tls_send_all(TlsSession*, const void*, size_t) { return false; }
+void tls_session_free(TlsSession*) {}
+
+#endif
+
+}  // namespace port
+}  // namespace k32
