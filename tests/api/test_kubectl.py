@@ -231,3 +231,37 @@ def test_create_imperative(kc, applied):
     ok(kc("create", "namespace", kc.ns + "-imp"))
     out = ok(kc("get", "namespace", kc.ns + "-imp", "--no-headers"))
     assert out.split()[:2] == [kc.ns + "-imp", "Active"]
+
+
+def test_apply_changed_object_is_configured(kc, applied):
+    doc = {"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": "evolving", "namespace": kc.ns},
+           "data": {"keep": "1", "change": "a", "drop": "x"}}
+    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == \
+        "configmap/evolving created"
+    doc["data"] = {"keep": "1", "change": "b"}
+    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == \
+        "configmap/evolving configured"
+    got = yaml.safe_load(ok(kc("get", "configmap", "evolving", "-n", kc.ns, "-o", "yaml")))
+    # The three-way merge removes what the previous apply set and this one does not.
+    assert got["data"] == {"keep": "1", "change": "b"}
+
+
+def test_patch_command(kc, applied):
+    make_cm(kc, "patchme", a="1")
+    out = ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "-p", '{"data":{"b":"2"}}'))
+    assert out.strip() == "configmap/patchme patched"
+    ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "--type", "merge",
+          "-p", '{"data":{"a":null}}'))
+    ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "--type", "json",
+          "-p", '[{"op":"add","path":"/data/c","value":"3"}]'))
+    got = ok(kc("get", "configmap", "patchme", "-n", kc.ns, "-o", "jsonpath={.data}"))
+    assert yaml.safe_load(got) == {"b": "2", "c": "3"}
+
+
+def test_api_resources(kc):
+    out = ok(kc("api-resources"))
+    assert header(out) == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    kinds = {line.split()[-1] for line in out.strip().splitlines()[1:]}
+    assert {"ConfigMap", "Namespace", "Node", "Pod", "Service", "Ingress",
+            "NetworkPolicy"} <= kinds
