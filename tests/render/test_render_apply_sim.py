@@ -2,8 +2,6 @@
 `k32 apply --bundle` is accepted, and `--check` then reports no drift."""
 from __future__ import annotations
 
-import pytest
-
 from render_helpers import CATALOG_KUBE32, k32
 
 
@@ -23,10 +21,8 @@ def test_kube32_catalog_applies_to_the_simulator_without_drift(sim_cluster, tmp_
     assert "ok: no drift" in check.output
 
 
-@pytest.mark.xfail(strict=True, reason="simulator server-side apply appends a second copy of "
-                   "associative list entries (Service spec.ports, container ports) on re-apply; "
-                   "reported to the lead. strict: this starts failing once the simulator is fixed.")
 def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
+    """Server-side apply of the same bytes twice changes nothing (list-map keys defaulted)."""
     base = _bundle_and_args(sim_cluster, tmp_path)
     assert k32(*base).exit_code == 0
     assert k32(*base).exit_code == 0
