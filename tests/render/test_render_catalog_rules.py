@@ -2,13 +2,11 @@
 bad input named by file/field/rule, and nothing written on error."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from k32.render import bundle
 from k32.render.bundle import Bundle, Resource
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, load_text
@@ -46,7 +44,7 @@ def test_check_passes_on_fresh_render_and_fails_with_a_diff(tmp_path):
     pv.write_text(pv.read_text().replace("20Gi", "21Gi"))
     bad = k32("catalog", "check", CATALOG_K3S, "-o", apps)
     assert bad.exit_code == 1
-    assert "-    requests:\n" not in bad.output and "21Gi" in bad.output and "20Gi" in bad.output
+    assert "-      storage: 21Gi\n" in bad.output and "+      storage: 20Gi\n" in bad.output
     assert "not_reproducible" in bad.output
 
 

@@ -46,6 +46,9 @@ class Client:
         if api_version not in self._discovery:
             path = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
             status, doc = self.request("GET", path)
+            if status in (401, 403):
+                raise RenderError("api_auth", f"GET {path}: HTTP {status}: {status_message(doc)} "
+                                  "(check the kubeconfig credentials)")
             if status != 200 or not isinstance(doc, dict):
                 raise RenderError("unknown_kind", f"{api_version}: the API server does not serve "
                                   f"this group/version (GET {path} -> {status})")
