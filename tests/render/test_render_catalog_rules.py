@@ -193,3 +193,20 @@ def test_kube32_names_the_field_it_cannot_honour(tmp_path):
     r = k32("catalog", "render", cat, "-o", tmp_path / "out", "--target", "kube32")
     assert r.exit_code == 1
     assert "unsupported_on_kube32:" in r.output and "w.yaml: hardware.gpu: Kube32 nodes have no GPU" in r.output
+
+
+def test_two_definitions_rendering_the_same_object_are_refused(tmp_path):
+    """`a-b` + storage `c` and `a` + storage `b-c` both want the cluster-scoped PV `a-b-c`."""
+    bulk = "storage: [{name: %s, size: 1Ti, class: bulk, export: /tank/x}]\n"
+    cat = _catalog(tmp_path, {"ab.yaml": "name: a-b\nsource: {image: x}\n" + bulk % "c",
+                              "a.yaml": "name: a\nsource: {image: x}\n" + bulk % "b-c"})
+    r = k32("catalog", "render", cat, "-o", tmp_path / "out")
+    assert r.exit_code == 1
+    assert "duplicate_object:" in r.output and "both render v1 PersistentVolume a-b-c" in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_schema_is_a_valid_draft_2020_12_schema():
+    import jsonschema
+    from k32.render.catalog.load import schema
+    jsonschema.Draft202012Validator.check_schema(schema())
