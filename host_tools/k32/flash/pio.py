@@ -1,6 +1,7 @@
 """Building the app with PlatformIO (firmware/platformio.ini, one env per board)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,8 @@ class BuildError(RuntimeError):
 
 
 def build_dir(env: str) -> Path:
-    return FIRMWARE_DIR / ".pio" / "build" / env
+    workspace = os.environ.get("PLATFORMIO_WORKSPACE_DIR")   # PlatformIO's own override
+    return (Path(workspace) if workspace else FIRMWARE_DIR / ".pio") / "build" / env
 
 
 def outputs(env: str) -> tuple[Path, Path]:
