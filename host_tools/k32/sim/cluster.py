@@ -181,6 +181,13 @@ class SimCluster:
         cp = self.nodes[0]
         return f"{self.scheme}://{cp.ip}:{cp.api_port}"
 
+    @property
+    def node_api_url(self) -> str:
+        """What workers dial: plain HTTP. The API port tells TLS from plain HTTP by its first
+        bytes; the nodes' HTTP client (board and simulator alike) speaks plain HTTP only."""
+        cp = self.nodes[0]
+        return f"http://{cp.ip}:{cp.api_port}"
+
     # ---- the record of what is running -------------------------------------------------
     def _read_record(self) -> dict | None:
         if not self.sim_file.exists():
@@ -286,7 +293,7 @@ class SimCluster:
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
         else:
-            argv += ["--control-plane", self.api_url]
+            argv += ["--control-plane", self.node_api_url]
         if self.token:
             argv += ["--token", self.token]
         return argv
