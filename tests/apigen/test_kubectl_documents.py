@@ -1,24 +1,24 @@
 """Real kubectl against the generated documents (served by a throwaway HTTP server):
-kubectl explain reads v3 and the v2 protobuf form, and kubectl apply uses the v3 document to
-decide that the server does field validation."""
-import shutil
+kubectl 1.37 explain reads v3 and the v2 protobuf form and uses the v3 document to decide
+that the server does field validation; kubectl 1.20 validates manifests client-side with
+the v2 protobuf form."""
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from .fake_apiserver import FakeApiServer
 
 
+def _kubectl(version="1.37"):
+    from k32.build.tools import ToolError, kubectl
+    try:
+        return str(kubectl(version))
+    except ToolError as e:
+        pytest.skip(f"kubectl {version} unavailable: {e}")
+
+
 def _kubectl_137():
-    venv = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "kubectl"
-    exe = str(venv) if venv.exists() else shutil.which("kubectl")
-    if not exe:
-        pytest.skip("no kubectl binary")
-    out = subprocess.run([exe, "version", "--client"], capture_output=True, text=True).stdout
-    if "v1.37" not in out:
-        pytest.skip(f"{exe} is not kubectl 1.37")
-    return exe
+    return _kubectl("1.37")
 
 
 @pytest.fixture
@@ -60,3 +60,27 @@ def test_apply_uses_server_side_field_validation(server, tmp_path):
     assert r.returncode == 0, r.stderr
     posts = [p for m, p, _ in server.requests if m == "POST"]
     assert posts and "fieldValidation=Strict" in posts[0], posts
+
+
+def test_kubectl_120_explain_from_protobuf(server, tmp_path):
+    exe = _kubectl("1.20")
+    r = run(exe, server.kubeconfig(tmp_path / "kc"), "explain", "pods.spec.containers.env")
+    assert r.returncode == 0, r.stderr
+    assert "valueFrom" in r.stdout
+
+
+def test_kubectl_120_client_side_validation(server, tmp_path):
+    exe = _kubectl("1.20")
+    kc = server.kubeconfig(tmp_path / "kc")
+    good = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
+            "  containers:\n  - name: c\n    image: i\n    ports:\n    - containerPort: 80\n")
+    r = run(exe, kc, "create", "-f", "-", stdin=good)
+    assert r.returncode == 0, r.stderr
+    bad = good.replace("    image: i\n", "    image: i\n    imagePolicy: x\n")
+    r = run(exe, kc, "create", "-f", "-", stdin=bad)
+    assert r.returncode != 0
+    assert 'unknown field "imagePolicy"' in r.stderr
+    wrong_type = good.replace("containerPort: 80", "containerPort: eighty")
+    r = run(exe, kc, "create", "-f", "-", stdin=wrong_type)
+    assert r.returncode != 0 and "containerPort" in r.stderr
+    assert len([m for m, _, _ in server.requests if m == "POST"]) == 1  # only the valid pod was sent
