@@ -15,6 +15,7 @@ COMMANDS = {
     "bundle": "k32.bundle.cli:bundle",
     "flash": "k32.flash.cli:flash",
     "provision": "k32.provision.cli:provision",
+    "apigen": "k32.apigen.cli:apigen",
 }
 
 
