@@ -43,10 +43,19 @@ def _merged(paths):
         if not isinstance(doc, dict):
             raise RenderError("kubeconfig", f"{p}: not a kubeconfig mapping")
         for key in ("clusters", "contexts", "users"):
-            for item in doc.get(key) or []:
-                if isinstance(item, dict) and "name" in item:
-                    merged[key].setdefault(item["name"], (item.get(key[:-1]) or {}, p))
-        merged["current-context"] = merged["current-context"] or doc.get("current-context")
+            items = doc.get(key) or []
+            if not isinstance(items, list):
+                raise RenderError("kubeconfig", f"{p}: {key}: must be a list")
+            for i, item in enumerate(items):
+                body = item.get(key[:-1]) if isinstance(item, dict) else None
+                if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
+                        or not isinstance(body or {}, dict):
+                    raise RenderError("kubeconfig", f"{p}: {key}[{i}]: needs a name and a {key[:-1]} mapping")
+                merged[key].setdefault(item["name"], (body or {}, p))
+        current = doc.get("current-context")
+        if current is not None and not isinstance(current, str):
+            raise RenderError("kubeconfig", f"{p}: current-context: must be a string")
+        merged["current-context"] = merged["current-context"] or current
     return merged
 
 
@@ -65,6 +74,13 @@ def _file_from(entry: dict, key: str, base: Path, tmpdir: list) -> str | None:
 
 
 def connect(context: str | None = None, kubeconfig: str | None = None) -> Connection:
+    try:
+        return _connect(context, kubeconfig)
+    except (OSError, ssl.SSLError, ValueError) as exc:   # unreadable CA/cert/token, bad base64
+        raise RenderError("kubeconfig", f"credentials: {' '.join(str(exc).split())}") from None
+
+
+def _connect(context, kubeconfig) -> Connection:
     paths = _paths(kubeconfig)
     cfg = _merged(paths)
     name = context or cfg["current-context"]
@@ -73,11 +89,16 @@ def connect(context: str | None = None, kubeconfig: str | None = None) -> Connec
     if name not in cfg["contexts"]:
         raise RenderError("kubeconfig", f"context {name!r} not found in {', '.join(map(str, paths))}")
     ctx, _ = cfg["contexts"][name]
+    for field in ("cluster", "user", "namespace"):
+        if field in ctx and not isinstance(ctx[field], str):
+            raise RenderError("kubeconfig", f"context {name!r}: {field}: must be a string")
     cluster, cpath = cfg["clusters"].get(ctx.get("cluster"), (None, None))
-    if cluster is None or not cluster.get("server"):
+    if cluster is None or not isinstance(cluster.get("server"), str) or not cluster["server"]:
         raise RenderError("kubeconfig", f"context {name!r}: cluster {ctx.get('cluster')!r} has no server")
     user, upath = cfg["users"].get(ctx.get("user"), ({}, cpath))
     server = cluster["server"].rstrip("/")
+    if not server.startswith(("http://", "https://")):
+        raise RenderError("kubeconfig", f"{cpath}: cluster {ctx.get('cluster')!r}: server must be http(s)://")
     headers, tmp = {}, []
     ssl_ctx = None
     if server.startswith("https://"):
