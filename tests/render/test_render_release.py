@@ -256,3 +256,13 @@ def test_inspect_uses_inert_values():
     with pytest.raises(RenderError) as exc:
         inspect_target_contract(Template(), "shop", "ns")
     assert exc.value.code == "zero_template"
+
+
+def test_fixture_release_matches_golden():
+    from k32.render.catalog.check import diff
+    from render_helpers import GOLDEN, UPDATE_GOLDEN
+    b = _render()
+    if UPDATE_GOLDEN:
+        bundle.write(b, GOLDEN / "release")
+    lines = diff(b.files(), GOLDEN / "release")
+    assert not lines, "".join(lines[:60])
