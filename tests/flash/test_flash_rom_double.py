@@ -85,6 +85,8 @@ def test_missing_and_busy_port(board_files, rom):
     bundle, app, boot = board_files("s3")
     common = ["--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
               "--bundle", str(bundle), "--no-stub"]
+    r = k32("flash", *common[:-1], "--app", "/nonexistent.bin", "--dry-run")
+    assert r.returncode != 0 and "--app /nonexistent.bin: no such file" in r.stderr
     r = k32("flash", *common, "--port", "/dev/ttyK32-nope")
     assert r.returncode != 0 and "serial port /dev/ttyK32-nope does not exist" in r.stderr
     double, _url = rom("esp32s3")

@@ -28,6 +28,9 @@ def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, 
     from .ports import PortError, auto_detect
 
     try:
+        for opt, path in (("--app", app), ("--bootloader", bootloader)):
+            if path is not None and not path.is_file():
+                raise FlashError(f"{opt} {path}: no such file")
         prof = load_board(board, flash_size)
         if not prof.flashable:
             raise FlashError(f"board {board!r} is the simulator; there is nothing to flash")
