@@ -171,7 +171,12 @@ def write(bundle: Bundle, out_dir) -> Path:
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
             os.rmdir(old)
             os.rename(out, old)
-        os.rename(tmp, out)
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            if old is not None:
+                os.rename(old, out)      # put the previous bundle back
+            raise
         if old is not None:
             shutil.rmtree(old)
     except BaseException:

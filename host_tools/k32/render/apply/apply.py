@@ -23,6 +23,8 @@ def wire_object(r: Resource, bundle_digest: str) -> dict:
     obj = yamlio.load_strict(r.data.decode("utf-8"), r.path)
     meta = obj.setdefault("metadata", {})
     ann = meta.get("annotations") or {}
+    if not isinstance(ann, dict):
+        raise RenderError("invalid_resource", f"{r.path}: metadata.annotations: must be a mapping")
     meta["annotations"] = {**ann, HASH_ANNOTATION: f"sha256:{r.sha256}",
                            DIGEST_ANNOTATION: bundle_digest}
     return obj
