@@ -1,0 +1,774 @@
+// The executor: direct-threaded dispatch (computed goto) over the compiled code of ops.h.
+// Operands and locals live in one bounded array of 64-bit slots; frames in another. Stack
+// space for a whole call is checked once at entry (the compiler knows each function's
+// maximum height), so pushes need no checks and recursion can never overflow the native
+// stack: deep recursion ends in a clean "call stack exhausted" trap.
+#include <cmath>
+
+#include "internal.h"
+#include "ops.h"
+
+#if !defined(__GNUC__)
+#error "the interpreter uses computed goto (GCC/Clang labels as values)"
+#endif
+
+namespace k32 {
+namespace wasm {
+
+namespace {
+
+inline float f32(uint64_t v) {
+  float f;
+  uint32_t b = uint32_t(v);
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline double f64(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline uint64_t bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline uint64_t bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+// min/max: NaN if either is NaN (a+b propagates it as an arithmetic NaN); -0 < +0.
+inline uint64_t fmin32(uint64_t x, uint64_t y) {
+  float a = f32(x), b = f32(y);
+  if (a != a || b != b) return bits(a + b);
+  if (a == b) return (x | y) & 0xFFFFFFFFu;
+  return a < b ? x : y;
+}
+inline uint64_t fmax32(uint64_t x, uint64_t y) {
+  float a = f32(x), b = f32(y);
+  if (a != a || b != b) return bits(a + b);
+  if (a == b) return x & y & 0xFFFFFFFFu;
+  return a > b ? x : y;
+}
+inline uint64_t fmin64(uint64_t x, uint64_t y) {
+  double a = f64(x), b = f64(y);
+  if (a != a || b != b) return bits(a + b);
+  if (a == b) return x | y;
+  return a < b ? x : y;
+}
+inline uint64_t fmax64(uint64_t x, uint64_t y) {
+  double a = f64(x), b = f64(y);
+  if (a != a || b != b) return bits(a + b);
+  if (a == b) return x & y;
+  return a > b ? x : y;
+}
+
+inline uint32_t rotl32(uint32_t x, uint32_t n) {
+  n &= 31;
+  return n ? (x << n) | (x >> (32 - n)) : x;
+}
+inline uint32_t rotr32(uint32_t x, uint32_t n) {
+  n &= 31;
+  return n ? (x >> n) | (x << (32 - n)) : x;
+}
+inline uint64_t rotl64(uint64_t x, uint64_t n) {
+  n &= 63;
+  return n ? (x << n) | (x >> (64 - n)) : x;
+}
+inline uint64_t rotr64(uint64_t x, uint64_t n) {
+  n &= 63;
+  return n ? (x >> n) | (x << (64 - n)) : x;
+}
+
+// Saturating truncation: NaN -> 0, out of range -> the bound.
+template <class I, class F>
+inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
+  if (x != x) return 0;
+  if (!(x > lo_excl)) return lo;
+  if (!(x < hi_excl)) return hi;
+  return I(x);
+}
+
+}  // namespace
+
+Trap execute(Store* s, Func* f, const Value* args, Value* results) {
+  const void* labels[op::kCount];
+  for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
+#define REG(n, name) labels[n] = &&L_##name
+  REG(op::kUnreachable, unreachable);
+  REG(op::kDrop, drop);
+  REG(op::kSelect, select);
+  REG(op::kLocalGet, local_get);
+  REG(op::kLocalSet, local_set);
+  REG(op::kLocalTee, local_tee);
+  REG(op::kGlobalGet, global_get);
+  REG(op::kGlobalSet, global_set);
+  REG(op::kTableGet, table_get);
+  REG(op::kTableSet, table_set);
+  REG(op::kCall, call);
+  REG(op::kCallIndirect, call_indirect);
+  REG(op::kI32Const, i32_const);
+  REG(op::kI64Const, i64_const);
+  REG(op::kF32Const, i32_const);
+  REG(op::kF64Const, i64_const);
+  REG(op::kRefNull, ref_null);
+  REG(op::kRefIsNull, ref_is_null);
+  REG(op::kRefFunc, ref_func);
+  REG(op::kJmp, jmp);
+  REG(op::kJmpIf, jmp_if);
+  REG(op::kJmpUnless, jmp_unless);
+  REG(op::kBr, br);
+  REG(op::kBrIf, br_if);
+  REG(op::kBrTable, br_table);
+  REG(op::kLoop, loop);
+  REG(op::kReturn, ret);
+  REG(0x28, 0x28); REG(0x29, 0x29); REG(0x2A, 0x28); REG(0x2B, 0x29); REG(0x2C, 0x2C);
+  REG(0x2D, 0x2D); REG(0x2E, 0x2E); REG(0x2F, 0x2F); REG(0x30, 0x30); REG(0x31, 0x31);
+  REG(0x32, 0x32); REG(0x33, 0x33); REG(0x34, 0x34); REG(0x35, 0x35); REG(0x36, 0x36);
+  REG(0x37, 0x37); REG(0x38, 0x36); REG(0x39, 0x37); REG(0x3A, 0x3A); REG(0x3B, 0x3B);
+  REG(0x3C, 0x3A); REG(0x3D, 0x3B); REG(0x3E, 0x36);
+  REG(0x3F, 0x3F); REG(0x40, 0x40);
+  REG(0x45, 0x45); REG(0x46, 0x46); REG(0x47, 0x47); REG(0x48, 0x48); REG(0x49, 0x49);
+  REG(0x4A, 0x4A); REG(0x4B, 0x4B); REG(0x4C, 0x4C); REG(0x4D, 0x4D); REG(0x4E, 0x4E);
+  REG(0x4F, 0x4F); REG(0x50, 0x50); REG(0x51, 0x51); REG(0x52, 0x52); REG(0x53, 0x53);
+  REG(0x54, 0x54); REG(0x55, 0x55); REG(0x56, 0x56); REG(0x57, 0x57); REG(0x58, 0x58);
+  REG(0x59, 0x59); REG(0x5A, 0x5A); REG(0x5B, 0x5B); REG(0x5C, 0x5C); REG(0x5D, 0x5D);
+  REG(0x5E, 0x5E); REG(0x5F, 0x5F); REG(0x60, 0x60); REG(0x61, 0x61); REG(0x62, 0x62);
+  REG(0x63, 0x63); REG(0x64, 0x64); REG(0x65, 0x65); REG(0x66, 0x66); REG(0x67, 0x67);
+  REG(0x68, 0x68); REG(0x69, 0x69); REG(0x6A, 0x6A); REG(0x6B, 0x6B); REG(0x6C, 0x6C);
+  REG(0x6D, 0x6D); REG(0x6E, 0x6E); REG(0x6F, 0x6F); REG(0x70, 0x70); REG(0x71, 0x71);
+  REG(0x72, 0x72); REG(0x73, 0x73); REG(0x74, 0x74); REG(0x75, 0x75); REG(0x76, 0x76);
+  REG(0x77, 0x77); REG(0x78, 0x78); REG(0x79, 0x79); REG(0x7A, 0x7A); REG(0x7B, 0x7B);
+  REG(0x7C, 0x7C); REG(0x7D, 0x7D); REG(0x7E, 0x7E); REG(0x7F, 0x7F); REG(0x80, 0x80);
+  REG(0x81, 0x81); REG(0x82, 0x82); REG(0x83, 0x83); REG(0x84, 0x84); REG(0x85, 0x85);
+  REG(0x86, 0x86); REG(0x87, 0x87); REG(0x88, 0x88); REG(0x89, 0x89); REG(0x8A, 0x8A);
+  REG(0x8B, 0x8B); REG(0x8C, 0x8C); REG(0x8D, 0x8D); REG(0x8E, 0x8E); REG(0x8F, 0x8F);
+  REG(0x90, 0x90); REG(0x91, 0x91); REG(0x92, 0x92); REG(0x93, 0x93); REG(0x94, 0x94);
+  REG(0x95, 0x95); REG(0x96, 0x96); REG(0x97, 0x97); REG(0x98, 0x98); REG(0x99, 0x99);
+  REG(0x9A, 0x9A); REG(0x9B, 0x9B); REG(0x9C, 0x9C); REG(0x9D, 0x9D); REG(0x9E, 0x9E);
+  REG(0x9F, 0x9F); REG(0xA0, 0xA0); REG(0xA1, 0xA1); REG(0xA2, 0xA2); REG(0xA3, 0xA3);
+  REG(0xA4, 0xA4); REG(0xA5, 0xA5); REG(0xA6, 0xA6); REG(0xA7, 0xA7); REG(0xA8, 0xA8);
+  REG(0xA9, 0xA9); REG(0xAA, 0xAA); REG(0xAB, 0xAB); REG(0xAC, 0xAC); REG(0xAD, 0xAD);
+  REG(0xAE, 0xAE); REG(0xAF, 0xAF); REG(0xB0, 0xB0); REG(0xB1, 0xB1); REG(0xB2, 0xB2);
+  REG(0xB3, 0xB3); REG(0xB4, 0xB4); REG(0xB5, 0xB5); REG(0xB6, 0xB6); REG(0xB7, 0xB7);
+  REG(0xB8, 0xB8); REG(0xB9, 0xB9); REG(0xBA, 0xBA); REG(0xBB, 0xBB);
+  // reinterpretations are no-ops on raw bits
+  REG(0xBC, nop); REG(0xBD, nop); REG(0xBE, nop); REG(0xBF, nop);
+  REG(0xC0, 0xC0); REG(0xC1, 0xC1); REG(0xC2, 0xC2); REG(0xC3, 0xC3); REG(0xC4, 0xC4);
+  REG(0x100, fc0); REG(0x101, fc1); REG(0x102, fc2); REG(0x103, fc3); REG(0x104, fc4);
+  REG(0x105, fc5); REG(0x106, fc6); REG(0x107, fc7); REG(0x108, mem_init);
+  REG(0x109, data_drop); REG(0x10A, mem_copy); REG(0x10B, mem_fill); REG(0x10C, table_init);
+  REG(0x10D, elem_drop); REG(0x10E, table_copy); REG(0x10F, table_grow);
+  REG(0x110, table_size); REG(0x111, table_fill);
+#undef REG
+
+  Trap trap = trap_ok();
+  const uint32_t np = f->type->nparams;
+  const uint32_t nr = f->type->nresults;
+  // Nested calls (a host function calling back into wasm) continue above the caller's use.
+  uint64_t* const stack_base = s->stack + s->stack_used;
+  uint64_t* const stack_end = s->stack + s->limits.value_stack_slots;
+  const uint32_t depth_base = s->depth_used;
+  const uint32_t max_depth = s->limits.call_depth;
+  if (uint64_t(stack_end - stack_base) < uint64_t(np) + nr + 1 || depth_base + 1 >= max_depth)
+    return trap_make(TrapCode::CallStackExhausted);
+  for (uint32_t i = 0; i < np; i++) stack_base[i] = args[i].bits;
+
+  Frame* frames = s->frames;
+  uint32_t depth = depth_base;
+  int64_t fuel = s->fuel;
+  uint64_t* sp = stack_base + np;
+  uint64_t* fp = stack_base;
+  const uint32_t* pc = nullptr;
+  Instance* inst = nullptr;
+  const uint32_t* code = nullptr;
+  uint8_t* mem = nullptr;
+  uint64_t memsize = 0;
+  Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
+
+#define NEXT() goto* labels[*pc++]
+#define TRAP(c, msg)                     \
+  do {                                   \
+    trap = trap_make(TrapCode::c, msg);  \
+    goto done;                           \
+  } while (0)
+#define BUDGET()                                                        \
+  do {                                                                  \
+    if (__builtin_expect(s->interrupt.load(std::memory_order_relaxed), 0)) \
+      TRAP(Interrupted, nullptr);                                       \
+    if (fuel >= 0) {                                                    \
+      if (fuel == 0) TRAP(OutOfFuel, nullptr);                          \
+      fuel--;                                                           \
+    }                                                                   \
+  } while (0)
+#define RELOAD()                                     \
+  do {                                               \
+    if (inst && inst->memory) {                      \
+      mem = inst->memory->data;                      \
+      memsize = uint64_t(inst->memory->pages) * kPageSize; \
+    } else {                                         \
+      mem = nullptr;                                 \
+      memsize = 0;                                   \
+    }                                                \
+  } while (0)
+#define U32(x) uint32_t(x)
+#define I32(x) int32_t(uint32_t(x))
+#define I64(x) int64_t(x)
+#define BIN32(name, expr)            \
+  L_##name : {                       \
+    uint32_t b = U32(sp[-1]);        \
+    uint32_t a = U32(sp[-2]);        \
+    --sp;                            \
+    sp[-1] = uint32_t(expr);         \
+    NEXT();                          \
+  }
+#define BIN64(name, expr)            \
+  L_##name : {                       \
+    uint64_t b = sp[-1];             \
+    uint64_t a = sp[-2];             \
+    --sp;                            \
+    sp[-1] = uint64_t(expr);         \
+    NEXT();                          \
+  }
+#define BINF32(name, expr)           \
+  L_##name : {                       \
+    float b = f32(sp[-1]);           \
+    float a = f32(sp[-2]);           \
+    --sp;                            \
+    sp[-1] = (expr);                 \
+    NEXT();                          \
+  }
+#define BINF64(name, expr)           \
+  L_##name : {                       \
+    double b = f64(sp[-1]);          \
+    double a = f64(sp[-2]);          \
+    --sp;                            \
+    sp[-1] = (expr);                 \
+    NEXT();                          \
+  }
+#define UN(name, expr)               \
+  L_##name : {                       \
+    uint64_t a = sp[-1];             \
+    sp[-1] = (expr);                 \
+    NEXT();                          \
+  }
+#define LOAD(name, T, conv)                                 \
+  L_##name : {                                              \
+    uint64_t ea = uint64_t(U32(sp[-1])) + *pc++;            \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v;                                                    \
+    std::memcpy(&v, mem + ea, sizeof(T));                   \
+    sp[-1] = (conv);                                        \
+    NEXT();                                                 \
+  }
+#define STORE(name, T)                                      \
+  L_##name : {                                              \
+    uint64_t ea = uint64_t(U32(sp[-2])) + *pc++;            \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v = T(sp[-1]);                                        \
+    std::memcpy(mem + ea, &v, sizeof(T));                   \
+    sp -= 2;                                                \
+    NEXT();                                                 \
+  }
+
+  goto do_call;
+
+L_bad:
+  TRAP(HostError, "internal error: bad opcode");
+L_nop:
+  NEXT();
+L_unreachable:
+  TRAP(Unreachable, nullptr);
+L_drop:
+  --sp;
+  NEXT();
+L_select : {
+  uint32_t c = U32(sp[-1]);
+  sp -= 2;
+  if (!c) sp[-1] = sp[0];
+  NEXT();
+}
+L_local_get:
+  *sp++ = fp[*pc++];
+  NEXT();
+L_local_set:
+  fp[*pc++] = *--sp;
+  NEXT();
+L_local_tee:
+  fp[*pc++] = sp[-1];
+  NEXT();
+L_global_get:
+  *sp++ = inst->globals[*pc++]->bits;
+  NEXT();
+L_global_set:
+  inst->globals[*pc++]->bits = *--sp;
+  NEXT();
+L_table_get : {
+  Table* t = inst->tables[*pc++];
+  uint32_t i = U32(sp[-1]);
+  if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
+  sp[-1] = t->elems[i];
+  NEXT();
+}
+L_table_set : {
+  Table* t = inst->tables[*pc++];
+  uint32_t i = U32(sp[-2]);
+  if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
+  t->elems[i] = sp[-1];
+  sp -= 2;
+  NEXT();
+}
+L_i32_const:
+  *sp++ = *pc++;
+  NEXT();
+L_i64_const:
+  *sp++ = uint64_t(pc[0]) | uint64_t(pc[1]) << 32;
+  pc += 2;
+  NEXT();
+L_ref_null:
+  *sp++ = 0;
+  NEXT();
+L_ref_is_null:
+  sp[-1] = sp[-1] == 0;
+  NEXT();
+L_ref_func:
+  *sp++ = uint64_t(uintptr_t(inst->funcs[*pc++]));
+  NEXT();
+
+L_jmp:
+  pc = code + *pc;
+  NEXT();
+L_jmp_if:
+  if (U32(*--sp)) pc = code + *pc;
+  else pc++;
+  NEXT();
+L_jmp_unless:
+  if (!U32(*--sp)) pc = code + *pc;
+  else pc++;
+  NEXT();
+L_br_if:
+  if (!U32(*--sp)) {
+    pc += 3;
+    NEXT();
+  }
+  // fallthrough
+L_br : {
+  uint32_t keep = pc[1];
+  uint64_t* dst = fp + pc[2];
+  uint64_t* src = sp - keep;
+  if (dst != src)
+    for (uint32_t i = 0; i < keep; i++) dst[i] = src[i];
+  sp = dst + keep;
+  pc = code + pc[0];
+  NEXT();
+}
+L_br_table : {
+  uint32_t n = pc[0];
+  uint32_t i = U32(*--sp);
+  if (i > n) i = n;
+  const uint32_t* e = pc + 1 + 3 * i;
+  uint32_t keep = e[1];
+  uint64_t* dst = fp + e[2];
+  uint64_t* src = sp - keep;
+  if (dst != src)
+    for (uint32_t k = 0; k < keep; k++) dst[k] = src[k];
+  sp = dst + keep;
+  pc = code + e[0];
+  NEXT();
+}
+L_loop:
+  BUDGET();
+  NEXT();
+
+L_ret : {
+  uint32_t n = *pc;
+  uint64_t* src = sp - n;
+  if (src != fp)
+    for (uint32_t i = 0; i < n; i++) fp[i] = src[i];
+  sp = fp + n;
+  const Frame& fr = frames[--depth];
+  pc = fr.pc;
+  fp = fr.fp;
+  if (!pc) goto done;
+  if (fr.inst != inst) {
+    inst = fr.inst;
+    code = inst->module->code.p;
+  }
+  RELOAD();
+  NEXT();
+}
+
+L_call:
+  callee = inst->funcs[*pc++];
+  goto do_call;
+L_call_indirect : {
+  uint32_t ti = pc[0];
+  Table* t = inst->tables[pc[1]];
+  pc += 2;
+  uint32_t i = U32(*--sp);
+  if (i >= t->size) TRAP(TableOutOfBounds, "undefined element");
+  callee = reinterpret_cast<Func*>(uintptr_t(t->elems[i]));
+  if (!callee) TRAP(UninitializedElement, nullptr);
+  const FuncType& want = inst->module->types[ti];
+  if (callee->type != &want && !same_type(*callee->type, want))
+    TRAP(IndirectCallTypeMismatch, nullptr);
+  goto do_call;
+}
+
+do_call : {
+  const uint32_t cnp = callee->type->nparams;
+  if (!callee->inst) {  // host function: args copied above sp so results may overwrite them
+    const uint32_t cnr = callee->type->nresults;
+    uint64_t* a = sp - cnp;
+    uint32_t room = (cnr > cnp ? cnr : cnp) + cnp;
+    if (uint64_t(stack_end - a) < room) TRAP(CallStackExhausted, nullptr);
+    for (uint32_t i = 0; i < cnp; i++) sp[i] = a[i];
+    s->fuel = fuel;
+    uint32_t saved_used = s->stack_used, saved_depth = s->depth_used;
+    s->stack_used = uint32_t(sp + cnp - s->stack);
+    s->depth_used = depth;
+    Caller c{s, inst};
+    Trap t = callee->host(c, reinterpret_cast<Value*>(sp), reinterpret_cast<Value*>(a), callee->user);
+    s->stack_used = saved_used;
+    s->depth_used = saved_depth;
+    fuel = s->fuel;
+    if (!t.ok()) {
+      trap = t;
+      goto done;
+    }
+    sp = a + cnr;
+    if (!pc) goto done;  // the entry function itself was a host function
+    RELOAD();
+    NEXT();
+  }
+  const FuncCode* fc = callee->code;
+  uint64_t* nfp = sp - cnp;
+  if (depth >= max_depth || uint64_t(stack_end - nfp) < uint64_t(fc->nlocals) + fc->max_height)
+    TRAP(CallStackExhausted, nullptr);
+  BUDGET();
+  frames[depth++] = Frame{pc, fp, inst};
+  for (uint32_t i = cnp; i < fc->nlocals; i++) nfp[i] = 0;
+  fp = nfp;
+  sp = nfp + fc->nlocals;
+  if (callee->inst != inst) {
+    inst = callee->inst;
+    code = inst->module->code.p;
+    RELOAD();
+  }
+  pc = code + fc->code;
+  NEXT();
+}
+  // ---- memory ----
+  LOAD(0x28, uint32_t, v)
+  LOAD(0x29, uint64_t, v)
+  LOAD(0x2C, int8_t, uint32_t(int32_t(v)))
+  LOAD(0x2D, uint8_t, v)
+  LOAD(0x2E, int16_t, uint32_t(int32_t(v)))
+  LOAD(0x2F, uint16_t, v)
+  LOAD(0x30, int8_t, uint64_t(int64_t(v)))
+  LOAD(0x31, uint8_t, v)
+  LOAD(0x32, int16_t, uint64_t(int64_t(v)))
+  LOAD(0x33, uint16_t, v)
+  LOAD(0x34, int32_t, uint64_t(int64_t(v)))
+  LOAD(0x35, uint32_t, v)
+  STORE(0x36, uint32_t)
+  STORE(0x37, uint64_t)
+  STORE(0x3A, uint8_t)
+  STORE(0x3B, uint16_t)
+L_0x3F:
+  *sp++ = inst->memory->pages;
+  NEXT();
+L_0x40 : {
+  uint32_t old;
+  if (memory_grow(s, inst->memory, U32(sp[-1]), &old)) sp[-1] = old;
+  else sp[-1] = 0xFFFFFFFFu;
+  RELOAD();
+  NEXT();
+}
+
+  // ---- i32 ----
+  UN(0x45, U32(a) == 0)
+  BIN32(0x46, a == b)
+  BIN32(0x47, a != b)
+  BIN32(0x48, int32_t(a) < int32_t(b))
+  BIN32(0x49, a < b)
+  BIN32(0x4A, int32_t(a) > int32_t(b))
+  BIN32(0x4B, a > b)
+  BIN32(0x4C, int32_t(a) <= int32_t(b))
+  BIN32(0x4D, a <= b)
+  BIN32(0x4E, int32_t(a) >= int32_t(b))
+  BIN32(0x4F, a >= b)
+  UN(0x50, a == 0)
+  BIN64(0x51, a == b)
+  BIN64(0x52, a != b)
+  BIN64(0x53, I64(a) < I64(b))
+  BIN64(0x54, a < b)
+  BIN64(0x55, I64(a) > I64(b))
+  BIN64(0x56, a > b)
+  BIN64(0x57, I64(a) <= I64(b))
+  BIN64(0x58, a <= b)
+  BIN64(0x59, I64(a) >= I64(b))
+  BIN64(0x5A, a >= b)
+  BINF32(0x5B, uint64_t(a == b))
+  BINF32(0x5C, uint64_t(a != b))
+  BINF32(0x5D, uint64_t(a < b))
+  BINF32(0x5E, uint64_t(a > b))
+  BINF32(0x5F, uint64_t(a <= b))
+  BINF32(0x60, uint64_t(a >= b))
+  BINF64(0x61, uint64_t(a == b))
+  BINF64(0x62, uint64_t(a != b))
+  BINF64(0x63, uint64_t(a < b))
+  BINF64(0x64, uint64_t(a > b))
+  BINF64(0x65, uint64_t(a <= b))
+  BINF64(0x66, uint64_t(a >= b))
+  UN(0x67, U32(a) ? uint64_t(__builtin_clz(U32(a))) : 32)
+  UN(0x68, U32(a) ? uint64_t(__builtin_ctz(U32(a))) : 32)
+  UN(0x69, uint64_t(__builtin_popcount(U32(a))))
+  BIN32(0x6A, a + b)
+  BIN32(0x6B, a - b)
+  BIN32(0x6C, a * b)
+L_0x6D : {
+  int32_t b = I32(sp[-1]), a = I32(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  if (a == INT32_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
+  --sp;
+  sp[-1] = uint32_t(a / b);
+  NEXT();
+}
+L_0x6E : {
+  uint32_t b = U32(sp[-1]), a = U32(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = a / b;
+  NEXT();
+}
+L_0x6F : {
+  int32_t b = I32(sp[-1]), a = I32(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = b == -1 ? 0 : uint32_t(a % b);
+  NEXT();
+}
+L_0x70 : {
+  uint32_t b = U32(sp[-1]), a = U32(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = a % b;
+  NEXT();
+}
+  BIN32(0x71, a & b)
+  BIN32(0x72, a | b)
+  BIN32(0x73, a ^ b)
+  BIN32(0x74, a << (b & 31))
+  BIN32(0x75, uint32_t(int32_t(a) >> (b & 31)))
+  BIN32(0x76, a >> (b & 31))
+  BIN32(0x77, rotl32(a, b))
+  BIN32(0x78, rotr32(a, b))
+  // ---- i64 ----
+  UN(0x79, a ? uint64_t(__builtin_clzll(a)) : 64)
+  UN(0x7A, a ? uint64_t(__builtin_ctzll(a)) : 64)
+  UN(0x7B, uint64_t(__builtin_popcountll(a)))
+  BIN64(0x7C, a + b)
+  BIN64(0x7D, a - b)
+  BIN64(0x7E, a * b)
+L_0x7F : {
+  int64_t b = I64(sp[-1]), a = I64(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  if (a == INT64_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
+  --sp;
+  sp[-1] = uint64_t(a / b);
+  NEXT();
+}
+L_0x80 : {
+  uint64_t b = sp[-1], a = sp[-2];
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = a / b;
+  NEXT();
+}
+L_0x81 : {
+  int64_t b = I64(sp[-1]), a = I64(sp[-2]);
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = b == -1 ? 0 : uint64_t(a % b);
+  NEXT();
+}
+L_0x82 : {
+  uint64_t b = sp[-1], a = sp[-2];
+  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
+  --sp;
+  sp[-1] = a % b;
+  NEXT();
+}
+  BIN64(0x83, a & b)
+  BIN64(0x84, a | b)
+  BIN64(0x85, a ^ b)
+  BIN64(0x86, a << (b & 63))
+  BIN64(0x87, uint64_t(I64(a) >> (b & 63)))
+  BIN64(0x88, a >> (b & 63))
+  BIN64(0x89, rotl64(a, b))
+  BIN64(0x8A, rotr64(a, b))
+  // ---- f32 ---- (abs/neg/copysign act on the sign bit only, NaN payloads untouched)
+  UN(0x8B, a & 0x7FFFFFFFu)
+  UN(0x8C, (a ^ 0x80000000u) & 0xFFFFFFFFu)
+  UN(0x8D, bits(std::ceil(f32(a))))
+  UN(0x8E, bits(std::floor(f32(a))))
+  UN(0x8F, bits(std::trunc(f32(a))))
+  UN(0x90, bits(std::nearbyint(f32(a))))
+  UN(0x91, bits(std::sqrt(f32(a))))
+  BINF32(0x92, bits(a + b))
+  BINF32(0x93, bits(a - b))
+  BINF32(0x94, bits(a * b))
+  BINF32(0x95, bits(a / b))
+  BIN64(0x96, fmin32(a, b))
+  BIN64(0x97, fmax32(a, b))
+  BIN64(0x98, (a & 0x7FFFFFFFu) | (b & 0x80000000u))
+  // ---- f64 ----
+  UN(0x99, a & 0x7FFFFFFFFFFFFFFFull)
+  UN(0x9A, a ^ 0x8000000000000000ull)
+  UN(0x9B, bits(std::ceil(f64(a))))
+  UN(0x9C, bits(std::floor(f64(a))))
+  UN(0x9D, bits(std::trunc(f64(a))))
+  UN(0x9E, bits(std::nearbyint(f64(a))))
+  UN(0x9F, bits(std::sqrt(f64(a))))
+  BINF64(0xA0, bits(a + b))
+  BINF64(0xA1, bits(a - b))
+  BINF64(0xA2, bits(a * b))
+  BINF64(0xA3, bits(a / b))
+  BIN64(0xA4, fmin64(a, b))
+  BIN64(0xA5, fmax64(a, b))
+  BIN64(0xA6, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))
+  // ---- conversions ----
+  UN(0xA7, a & 0xFFFFFFFFu)
+#define TRUNC(name, F, conv, lo, hi, IT, W)                         \
+  L_##name : {                                                  \
+    F x = conv(sp[-1]);                                         \
+    if (x != x) TRAP(InvalidConversion, nullptr);               \
+    if (!(x > (lo) && x < (hi))) TRAP(IntegerOverflow, nullptr); \
+    sp[-1] = W(IT(x));                                          \
+    NEXT();                                                     \
+  }
+  TRUNC(0xA8, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
+  TRUNC(0xA9, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)
+  TRUNC(0xAA, double, f64, -2147483649.0, 2147483648.0, int32_t, uint32_t)
+  TRUNC(0xAB, double, f64, -1.0, 4294967296.0, uint32_t, uint32_t)
+  UN(0xAC, uint64_t(int64_t(I32(a))))
+  UN(0xAD, a & 0xFFFFFFFFu)
+  TRUNC(0xAE, float, f32, -9223373136366403584.0f, 9223372036854775808.0f, int64_t, uint64_t)
+  TRUNC(0xAF, float, f32, -1.0f, 18446744073709551616.0f, uint64_t, uint64_t)
+  TRUNC(0xB0, double, f64, -9223372036854777856.0, 9223372036854775808.0, int64_t, uint64_t)
+  TRUNC(0xB1, double, f64, -1.0, 18446744073709551616.0, uint64_t, uint64_t)
+  UN(0xB2, bits(float(I32(a))))
+  UN(0xB3, bits(float(U32(a))))
+  UN(0xB4, bits(float(I64(a))))
+  UN(0xB5, bits(float(a)))
+  UN(0xB6, bits(float(f64(a))))
+  UN(0xB7, bits(double(I32(a))))
+  UN(0xB8, bits(double(U32(a))))
+  UN(0xB9, bits(double(I64(a))))
+  UN(0xBA, bits(double(a)))
+  UN(0xBB, bits(double(f32(a))))
+  UN(0xC0, uint32_t(int32_t(int8_t(a))))
+  UN(0xC1, uint32_t(int32_t(int16_t(a))))
+  UN(0xC2, uint64_t(int64_t(int8_t(a))))
+  UN(0xC3, uint64_t(int64_t(int16_t(a))))
+  UN(0xC4, uint64_t(int64_t(int32_t(a))))
+  UN(fc0, uint32_t(sat<int32_t>(f32(a), -2147483904.0f, 2147483648.0f, INT32_MIN, INT32_MAX)))
+  UN(fc1, sat<uint32_t>(f32(a), -1.0f, 4294967296.0f, 0u, UINT32_MAX))
+  UN(fc2, uint32_t(sat<int32_t>(f64(a), -2147483649.0, 2147483648.0, INT32_MIN, INT32_MAX)))
+  UN(fc3, sat<uint32_t>(f64(a), -1.0, 4294967296.0, 0u, UINT32_MAX))
+  UN(fc4, uint64_t(sat<int64_t>(f32(a), -9223373136366403584.0f, 9223372036854775808.0f, INT64_MIN, INT64_MAX)))
+  UN(fc5, sat<uint64_t>(f32(a), -1.0f, 18446744073709551616.0f, uint64_t(0), UINT64_MAX))
+  UN(fc6, uint64_t(sat<int64_t>(f64(a), -9223372036854777856.0, 9223372036854775808.0, INT64_MIN, INT64_MAX)))
+  UN(fc7, sat<uint64_t>(f64(a), -1.0, 18446744073709551616.0, uint64_t(0), UINT64_MAX))
+
+  // ---- bulk memory and tables ----
+L_mem_init : {
+  uint32_t seg = *pc++;
+  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
+  sp -= 3;
+  const DataSeg& d = inst->module->datas[seg];
+  uint32_t len = inst->data_dropped[seg] ? 0 : d.len;
+  if (uint64_t(src) + n > len || uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (n) std::memcpy(mem + dst, inst->module->data_bytes.p + d.first + src, n);
+  NEXT();
+}
+L_data_drop:
+  inst->data_dropped[*pc++] = 1;
+  NEXT();
+L_mem_copy : {
+  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
+  sp -= 3;
+  if (uint64_t(src) + n > memsize || uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (n) std::memmove(mem + dst, mem + src, n);
+  NEXT();
+}
+L_mem_fill : {
+  uint32_t n = U32(sp[-1]), val = U32(sp[-2]), dst = U32(sp[-3]);
+  sp -= 3;
+  if (uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (n) std::memset(mem + dst, int(val & 0xFF), n);
+  NEXT();
+}
+L_table_init : {
+  uint32_t seg = pc[0];
+  Table* t = inst->tables[pc[1]];
+  pc += 2;
+  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
+  sp -= 3;
+  const uint64_t* refs = inst->elem_refs[seg];
+  uint32_t len = refs ? inst->module->elems[seg].count : 0;
+  if (uint64_t(src) + n > len || uint64_t(dst) + n > t->size) TRAP(TableOutOfBounds, nullptr);
+  for (uint32_t i = 0; i < n; i++) t->elems[dst + i] = refs[src + i];
+  NEXT();
+}
+L_elem_drop:
+  inst->elem_refs[*pc++] = nullptr;
+  NEXT();
+L_table_copy : {
+  Table* d = inst->tables[pc[0]];
+  Table* st = inst->tables[pc[1]];
+  pc += 2;
+  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
+  sp -= 3;
+  if (uint64_t(src) + n > st->size || uint64_t(dst) + n > d->size) TRAP(TableOutOfBounds, nullptr);
+  if (n) std::memmove(d->elems + dst, st->elems + src, size_t(n) * 8);
+  NEXT();
+}
+L_table_grow : {
+  Table* t = inst->tables[*pc++];
+  uint32_t n = U32(sp[-1]);
+  uint64_t init = sp[-2];
+  --sp;
+  uint32_t old;
+  sp[-1] = table_grow(s, t, n, init, &old) ? old : 0xFFFFFFFFu;
+  NEXT();
+}
+L_table_size:
+  *sp++ = inst->tables[*pc++]->size;
+  NEXT();
+L_table_fill : {
+  Table* t = inst->tables[*pc++];
+  uint32_t n = U32(sp[-1]), i = U32(sp[-3]);
+  uint64_t v = sp[-2];
+  sp -= 3;
+  if (uint64_t(i) + n > t->size) TRAP(TableOutOfBounds, nullptr);
+  for (uint32_t k = 0; k < n; k++) t->elems[i + k] = v;
+  NEXT();
+}
+
+done:
+  s->fuel = trap.code == TrapCode::OutOfFuel ? 0 : fuel;
+  if (trap.ok())
+    for (uint32_t i = 0; i < nr; i++) results[i].bits = stack_base[i];
+  return trap;
+#undef NEXT
+#undef TRAP
+#undef BUDGET
+#undef RELOAD
+}
+
+}  // namespace wasm
+}  // namespace k32

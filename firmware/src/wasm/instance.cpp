@@ -1,0 +1,205 @@
+// Instantiation: import resolution with the spec's subtyping rules, allocation of the
+// module's own functions/tables/memory/globals, active segments, and the start function.
+#include <cstdio>
+
+#include "internal.h"
+
+namespace k32 {
+namespace wasm {
+
+namespace {
+
+const char* kKindNames[] = {"function", "table", "memory", "global"};
+
+bool link_error(Error* err, Error::Kind kind, const Module* m, const Import& im, const char* what) {
+  err->kind = kind;
+  std::snprintf(err->message, sizeof err->message, "import %s.%s (%s): %s",
+                m->names.p + im.module_off, m->names.p + im.name_off, kKindNames[uint8_t(im.kind)], what);
+  return false;
+}
+
+bool limits_match(uint32_t size, uint32_t max, const Limits32& want) {
+  if (size < want.min) return false;
+  if (want.max == kNoMax) return true;
+  return max != kNoMax && max <= want.max;
+}
+
+const Definition* find_def(const Store* s, const char* module, const char* name) {
+  for (uint32_t i = 0; i < s->defs.n; i++) {
+    const Definition& d = s->defs[i];
+    if (std::strcmp(d.module, module) == 0 && std::strcmp(d.name, name) == 0) return &d;
+  }
+  return nullptr;
+}
+
+bool resolve_imports(Store* s, const Module* m, Instance* inst, Error* err) {
+  for (uint32_t i = 0; i < m->imports.n; i++) {
+    const Import& im = m->imports[i];
+    const Definition* d = find_def(s, m->names.p + im.module_off, m->names.p + im.name_off);
+    if (!d) return link_error(err, Error::Unlinkable, m, im, "unknown import");
+    if (d->ext.kind != im.kind) return link_error(err, Error::Unlinkable, m, im, "incompatible import type");
+    switch (im.kind) {
+      case ExternKind::Func: {
+        Func* f = static_cast<Func*>(d->ext.ptr);
+        if (!same_type(*f->type, m->types[m->func_types[im.index]]))
+          return link_error(err, Error::Unlinkable, m, im, "incompatible import type: signature differs");
+        inst->funcs[im.index] = f;
+        break;
+      }
+      case ExternKind::Table: {
+        Table* t = static_cast<Table*>(d->ext.ptr);
+        const TableDef& want = m->tables[im.index];
+        if (t->elem != want.elem || !limits_match(t->size, t->max, want.lim))
+          return link_error(err, Error::Unlinkable, m, im, "incompatible import type: table limits or element type");
+        inst->tables[im.index] = t;
+        break;
+      }
+      case ExternKind::Memory: {
+        Memory* mem = static_cast<Memory*>(d->ext.ptr);
+        if (!limits_match(mem->pages, mem->max_pages, m->memories[im.index]))
+          return link_error(err, Error::Unlinkable, m, im, "incompatible import type: memory limits");
+        inst->memory = mem;
+        break;
+      }
+      case ExternKind::Global: {
+        Global* g = static_cast<Global*>(d->ext.ptr);
+        const GlobalDef& want = m->globals[im.index];
+        if (g->type != want.type || g->mut != want.mut)
+          return link_error(err, Error::Unlinkable, m, im, "incompatible import type: global type or mutability");
+        inst->globals[im.index] = g;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+bool fail_alloc(Error* err, const char* what) {
+  err->kind = Error::OutOfMemory;
+  std::snprintf(err->message, sizeof err->message, "instantiate: cannot allocate %s (limits or memory)", what);
+  return false;
+}
+
+bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
+  uint32_t ndef = m->func_types.n - m->nfunc_imports;
+  Func* own = ndef ? static_cast<Func*>(s->allocate(sizeof(Func) * ndef)) : nullptr;
+  if (ndef && !own) return fail_alloc(err, "functions");
+  for (uint32_t i = 0; i < ndef; i++) {
+    own[i].type = &m->types[m->funcs[i].type];
+    own[i].inst = inst;
+    own[i].code = &m->funcs[i];
+    inst->funcs[m->nfunc_imports + i] = &own[i];
+  }
+  for (uint32_t i = m->ntable_imports; i < m->tables.n; i++) {
+    const TableDef& td = m->tables[i];
+    inst->tables[i] = table_new(s, td.elem, td.lim.min, td.lim.max);
+    if (!inst->tables[i]) return fail_alloc(err, "a table");
+  }
+  if (m->memories.n > m->nmem_imports) {
+    const Limits32& l = m->memories[0];
+    inst->memory = memory_new(s, l.min, l.max);
+    if (!inst->memory) return fail_alloc(err, "linear memory");
+  }
+  for (uint32_t i = m->nglobal_imports; i < m->globals.n; i++) {
+    const GlobalDef& g = m->globals[i];
+    inst->globals[i] = global_new(s, g.type, g.mut, Value{const_value(inst, g.init)});
+    if (!inst->globals[i]) return fail_alloc(err, "a global");
+  }
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    const ElemSeg& e = m->elems[i];
+    uint64_t* refs = static_cast<uint64_t*>(s->allocate(size_t(e.count) * 8 + 8));
+    if (!refs) return fail_alloc(err, "an element segment");
+    for (uint32_t k = 0; k < e.count; k++) refs[k] = const_value(inst, m->elem_items[e.first + k]);
+    inst->elem_refs[i] = e.mode == SegMode::Declarative ? nullptr : refs;
+  }
+  return true;
+}
+
+// Active segments run in order, each as table.init / memory.init then a drop (spec 2.0);
+// a trap leaves the effects of earlier segments in place.
+Trap run_segments(const Module* m, Instance* inst) {
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    const ElemSeg& e = m->elems[i];
+    if (e.mode != SegMode::Active) continue;
+    Table* t = inst->tables[e.table];
+    uint32_t off = uint32_t(const_value(inst, e.offset));
+    if (uint64_t(off) + e.count > t->size) return trap_make(TrapCode::TableOutOfBounds);
+    for (uint32_t k = 0; k < e.count; k++) t->elems[off + k] = inst->elem_refs[i][k];
+    inst->elem_refs[i] = nullptr;
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++) {
+    const DataSeg& d = m->datas[i];
+    if (d.mode != SegMode::Active) continue;
+    uint32_t off = uint32_t(const_value(inst, d.offset));
+    uint64_t size = inst->memory ? uint64_t(inst->memory->pages) * kPageSize : 0;
+    if (uint64_t(off) + d.len > size) return trap_make(TrapCode::MemoryOutOfBounds);
+    if (d.len) std::memcpy(inst->memory->data + off, m->data_bytes.p + d.first, d.len);
+    inst->data_dropped[i] = 1;
+  }
+  return trap_ok();
+}
+
+}  // namespace
+
+uint64_t const_value(const Instance* inst, const ConstExpr& e) {
+  switch (e.op) {
+    case 0x23: return inst->globals[e.value]->bits;
+    case 0xD0: return 0;
+    case 0xD2: return uint64_t(uintptr_t(inst->funcs[e.value]));
+    default: return e.value;
+  }
+}
+
+Instance* instantiate(Store* s, const Module* m, Error* err, Trap* trap) {
+  err->kind = Error::None;
+  err->message[0] = 0;
+  *trap = trap_ok();
+  size_t bytes = sizeof(Instance) + sizeof(Func*) * m->func_types.n + sizeof(Table*) * m->tables.n +
+                 sizeof(Global*) * m->globals.n + sizeof(uint64_t*) * m->elems.n + m->datas.n;
+  Instance* inst = static_cast<Instance*>(s->allocate(bytes));
+  if (!inst) {
+    fail_alloc(err, "the instance");
+    return nullptr;
+  }
+  inst->store = s;
+  inst->module = m;
+  inst->funcs = reinterpret_cast<Func**>(inst + 1);
+  inst->tables = reinterpret_cast<Table**>(inst->funcs + m->func_types.n);
+  inst->globals = reinterpret_cast<Global**>(inst->tables + m->tables.n);
+  inst->elem_refs = reinterpret_cast<uint64_t**>(inst->globals + m->globals.n);
+  inst->data_dropped = reinterpret_cast<uint8_t*>(inst->elem_refs + m->elems.n);
+  inst->nexports = m->exports.n;
+  if (!resolve_imports(s, m, inst, err) || !allocate_own(s, m, inst, err)) return nullptr;
+  *trap = run_segments(m, inst);
+  if (!trap->ok()) return nullptr;
+  if (m->start >= 0) {
+    *trap = call(s, inst->funcs[m->start], nullptr, 0, nullptr, 0);
+    if (!trap->ok()) return nullptr;
+  }
+  return inst;
+}
+
+bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Extern* out) {
+  const Module* m = inst->module;
+  if (i >= m->exports.n) return false;
+  const Export& e = m->exports[i];
+  *name = m->names.p + e.name_off;
+  out->kind = e.kind;
+  switch (e.kind) {
+    case ExternKind::Func: out->ptr = inst->funcs[e.index]; break;
+    case ExternKind::Table: out->ptr = inst->tables[e.index]; break;
+    case ExternKind::Memory: out->ptr = inst->memory; break;
+    case ExternKind::Global: out->ptr = inst->globals[e.index]; break;
+  }
+  return true;
+}
+
+bool instance_export(const Instance* inst, const char* name, Extern* out) {
+  const char* n;
+  for (uint32_t i = 0; instance_export_at(inst, i, &n, out); i++)
+    if (std::strcmp(n, name) == 0) return true;
+  return false;
+}
+
+}  // namespace wasm
+}  // namespace k32

@@ -1,0 +1,220 @@
+// Internal data structures of the interpreter, shared by loader, linker and executor.
+#pragma once
+#include <atomic>
+#include <cstring>
+
+#include "wasm.h"
+
+namespace k32 {
+namespace wasm {
+
+// Growable array of trivially-copyable T with an explicit allocator: every growth can
+// fail and reports it instead of aborting (no exceptions on the boards).
+template <class T>
+struct Vec {
+  T* p = nullptr;
+  uint32_t n = 0;
+  uint32_t cap = 0;
+
+  bool reserve(const Allocator& a, uint32_t want) {
+    if (want <= cap) return true;
+    uint64_t nc = cap ? uint64_t(cap) * 2 : 8;
+    if (nc < want) nc = want;
+    if (nc * sizeof(T) > 0x7FFFFFFFu) return false;
+    T* q = static_cast<T*>(a.alloc(a.ctx, size_t(nc * sizeof(T))));
+    if (!q) return false;
+    if (n) std::memcpy(static_cast<void*>(q), p, n * sizeof(T));
+    if (p) a.free(a.ctx, p);
+    p = q;
+    cap = uint32_t(nc);
+    return true;
+  }
+  bool push(const Allocator& a, const T& v) {
+    if (n == cap && !reserve(a, n + 1)) return false;
+    p[n++] = v;
+    return true;
+  }
+  void release(const Allocator& a) {
+    if (p) a.free(a.ctx, p);
+    p = nullptr;
+    n = cap = 0;
+  }
+  T& operator[](uint32_t i) { return p[i]; }
+  const T& operator[](uint32_t i) const { return p[i]; }
+};
+
+struct FuncType {
+  uint32_t nparams;
+  uint32_t nresults;
+  const ValType* types;  // params then results
+  const ValType* params() const { return types; }
+  const ValType* results() const { return types + nparams; }
+};
+bool same_type(const FuncType& a, const FuncType& b);
+
+constexpr uint32_t kNoMax = 0xFFFFFFFFu;
+
+struct Limits32 {
+  uint32_t min;
+  uint32_t max;  // kNoMax when absent
+};
+
+// A constant expression of WebAssembly 2.0 is exactly one instruction.
+struct ConstExpr {
+  uint8_t op;      // 0x41 i32.const .. 0x44, 0x23 global.get, 0xD0 ref.null, 0xD2 ref.func
+  uint64_t value;  // bits, or the global / function index
+};
+
+struct Import {
+  uint32_t module_off, module_len, name_off, name_len;  // into Module::names
+  ExternKind kind;
+  uint32_t index;  // index in its space (func/table/memory/global)
+};
+
+struct Export {
+  uint32_t name_off, name_len;
+  ExternKind kind;
+  uint32_t index;
+};
+
+struct TableDef {
+  ValType elem;
+  Limits32 lim;
+};
+
+struct GlobalDef {
+  ValType type;
+  bool mut;
+  ConstExpr init;
+};
+
+enum class SegMode : uint8_t { Active, Passive, Declarative };
+
+struct ElemSeg {
+  SegMode mode;
+  ValType type;
+  uint32_t table;
+  ConstExpr offset;
+  uint32_t first;  // index into Module::elem_items
+  uint32_t count;
+};
+
+struct DataSeg {
+  SegMode mode;
+  uint32_t memory;
+  ConstExpr offset;
+  uint32_t first;  // into Module::data_bytes
+  uint32_t len;
+};
+
+// A compiled function body: code words start at `code`, locals are slots 0..nlocals.
+struct FuncCode {
+  uint32_t code;        // offset into Module::code
+  uint32_t nlocals;     // params + declared locals
+  uint32_t max_height;  // operand slots needed above the locals
+  uint32_t type;        // type index
+};
+
+class Module {
+ public:
+  Allocator alloc;
+  Vec<FuncType> types;
+  Vec<ValType> type_pool;
+  Vec<char> names;
+  Vec<Import> imports;
+  Vec<uint32_t> func_types;  // type index of every function (imports first)
+  uint32_t nfunc_imports = 0, ntable_imports = 0, nmem_imports = 0, nglobal_imports = 0;
+  Vec<TableDef> tables;
+  Vec<Limits32> memories;
+  Vec<GlobalDef> globals;
+  Vec<Export> exports;
+  int64_t start = -1;
+  bool has_datacount = false;
+  uint32_t datacount = 0;
+  Vec<ElemSeg> elems;
+  Vec<ConstExpr> elem_items;
+  Vec<DataSeg> datas;
+  Vec<uint8_t> data_bytes;
+  Vec<FuncCode> funcs;  // defined functions only
+  Vec<uint32_t> code;
+};
+
+// ---- runtime objects, all owned by a Store ----
+struct Func {
+  const FuncType* type;
+  Instance* inst;        // null for host functions
+  const FuncCode* code;  // wasm functions
+  HostFn host;
+  void* user;
+};
+
+struct Table {
+  ValType elem;
+  uint32_t size;
+  uint32_t max;
+  uint64_t* elems;
+};
+
+struct Memory {
+  uint8_t* data;
+  uint32_t pages;
+  uint32_t max_pages;
+};
+
+struct Global {
+  ValType type;
+  bool mut;
+  uint64_t bits;
+};
+
+struct Instance {
+  Store* store;
+  const Module* module;
+  Func** funcs;
+  Table** tables;
+  Memory* memory;  // at most one in 2.0
+  Global** globals;
+  uint64_t** elem_refs;  // evaluated element segments; null once dropped
+  uint8_t* data_dropped;
+  uint32_t nexports;
+};
+
+struct Definition {
+  char* module;
+  char* name;
+  Extern ext;
+};
+
+struct Frame {
+  const uint32_t* pc;
+  uint64_t* fp;
+  Instance* inst;
+};
+
+class Store {
+ public:
+  Allocator user_alloc;  // the embedder's allocator
+  Allocator alloc;       // counting wrapper over user_alloc
+  Limits limits;
+  size_t in_use = 0;
+  struct Node* objects = nullptr;  // every allocation, freed with the store
+  Vec<Definition> defs;
+  uint64_t* stack = nullptr;
+  Frame* frames = nullptr;
+  uint32_t stack_used = 0;  // slots / frames held by calls in progress (host re-entry)
+  uint32_t depth_used = 0;
+  std::atomic<bool> interrupt{false};
+  int64_t fuel = -1;
+  bool running = false;
+
+  void* allocate(size_t bytes);  // zeroed; tracked
+  void release(void* p);
+};
+
+Trap execute(Store* s, Func* f, const Value* args, Value* results);
+bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages);
+bool table_grow(Store* s, Table* t, uint32_t delta, uint64_t init, uint32_t* old_size);
+uint64_t const_value(const Instance* inst, const ConstExpr& e);
+
+}  // namespace wasm
+}  // namespace k32

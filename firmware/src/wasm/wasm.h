@@ -1,0 +1,171 @@
+// Kube32 WebAssembly interpreter: the one public header.
+//
+// WebAssembly 2.0 core without SIMD. Modules are decoded, validated and compiled once
+// (module_load) into an internal pre-decoded code; a Store holds instances, memories,
+// tables, globals and host functions of one pod and frees them all together.
+// No dependency on the rest of the core: memory comes from the Allocator the embedder
+// passes (the kubelet passes port::mem_alloc), so per-pod accounting is exact.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace k32 {
+namespace wasm {
+
+constexpr uint32_t kPageSize = 65536;
+
+enum class ValType : uint8_t {
+  I32 = 0x7F, I64 = 0x7E, F32 = 0x7D, F64 = 0x7C, FuncRef = 0x70, ExternRef = 0x6F,
+};
+
+// A value is its raw bits: i32/f32 in the low 32 bits (zero-extended), i64/f64 as is,
+// funcref a Func* (0 = null), externref an opaque non-zero host word (0 = null).
+struct Value {
+  uint64_t bits;
+};
+
+// Allocation callbacks; alloc may return nullptr and every caller handles it.
+struct Allocator {
+  void* (*alloc)(void* ctx, size_t bytes);
+  void (*free)(void* ctx, void* p);
+  void* ctx;
+};
+// malloc/free, for tools and tests.
+const Allocator& default_allocator();
+
+enum class TrapCode : uint8_t {
+  None = 0,
+  Unreachable,
+  MemoryOutOfBounds,
+  TableOutOfBounds,
+  IndirectCallTypeMismatch,
+  UninitializedElement,
+  IntegerOverflow,
+  IntegerDivideByZero,
+  InvalidConversion,
+  CallStackExhausted,
+  Interrupted,
+  OutOfFuel,
+  OutOfMemory,
+  HostError,
+  Exit,  // WASI proc_exit: exit_code holds the status
+};
+
+struct Trap {
+  TrapCode code;
+  int32_t exit_code;    // only for TrapCode::Exit
+  const char* message;  // static string, never null
+  bool ok() const { return code == TrapCode::None; }
+};
+Trap trap_ok();
+Trap trap_make(TrapCode code, const char* message = nullptr);
+const char* trap_text(TrapCode code);  // spec wording, e.g. "integer divide by zero"
+
+// Load/link errors: one line naming the section and byte offset or the import.
+struct Error {
+  enum Kind : uint8_t { None, Malformed, Invalid, Unlinkable, OutOfMemory } kind;
+  char message[160];
+};
+
+struct Limits {
+  uint32_t max_memory_pages = 65536;  // hard cap over what modules declare
+  uint32_t max_table_elems = 1u << 20;
+  uint32_t value_stack_slots = 1u << 16;  // 8 bytes each
+  uint32_t call_depth = 2048;
+};
+
+class Module;
+class Store;
+struct Instance;
+struct Func;
+struct Table;
+struct Memory;
+struct Global;
+
+// ---- modules: load and validate once, instantiate many times ----
+Module* module_load(const uint8_t* bytes, size_t len, const Allocator& a, Error* err);
+void module_free(Module* m);
+size_t module_code_bytes(const Module* m);  // compiled code + metadata, for reports
+
+// ---- stores: one per pod ----
+Store* store_new(const Allocator& a, const Limits& limits);
+void store_free(Store* s);
+// Bytes this store holds right now (instances, stacks, linear memories, tables).
+size_t store_bytes_in_use(const Store* s);
+// Safe from any thread: the running code traps with Interrupted at the next loop
+// back-edge or call (a few microseconds). Cleared when the next call starts.
+void store_interrupt(Store* s);
+// Fuel counts loop iterations and calls; < 0 = unlimited (the default).
+void store_set_fuel(Store* s, int64_t fuel);
+int64_t store_fuel(const Store* s);
+
+// ---- host functions ----
+// What a host function sees of its caller: the caller instance's linear memory.
+struct Caller {
+  Store* store;
+  Instance* instance;
+  // Copies [addr, addr+len) of the caller's memory; false when out of bounds / no memory.
+  bool read(uint32_t addr, void* dst, uint32_t len) const;
+  bool write(uint32_t addr, const void* src, uint32_t len) const;
+  // Direct view, valid until the guest runs again (memory.grow may move it).
+  uint8_t* memory(uint32_t* size) const;
+};
+using HostFn = Trap (*)(Caller& caller, const Value* args, Value* results, void* user);
+
+// Signatures are written as parameter letters ':' result letters with
+// i=i32 I=i64 f=f32 F=f64 r=funcref e=externref, e.g. "iiii:i" or ":" .
+enum class ExternKind : uint8_t { Func = 0, Table = 1, Memory = 2, Global = 3 };
+struct Extern {
+  ExternKind kind;
+  void* ptr;  // Func*, Table*, Memory*, Global*
+};
+
+Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user);
+Global* global_new(Store* s, ValType t, bool mut, Value v);
+Table* table_new(Store* s, ValType elem, uint32_t min, uint32_t max /*UINT32_MAX: none*/);
+Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages /*UINT32_MAX: none*/);
+Value global_get(const Global* g);
+ValType global_type(const Global* g);
+
+// Names importable by the next instantiations: define("k32", "log", {Func, f}).
+bool store_define(Store* s, const char* module, const char* name, Extern e);
+bool store_define_host(Store* s, const char* module, const char* name, const char* sig,
+                       HostFn fn, void* user);
+// Defines every export of `inst` under module name `as` (spec-test `register`).
+bool store_register_instance(Store* s, const char* as, Instance* inst);
+
+// Resolves imports from the store's definitions, allocates, runs active segments and the
+// start function. Returns nullptr with err (link/alloc error) or trap (start trapped).
+Instance* instantiate(Store* s, const Module* m, Error* err, Trap* trap);
+bool instance_export(const Instance* inst, const char* name, Extern* out);
+// Export i for i < count; false past the end.
+bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Extern* out);
+
+// Signature of a function in the letter form above, into buf (NUL-terminated).
+bool func_signature(const Func* f, char* buf, size_t cap);
+uint32_t func_param_count(const Func* f);
+uint32_t func_result_count(const Func* f);
+ValType func_param_type(const Func* f, uint32_t i);
+ValType func_result_type(const Func* f, uint32_t i);
+
+// Runs f to completion. Arity must match the signature (checked).
+Trap call(Store* s, Func* f, const Value* args, uint32_t nargs, Value* results, uint32_t nresults);
+
+// ---- WASI preview1 subset (args, environ, fd_write 1/2, clocks, random, proc_exit ...) ----
+struct WasiConfig {
+  int argc;
+  const char* const* argv;
+  int envc;
+  const char* const* envp;
+  // Output sink for fd 1 and 2 (stdout → pod logs); returns false on failure.
+  bool (*write)(void* ctx, int fd, const uint8_t* data, size_t len);
+  void* write_ctx;
+  uint64_t (*clock_ns)(void* ctx, uint32_t clock_id);  // realtime=0, monotonic=1
+  void (*random)(void* ctx, uint8_t* buf, size_t len);
+  void* sys_ctx;
+};
+// Defines the "wasi_snapshot_preview1" functions in s; cfg must outlive the store.
+bool wasi_define(Store* s, const WasiConfig* cfg);
+
+}  // namespace wasm
+}  // namespace k32
