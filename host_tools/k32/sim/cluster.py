@@ -264,8 +264,13 @@ class SimCluster:
         scheme = ready.pop("apiScheme", "http") or "http"
         if scheme not in ("http", "https"):
             raise SimError(f"{self.nodes[0].name}: K32_READY apiScheme {scheme!r} is not http/https")
-        self.scheme = scheme
         ca_file, ca_pem = ready.pop("caFile", None), ready.pop("caCert", None)
+        if not self.token:
+            # TLS only matters for the token (kubectl sends it over TLS only), and kubectl
+            # prompts for a username when an https cluster's user has no credentials: a
+            # cluster without a token is reached over plain HTTP (the API port serves both).
+            scheme = "http"
+        self.scheme = scheme
         if scheme == "https" and ca_file and not ca_pem:
             try:
                 ca_pem = Path(ca_file).read_text()
