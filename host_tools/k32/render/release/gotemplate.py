@@ -123,7 +123,7 @@ class _Parser:
             _, text, line, _ = item
             if text.startswith("/*"):
                 continue
-            word, rest = (text.split(None, 1) + [""])[:2]
+            word, rest = (text.split(None, 1) + ["", ""])[:2]
             if word in ("end", "else"):
                 if word not in closers and not closers:
                     self.fail(line, f"unexpected {{{{{word}}}}}")
