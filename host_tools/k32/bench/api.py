@@ -134,7 +134,11 @@ def run(api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None
         "benchmark": "api", "count": count, "namespace": ns,
         "apply": summarize(applies),
         "list": dict(summarize(lists), items=count),
-        "heapBytes": {"before": heap_before, "after": heap_after,
-                      "delta": (heap_after - heap_before)
-                      if heap_before is not None and heap_after is not None else None},
+        "heapBytes": _heap_summary(heap_before, heap_after, count),
     }
+
+
+def _heap_summary(before: int | None, after: int | None, count: int) -> dict:
+    delta = after - before if before is not None and after is not None else None
+    return {"before": before, "after": after, "delta": delta,
+            "perObject": round(delta / count, 1) if delta is not None else None}

@@ -25,7 +25,7 @@ def _print_api(result: dict) -> None:
         click.echo("  heap   not reported (no k32_heap_bytes_in_use in /metrics, no console)")
     else:
         click.echo(f"  heap   {heap['before']} -> {heap['after']} bytes "
-                   f"(+{heap['delta']} for {result['count']} objects)")
+                   f"({heap['delta']:+d}, {heap['perObject']} per object)")
 
 
 @bench.command("api")

@@ -137,7 +137,7 @@ def down(state):
 @STATE_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(state, as_json):
-    """Show where every node listens and whether it runs."""
+    """Show where every node listens and whether it runs (exit 1 if a node died)."""
     try:
         st = SimCluster.from_state(state).status()
     except SimError as e:
