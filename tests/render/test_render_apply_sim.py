@@ -2,6 +2,8 @@
 `k32 apply --bundle` is accepted, and `--check` then reports no drift."""
 from __future__ import annotations
 
+import yaml
+
 from render_helpers import CATALOG_KUBE32, k32
 
 
@@ -28,3 +30,19 @@ def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
     assert k32(*base).exit_code == 0
     check = k32(*base, "--check")
     assert check.exit_code == 0, check.output
+
+
+def test_apply_uses_the_kubeconfig_token_of_a_protected_simulator(sim_factory, tmp_path):
+    cluster = sim_factory(workers=0, token="render-e2e-token")
+    cluster.up()
+    base = _bundle_and_args(cluster, tmp_path)
+    assert k32(*base).exit_code == 0
+    assert k32(*base, "--check").exit_code == 0
+    # the same bundle with the token removed from the kubeconfig is refused, and says why
+    cfg = yaml.safe_load(cluster.kubeconfig.read_text())
+    for u in cfg["users"]:
+        u["user"].pop("token", None)
+    anon = tmp_path / "anon-kubeconfig"
+    anon.write_text(yaml.safe_dump(cfg))
+    r = k32("apply", "--bundle", base[2], "--kubeconfig", anon, "--context", cluster.context, "--check")
+    assert r.exit_code == 1 and "api_auth" in r.output, r.output
