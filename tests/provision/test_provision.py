@@ -3,6 +3,7 @@ import pytest
 from click.testing import CliRunner
 
 from k32.cli import main
+from k32.sim.kubeconfig import write_context
 
 from fake_console import FakeConsole
 
@@ -124,14 +125,18 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     assert "s3cr3t-Token" not in r.output
     denied = cluster.kubectl("get", "nodes")
     assert denied.returncode != 0 and "Unauthorized" in denied.stderr, denied.stderr
-    # (client-go sends bearer tokens only over https, and the sim API here is plain http:
-    # check the token with a direct request instead)
     assert cluster.request("GET", "/api/v1/nodes", token=None)[0] == 401
     assert cluster.request("GET", "/api/v1/nodes", token="s3cr3t-Token")[0] == 200
+    # kubectl sends a bearer token only over TLS (kubernetes/kubectl#744); the API port
+    # also speaks TLS, so a kubeconfig with https + the token works
+    write_context(cluster.api_url.replace("http://", "https://"), "s3cr3t-Token",
+                  cluster.kubeconfig, cluster.context)
+    ok = cluster.kubectl("get", "nodes")
+    assert ok.returncode == 0 and "Ready" in ok.stdout, ok.stderr
     # a bad token is refused before it reaches the node: the good one still works
     r = run("--port", url, "--token", "bad token")
     assert r.exit_code != 0
-    assert cluster.request("GET", "/api/v1/nodes", token="s3cr3t-Token")[0] == 200
+    assert cluster.kubectl("get", "nodes").returncode == 0
     # Wi-Fi credentials persist in the sim's state dir and STATUS reports them
     r = run("--port", url, "--wifi", "--ssid", UNICODE_SSID, "--password", SECRET_PASSWORD, "--wait", "1")
     assert r.exit_code == 0, r.output
@@ -141,3 +146,34 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     r = run("--port", url, "--clear-token")
     assert r.exit_code == 0, r.output
     assert cluster.request("GET", "/api/v1/nodes", token=None)[0] == 200
+
+
+def test_token_and_wifi_persist_across_a_restart(sim_factory):
+    from k32.provision import Console
+    from k32.sim.cluster import SimCluster
+    cluster = sim_factory(workers=0)
+    cluster.up()
+    url = f"socket://{cluster.status()['nodes'][0]['console']}"
+    assert run("--port", url, "--token", "persist-me").exit_code == 0
+    assert run("--port", url, "--wifi", "--ssid", "lab", "--password", "12345678", "--wait", "0").exit_code == 0
+    cluster.down()
+    class NoTokenFlag(SimCluster):
+        """Restarts the node without --token (so only its stored token can be in force)
+        while this client still sends the token in its readiness checks."""
+        def _argv(self, binary, spec):
+            argv = super()._argv(binary, spec)
+            if "--token" in argv:
+                i = argv.index("--token")
+                del argv[i:i + 2]
+            return argv
+
+    again = NoTokenFlag(cluster.state, workers=0, base_port=cluster.base_port,
+                        kubeconfig=cluster.kubeconfig, token="persist-me")
+    try:
+        again.up()
+        with Console(f"socket://{again.status()['nodes'][0]['console']}") as con:
+            st = con.command("STATUS")
+        assert st["token"] is True and st["wifi"] is True
+        assert again.request("GET", "/api/v1/nodes", token=None)[0] == 401
+    finally:
+        again.down()
