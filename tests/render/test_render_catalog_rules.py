@@ -210,3 +210,10 @@ def test_the_shipped_schema_is_a_valid_draft_2020_12_schema():
     import jsonschema
     from k32.render.catalog.load import schema
     jsonschema.Draft202012Validator.check_schema(schema())
+
+
+def test_apps_dir_defaults_to_apps_beside_the_catalog(tmp_path):
+    cat = _catalog(tmp_path, {"web.yaml": MINIMAL})
+    assert k32("catalog", "render", cat).exit_code == 0
+    assert (tmp_path / "apps" / "bundle.json").is_file()
+    assert k32("catalog", "check", cat).exit_code == 0

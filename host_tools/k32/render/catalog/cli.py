@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -13,6 +14,12 @@ from . import k3s, kube32, selftest
 from .load import load_catalog
 
 TARGETS = {"k3s": k3s.render_catalog, "kube32": kube32.render_catalog}
+
+
+def default_apps_dir(catalog_dir, target: str) -> Path:
+    """catalog/ -> apps/ beside it (the contract's layout); kube32 output gets its own dir."""
+    name = "apps" if target == "k3s" else f"apps-{target}"
+    return Path(catalog_dir).resolve().parent / name
 
 
 def render_bundle(catalog_dir, target: str):
@@ -38,7 +45,8 @@ def validate(catalog_dir):
 @catalog.command()
 @click.argument("catalog_dir", required=False, type=click.Path(file_okay=False))
 @click.option("-o", "--output", "apps_dir", type=click.Path(file_okay=False),
-              help="Output directory (a bundle: per-resource files + bundle.json).")
+              help="Output directory (a bundle: per-resource files + bundle.json). "
+                   "Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
 @click.option("--selftest", is_flag=True, help="Assert the contract's load-bearing cases exactly.")
 @one_line_errors
@@ -50,8 +58,9 @@ def render(catalog_dir, apps_dir, target, **kw):
             click.echo(f"{'ok  ' if err is None else 'FAIL'} {name}" + ("" if err is None else f": {err}"))
             failed += err is not None
         sys.exit(1 if failed else 0)
-    if not catalog_dir or not apps_dir:
-        raise click.UsageError("CATALOG_DIR and -o APPS_DIR are required (or --selftest)")
+    if not catalog_dir:
+        raise click.UsageError("CATALOG_DIR is required (or --selftest)")
+    apps_dir = apps_dir or default_apps_dir(catalog_dir, target)
     _, b = render_bundle(catalog_dir, target)
     bundle_mod.write(b, apps_dir)
     click.echo(f"{len(b.resources)} resources -> {apps_dir} ({b.digest})")
@@ -59,12 +68,14 @@ def render(catalog_dir, apps_dir, target, **kw):
 
 @catalog.command()
 @click.argument("catalog_dir", type=click.Path(file_okay=False))
-@click.option("-o", "--output", "apps_dir", required=True, type=click.Path(file_okay=False))
+@click.option("-o", "--output", "apps_dir", type=click.Path(file_okay=False),
+              help="Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
 @one_line_errors
 def check(catalog_dir, apps_dir, target):
     """Fail with a diff unless APPS_DIR reproduces from CATALOG_DIR; re-prove that internal
     services publish no public DNS (and public ones do)."""
+    apps_dir = apps_dir or default_apps_dir(catalog_dir, target)
     defs, b = render_bundle(catalog_dir, target)
     lines = check_mod.diff(b.files(), apps_dir)
     problems = check_mod.internal_dns_violations(defs, apps_dir) if target == "k3s" else []
