@@ -127,3 +127,9 @@ def load_manifest(bundle_dir: Path) -> dict:
         if hashlib.sha256(data).hexdigest() != e.get("sha256"):
             raise BundleError(f"{path}: artifacts[{i}] ({e['name']}): sha256 mismatch; rebuild the bundle")
     return manifest
+
+
+def digest_for(board_name: str) -> str:
+    """Builds (or refreshes) build/bundle/<board> and returns its digest: what the simulator
+    passes to `k32-node --bundle` so STATUS and `k32 sim status` show it."""
+    return build(board_name)["digest"]
