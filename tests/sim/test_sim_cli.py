@@ -179,3 +179,28 @@ def test_foreground_up_ends_quietly_on_sim_down(env):
             proc.kill()
     assert proc.returncode == 0, err
     assert "stopped by `k32 sim down`" in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
+def test_test_clusters_die_with_their_test_process(tmp_path):
+    code = ("import sys, time; from k32.sim.testing import make_test_cluster\n"
+            "c = make_test_cluster(sys.argv[1], workers=0); c.up()\n"
+            "print(c.status()['nodes'][0]['pid'], c.status()['nodes'][0]['pid'] and "
+            "__import__('k32.sim.procs', fromlist=['x']).start_time(c.status()['nodes'][0]['pid']),"
+            " flush=True)\ntime.sleep(120)\n")
+    runner = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "st")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = runner.stdout.readline().split()
+        assert len(line) == 2, runner.stderr.read() if runner.poll() is not None else line
+        pid, started = int(line[0]), line[1]
+        assert procs.alive(pid, started)
+        runner.kill()  # like a CI job killed mid-test: no teardown runs
+        runner.wait()
+        deadline = time.monotonic() + 10
+        while procs.alive(pid, started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not procs.alive(pid, started), "the test cluster outlived its test process"
+    finally:
+        if runner.poll() is None:
+            runner.kill()

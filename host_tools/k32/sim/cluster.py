@@ -128,6 +128,19 @@ def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join("    " + line for line in tail) if tail else "    (log is empty)"
 
 
+def _parent_death_hook():
+    """A function to run in the child before exec that makes the kernel SIGTERM it when its
+    parent dies (Linux prctl), or None elsewhere. Everything is looked up here, in the parent:
+    the child of a threaded parent must not import or take locks before exec."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    pr_set_pdeathsig, sigterm = 1, int(signal.SIGTERM)
+    return lambda: prctl(pr_set_pdeathsig, sigterm, 0, 0, 0)
+
+
 def _kubeconfig_token(path: Path, context: str) -> str | None:
     """The bearer token `up` wrote for `context` (sim.json never holds the secret itself)."""
     try:
@@ -144,7 +157,7 @@ class SimCluster:
     def __init__(self, state_dir: Path | str = DEFAULT_STATE_DIR, workers: int = DEFAULT_WORKERS,
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
                  kubeconfig: Path | str | None = None, binary: Path | str | None = None,
-                 context: str = kcfg.CONTEXT):
+                 context: str = kcfg.CONTEXT, die_with_parent: bool = False):
         self.state = Path(state_dir).expanduser().resolve()
         self.workers = workers
         self.base_port = base_port
@@ -152,6 +165,8 @@ class SimCluster:
         self.kubeconfig = Path(kubeconfig).expanduser() if kubeconfig else kcfg.default_path()
         self.binary = Path(binary) if binary else None
         self.context = context
+        # Test clusters must not outlive a killed test run; a user's detached cluster must.
+        self.die_with_parent = die_with_parent
         self.nodes = layout(workers, base_port)
         self._children: dict[str, subprocess.Popen] = {}
         # The control plane says in its K32_READY line whether the API is served over TLS
@@ -305,12 +320,14 @@ class SimCluster:
 
     def _start(self, binary: Path, spec: NodeSpec) -> dict:
         self.node_state(spec.name).mkdir(parents=True, exist_ok=True)
+        hook = _parent_death_hook() if self.die_with_parent else None
         with open(self.out_path(spec.name), "wb") as out, open(self.log_path(spec.name), "wb") as err:
             try:
                 # Own session: a Ctrl-C in the terminal reaches `k32 sim up`, which stops the
                 # nodes in order, and a detached cluster outlives the shell that started it.
                 proc = subprocess.Popen(self._argv(binary, spec), stdin=subprocess.DEVNULL,
-                                        stdout=out, stderr=err, start_new_session=True)
+                                        stdout=out, stderr=err, start_new_session=True,
+                                        preexec_fn=hook)
             except OSError as e:
                 raise SimError(f"{spec.name}: cannot start {binary}: {e}")
         self._children[spec.name] = proc

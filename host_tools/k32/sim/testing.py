@@ -13,7 +13,7 @@ def make_test_cluster(state_dir: Path, workers: int = 2, token: str | None = Non
     """A SimCluster (not yet up) in `state_dir`, with its own kubeconfig inside it."""
     state_dir = Path(state_dir)
     return SimCluster(state_dir, workers=workers, base_port=find_free_base_port(workers),
-                      token=token, kubeconfig=state_dir / KUBECONFIG_NAME)
+                      token=token, kubeconfig=state_dir / KUBECONFIG_NAME, die_with_parent=True)
 
 
 def k8s_api_client(cluster: SimCluster):
