@@ -11,7 +11,7 @@ import yaml
 from kubernetes_validate.utils import latest_version
 
 from k32.render import bundle
-from k32.render.catalog import check, k3s, kube32
+from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, schema
 from k32.render.errors import RenderError
 from render_helpers import CATALOG_K3S, CATALOG_KUBE32, GOLDEN, UPDATE_GOLDEN
@@ -33,7 +33,7 @@ def test_catalog_matches_golden(target):
     golden = GOLDEN / target
     if UPDATE_GOLDEN:
         bundle.write(b, golden)
-    lines = check.diff(b.files(), golden)
+    lines = bundle.diff(b.files(), golden)
     assert not lines, "".join(lines[:80])
 
 

@@ -259,10 +259,9 @@ def test_inspect_uses_inert_values():
 
 
 def test_fixture_release_matches_golden():
-    from k32.render.catalog.check import diff
     from render_helpers import GOLDEN, UPDATE_GOLDEN
     b = _render()
     if UPDATE_GOLDEN:
         bundle.write(b, GOLDEN / "release")
-    lines = diff(b.files(), GOLDEN / "release")
+    lines = bundle.diff(b.files(), GOLDEN / "release")
     assert not lines, "".join(lines[:60])

@@ -11,6 +11,7 @@ On disk:
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -223,3 +224,27 @@ def load(bundle_dir) -> Bundle:
     if b.digest != manifest.get("digest"):
         raise RenderError("hash_mismatch", f"{mpath}: digest {manifest.get('digest')} != {b.digest}")
     return b
+
+
+def dir_files(root: Path) -> dict[str, bytes]:
+    if not root.is_dir():
+        return {}
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def diff(expected: dict[str, bytes], out_dir) -> list[str]:
+    """Unified-diff lines (on disk -> expected); empty when out_dir holds exactly `expected`."""
+    actual = dir_files(Path(out_dir))
+    out = []
+    for path in sorted(set(expected) | set(actual)):
+        want, got = expected.get(path), actual.get(path)
+        if want == got:
+            continue
+        a = (got or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        b = (want or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        out += list(difflib.unified_diff(a, b, f"{out_dir}/{path}" if got is not None else "/dev/null",
+                                         f"rendered/{path}" if want is not None else "/dev/null"))
+        if not out or not out[-1].endswith("\n"):
+            out.append("\n")
+    return out

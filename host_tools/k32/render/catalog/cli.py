@@ -77,7 +77,7 @@ def check(catalog_dir, apps_dir, target):
     services publish no public DNS (and public ones do)."""
     apps_dir = apps_dir or default_apps_dir(catalog_dir, target)
     defs, b = render_bundle(catalog_dir, target)
-    lines = check_mod.diff(b.files(), apps_dir)
+    lines = bundle_mod.diff(b.files(), apps_dir)
     problems = check_mod.internal_dns_violations(defs, apps_dir) if target == "k3s" else []
     if lines:
         sys.stdout.writelines(lines)
