@@ -25,6 +25,7 @@ FORWARD_AUTH = {"image": "ghcr.io/keithjackson/forward-auth:1.4.0", "port": 4180
                 "name": "forward-auth", "keycloak": "https://auth.home.keithjackson.dev"}
 ANNOTATION = "platform.home.keithjackson.dev"
 VM_ROOT_DISK_SIZE = "20Gi"
+VM_MEMORY = "2Gi"           # no ServiceDefinition field sizes a VM yet
 NAME_LABEL = "app.kubernetes.io/name"
 EGRESS_LABEL = f"{ANNOTATION}/egress"
 
@@ -313,7 +314,7 @@ def _render_vm(d):
             "spec": {"runStrategy": "Always", "dataVolumeTemplates": dvts,
                      "template": {"metadata": {"labels": _labels(d)},
                                   "spec": {"domain": {"devices": {"disks": disks},
-                                                      "resources": {"requests": {"memory": "2Gi"}}},
+                                                      "resources": {"requests": {"memory": VM_MEMORY}}},
                                            "volumes": volumes}}}}
 
 
