@@ -1,6 +1,7 @@
 #include "core/api/api_server.h"
 
 #include "core/util/log.h"
+#include "core/yaml/yaml.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -59,12 +60,11 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
   bool yaml_like = type == "application/yaml" || type == "application/apply-patch+yaml" || type == "text/yaml";
   if (!json_like && !yaml_like) return unsupported_media(type);
   json::ParseError pe;
-  if (!json::parse(req.body, out, &pe)) {
-    if (yaml_like)
-      return bad_request("the request body is not valid JSON-compatible YAML (" + pe.message +
-                         "); Kube32 accepts YAML bodies in their JSON form — send application/json");
-    return bad_request("the request body is not valid JSON: " + pe.message);
-  }
+  if (json::parse(req.body, out, &pe)) return ApiError();
+  if (!yaml_like) return bad_request("the request body is not valid JSON: " + pe.message);
+  std::string yerr;
+  if (!yaml::to_json(req.body, out, &yerr)) return bad_request("the request body is not valid YAML: " + yerr);
+  if (!out->is_object()) return bad_request("the request body must be a YAML mapping (one Kubernetes object)");
   return ApiError();
 }
 
