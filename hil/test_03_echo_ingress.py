@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from examples import example
+from hil_examples import example
 
 READY_TIMEOUT = 60
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from examples import example
+from hil_examples import example
 
 POLICY = {
     "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",

@@ -1,7 +1,7 @@
 """An HTTPS call from a pod through the control plane (spec 004 "HTTPS + egress gateway")."""
 import time
 
-from examples import example
+from hil_examples import example
 
 
 def test_https_call_from_the_probe(cluster):

@@ -2,7 +2,7 @@
 import json
 import time
 
-from examples import example
+from hil_examples import example
 
 
 def _pod(cluster, name):

@@ -5,7 +5,7 @@ import pytest
 from k32.boards import load_board
 from k32.boards.partition_table import parse_binary
 
-from conftest import k32, make_image
+from flash_helpers import k32, make_image
 
 
 @pytest.mark.parametrize("board_name,chip,size", [("s3", "esp32s3", "8MB"), ("esp32", "esp32", "4MB")])

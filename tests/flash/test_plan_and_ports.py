@@ -9,7 +9,7 @@ import pytest
 from k32.flash import ports
 from k32.flash.pio import find_pio
 
-from conftest import k32
+from flash_helpers import k32
 
 
 def test_dry_run_plan_s3(board_files):
