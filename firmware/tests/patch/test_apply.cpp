@@ -131,9 +131,48 @@ void bad_input() {
   CHECK(err.find("managedFields[0]") != std::string::npos);
 }
 
+// Non-apply writes record ownership too, so apply conflicts with kubectl edit/patch.
+void update_ownership() {
+  std::string err;
+  Value created = J(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v","o":"1"}})");
+  CHECK(k32::patch::record_update("v1/ConfigMap", nullptr, "kubectl-create", "", &created, &err));
+  CHECK_EQ(managed(created).size(), 1u);
+  CHECK(same("create owns all", managed(created).items()[0]["fieldsV1"], J(R"({"f:data":{"f:k":{},"f:o":{}}})")));
+  CHECK_EQ(managed(created).items()[0]["operation"].as_string(), "Update");
+
+  // An edit changes k and drops o: k moves to the editor, o leaves every set.
+  Value edited = created;
+  edited.find("data")->set("k", "edited");
+  edited.find("data")->erase("o");
+  CHECK(k32::patch::record_update("v1/ConfigMap", &created, "kubectl-edit", "", &edited, &err));
+  CHECK_EQ(managed(edited).size(), 1u);  // kubectl-create's set became empty
+  CHECK_EQ(managed(edited).items()[0]["manager"].as_string(), "kubectl-edit");
+  CHECK(same("editor owns k", managed(edited).items()[0]["fieldsV1"], J(R"({"f:data":{"f:k":{}}})")));
+
+  // Applying another value for k now conflicts with the editor.
+  ApplyResult r;
+  CHECK(!server_side_apply("v1/ConfigMap", edited,
+                           J(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"x"}})"),
+                           "kubectl", false, &r, &err));
+  CHECK_EQ(r.conflicts.size(), 1u);
+
+  // An unchanged write changes no ownership; a status write owns only status.
+  Value same_again = edited;
+  CHECK(k32::patch::record_update("v1/ConfigMap", &edited, "other", "", &same_again, &err));
+  CHECK(same("no-op update", managed(same_again), managed(edited)));
+  Value pod = J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n"}})");
+  Value pod2 = pod;
+  pod2.set("status", J(R"({"phase":"Running"})"));
+  CHECK(k32::patch::record_update("v1/Pod", &pod, "kubelet", "status", &pod2, &err));
+  CHECK(same("status owner", managed(pod2).items()[0]["fieldsV1"], J(R"({"f:status":{"f:phase":{}}})")));
+  CHECK_EQ(managed(pod2).items()[0]["subresource"].as_string(), "status");
+  CHECK(!k32::patch::record_update("v1/Frob", nullptr, "m", "", &pod2, &err));
+}
+
 }  // namespace
 
 int main() {
+  update_ownership();
   create_and_reapply();
   conflicts_and_force();
   pod_lists();

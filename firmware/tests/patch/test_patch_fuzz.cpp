@@ -140,6 +140,12 @@ int main() {
       ++applied_ok;
     }
     (void)k32::patch::fields_v1(kind, doc);
+    if (m1.is_object()) {
+      Value updated = m1;
+      bool ok = k32::patch::record_update(kind, doc.is_object() ? &doc : nullptr, "fuzz-update", "", &updated, &err);
+      // Only a malformed managedFields may fail, and that needs one in the input.
+      if (!ok) CHECK(!m1["metadata"]["managedFields"].is_null() || !doc["metadata"]["managedFields"].is_null());
+    }
   }
   std::printf("%d rounds, %d successful applies\n", kRounds, applied_ok);
   CHECK(applied_ok > kRounds / 10);  // the generator must reach the interesting paths

@@ -18,11 +18,21 @@ const char* const kStrippedMetadata[] = {"name", "namespace", "uid", "resourceVe
                                          "creationTimestamp", "managedFields", "selfLink",
                                          "deletionTimestamp", "deletionGracePeriodSeconds"};
 
-void strip_identity(FieldSet* fs, bool drop_status) {
+enum class Scope { All, MainResource, Status };
+
+void strip_identity(FieldSet* fs, Scope scope) {
   fs->children.erase("f:apiVersion");
   fs->children.erase("f:kind");
-  // Apply to the main resource never owns status: that is the status subresource's.
-  if (drop_status) fs->children.erase("f:status");
+  // Writes to the main resource never own status: that is the status subresource's.
+  if (scope == Scope::MainResource) fs->children.erase("f:status");
+  if (scope == Scope::Status) {
+    auto st = fs->children.find("f:status");
+    FieldSet keep;
+    if (st != fs->children.end()) keep = std::move(st->second);
+    fs->children.clear();
+    if (!keep.empty()) fs->children["f:status"] = std::move(keep);
+    return;
+  }
   auto md = fs->children.find("f:metadata");
   if (md == fs->children.end()) return;
   for (const char* f : kStrippedMetadata) md->second.children.erase(std::string("f:") + f);
@@ -214,7 +224,7 @@ struct Owner {
 json::Value fields_v1(const std::string& kind_key, const json::Value& obj) {
   FieldSet fs;
   collect_fields(obj, schema::root(kind_key), &fs);
-  strip_identity(&fs, false);
+  strip_identity(&fs, Scope::All);
   return fs.to_json();
 }
 
@@ -278,7 +288,7 @@ bool server_side_apply(const std::string& kind_key, const json::Value& live, con
 
   FieldSet wanted;
   collect_fields(applied, root, &wanted);
-  strip_identity(&wanted, true);
+  strip_identity(&wanted, Scope::MainResource);
 
   Value merged = apply_merge(base, applied, root, 0);
 
@@ -348,6 +358,90 @@ bool server_side_apply(const std::string& kind_key, const json::Value& live, con
   if (mine < 0) mf.push(std::move(my_entry));
   merged.at_or_insert("metadata").set("managedFields", std::move(mf));
   out->object = std::move(merged);
+  return true;
+}
+
+bool record_update(const std::string& kind_key, const json::Value* old, const std::string& manager,
+                   const std::string& subresource, json::Value* obj, std::string* err) {
+  std::string dummy;
+  if (!err) err = &dummy;
+  const Node* root = schema::root(kind_key);
+  if (!root) {
+    *err = "no schema for kind " + kind_key;
+    return false;
+  }
+  if (!obj || !obj->is_object()) {
+    *err = "the object must be a JSON object";
+    return false;
+  }
+  const Value before = old && old->is_object() ? *old : Value::object();
+  const Scope scope = subresource == "status" ? Scope::Status : Scope::MainResource;
+  FieldSet old_set, new_set;
+  collect_fields(before, root, &old_set);
+  collect_fields(*obj, root, &new_set);
+  strip_identity(&old_set, scope);
+  strip_identity(&new_set, scope);
+
+  std::vector<std::vector<std::string>> new_paths, old_paths, changed, removed;
+  std::vector<std::string> prefix;
+  new_set.members(&new_paths, &prefix);
+  old_set.members(&old_paths, &prefix);
+  for (const auto& p : new_paths) {
+    const Value* a = value_at(before, p, root);
+    const Value* b = value_at(*obj, p, root);
+    if (!a || (is_leaf(new_set, p) && (!b || !(*a == *b)))) changed.push_back(p);
+  }
+  for (const auto& p : old_paths)
+    if (!new_set.contains(p) && !new_set.touches(p)) removed.push_back(p);
+
+  const Value* sent = obj->find("metadata") ? obj->find("metadata")->find("managedFields") : nullptr;
+  const Value entries = sent && sent->is_array() ? *sent : before["metadata"]["managedFields"];
+  Value mf = Value::array();
+  bool placed = false;
+  Value mine = Value::object();
+  mine.set("manager", manager);
+  mine.set("operation", "Update");
+  mine.set("apiVersion", api_version_of(kind_key));
+  mine.set("fieldsType", "FieldsV1");
+  if (!subresource.empty()) mine.set("subresource", subresource);
+  auto finish_mine = [&](FieldSet* fs) {
+    for (const auto& p : changed) fs->insert(p);
+    for (const auto& p : removed) fs->remove(p);
+    if (fs->empty()) return false;
+    mine.set("fieldsV1", fs->to_json());
+    return true;
+  };
+  for (size_t i = 0; i < entries.items().size(); ++i) {
+    const Value& e = entries.items()[i];
+    FieldSet fs;
+    if (!e["fieldsV1"].is_null() && !FieldSet::from_json(e["fieldsV1"], &fs)) {
+      *err = "metadata.managedFields[" + std::to_string(i) + "].fieldsV1 is malformed";
+      return false;
+    }
+    const bool is_mine = e["manager"].as_string() == manager && e["operation"].as_string() == "Update" &&
+                         e["subresource"].as_string() == subresource;
+    if (is_mine) {
+      if (e.find("time")) mine.set("time", e["time"]);
+      if (finish_mine(&fs)) mf.push(mine);
+      placed = true;
+      continue;
+    }
+    for (const auto& p : changed) fs.remove(p);
+    for (const auto& p : removed) fs.remove(p);
+    if (fs.empty()) continue;
+    Value kept = e;
+    kept.set("fieldsV1", fs.to_json());
+    mf.push(std::move(kept));
+  }
+  if (!placed) {
+    FieldSet fs;
+    if (finish_mine(&fs)) mf.push(std::move(mine));
+  }
+  if (mf.items().empty()) {
+    if (Value* md = obj->find("metadata")) md->erase("managedFields");
+  } else {
+    obj->at_or_insert("metadata").set("managedFields", std::move(mf));
+  }
   return true;
 }
 

@@ -39,6 +39,17 @@ struct ApplyResult {
 bool server_side_apply(const std::string& kind_key, const json::Value& live, const json::Value& applied,
                        const std::string& manager, bool force, ApplyResult* out, std::string* err);
 
+// managedFields bookkeeping for every non-apply write (create, update, JSON/merge/strategic
+// patch), so that a later apply conflicts with, say, `kubectl edit`: `manager` takes every
+// field whose value `obj` sets or changes relative to `old` (nullptr on create) away from the
+// other managers, fields `obj` no longer has leave every manager, and entries left empty go.
+// Rewrites obj->metadata.managedFields (operation "Update", fieldsV1; the entry's "time" is
+// the caller's, as above). When obj carries no managedFields, old's are the starting point.
+// subresource "status" tracks only .status; the main resource everything but .status.
+// False (and *err) only for malformed managedFields.
+bool record_update(const std::string& kind_key, const json::Value* old, const std::string& manager,
+                   const std::string& subresource, json::Value* obj, std::string* err);
+
 // fieldsV1 set of an object (for Update operations' managedFields too). Identity and
 // server-owned fields (apiVersion, kind, metadata.name/namespace/uid/resourceVersion/
 // generation/creationTimestamp/managedFields/selfLink/deletionTimestamp) are left out, as
