@@ -88,7 +88,7 @@ def plan(spec: dict, base: Path):
                 if cmd.get("module_type", "binary") != "binary":
                     yield cmd, None  # text-format modules test the text parser, not ours
                 else:
-                    yield cmd, f"check {base / cmd['filename']}"
+                    yield cmd, f"check - {base / cmd['filename']}"
             elif typ in ("assert_unlinkable", "assert_uninstantiable"):
                 yield cmd, f"module - {base / cmd['filename']}"
             else:
