@@ -1,5 +1,6 @@
 #include "core/api/api_server.h"
 
+#include "core/api/protobuf_body.h"
 #include "core/util/log.h"
 #include "core/yaml/yaml.h"
 #include "core/util/text.h"
@@ -58,6 +59,15 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
                    type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json" ||
                    type == "*/*" || type.empty();
   bool yaml_like = type == "application/yaml" || type == "application/apply-patch+yaml" || type == "text/yaml";
+  if (type == "application/vnd.kubernetes.protobuf") {
+    std::string perr;
+    if (!decode_protobuf_object(req.body, out, &perr)) {
+      ApiError e = unsupported_media(type);
+      e.message = perr;
+      return e;
+    }
+    return ApiError();
+  }
   if (!json_like && !yaml_like) return unsupported_media(type);
   json::ParseError pe;
   if (json::parse(req.body, out, &pe)) return ApiError();
