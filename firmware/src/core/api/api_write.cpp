@@ -62,12 +62,6 @@ void fold_string_data(json::Value* obj) {
   obj->erase("stringData");
 }
 
-bool is_true_list_member(const json::Value& arr, const std::string& s) {
-  for (const auto& v : arr.items())
-    if (v.as_string() == s) return true;
-  return false;
-}
-
 }  // namespace
 
 ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
