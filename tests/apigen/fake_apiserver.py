@@ -36,7 +36,8 @@ class FakeApiServer:
         docs, _ = build_documents()
         self.docs = docs
         self.discovery = _discovery()
-        self.requests = []  # (method, path with query, accept header)
+        self.requests = []  # (method, path with query, accept header or body)
+        self.objects = {}   # path of a created object -> the object
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -67,7 +68,19 @@ class FakeApiServer:
                 for d in server.docs:
                     if d.path == path:
                         return self._send(200, d.data, d.content_type)
+                if path in server.objects:
+                    return self._send(200, json.dumps(server.objects[path]).encode())
                 return self._status(404, "NotFound", f"{path} not found")
+
+            def do_PATCH(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                server.requests.append(("PATCH", self.path, self.headers.get("Content-Type", ""),
+                                        body.decode("utf-8", "replace")))
+                path = urlsplit(self.path).path
+                if path not in server.objects:
+                    return self._status(404, "NotFound", f"{path} not found")
+                # The patch is recorded, not applied: the tests look at what kubectl sends.
+                return self._send(200, json.dumps(server.objects[path]).encode())
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -75,6 +88,7 @@ class FakeApiServer:
                 obj = json.loads(body or b"{}")
                 obj.setdefault("metadata", {})["uid"] = "1"
                 obj["metadata"]["resourceVersion"] = "1"
+                server.objects[urlsplit(self.path).path + "/" + obj["metadata"].get("name", "")] = obj
                 return self._send(201, json.dumps(obj).encode())
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

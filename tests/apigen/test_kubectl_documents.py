@@ -2,6 +2,7 @@
 kubectl 1.37 explain reads v3 and the v2 protobuf form and uses the v3 document to decide
 that the server does field validation; kubectl 1.20 validates manifests client-side with
 the v2 protobuf form."""
+import json
 import subprocess
 
 import pytest
@@ -84,3 +85,27 @@ def test_kubectl_120_client_side_validation(server, tmp_path):
     r = run(exe, kc, "create", "-f", "-", stdin=wrong_type)
     assert r.returncode != 0 and "containerPort" in r.stderr
     assert len([m for m, _, _ in server.requests if m == "POST"]) == 1  # only the valid pod was sent
+
+
+@pytest.mark.parametrize("version", ["1.37", "1.20"])
+def test_three_way_apply_uses_patch_metadata(server, tmp_path, version):
+    """kubectl builds its strategic merge patch from the documents' merge keys (1.37 from
+    v3, 1.20 from the v2 protobuf form): removing an env var must become a `$patch: delete`
+    of that element, not a replacement of the whole list."""
+    exe = _kubectl(version)
+    kc = server.kubeconfig(tmp_path / "kc")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
+           "  containers:\n  - name: c\n    image: i\n    env:\n    - name: A\n      value: '1'\n"
+           "    - name: B\n      value: '2'\n")
+    r = run(exe, kc, "apply", "-f", "-", stdin=pod)
+    assert r.returncode == 0, r.stderr
+    r = run(exe, kc, "apply", "-f", "-", stdin=pod.replace("    - name: B\n      value: '2'\n", ""))
+    assert r.returncode == 0, r.stderr
+    patches = [req for req in server.requests if req[0] == "PATCH"]
+    assert patches, server.requests
+    _, _, ctype, body = patches[-1]
+    assert ctype == "application/strategic-merge-patch+json"
+    patch = json.loads(body)
+    container = patch["spec"]["containers"][0]
+    assert container["name"] == "c"
+    assert {"$patch": "delete", "name": "B"} in container["env"]
