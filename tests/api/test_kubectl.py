@@ -265,3 +265,12 @@ def test_api_resources(kc):
     kinds = {line.split()[-1] for line in out.strip().splitlines()[1:]}
     assert {"ConfigMap", "Namespace", "Node", "Pod", "Service", "Ingress",
             "NetworkPolicy"} <= kinds
+
+
+def test_get_nodes_wide_shows_node_ips(kc):
+    out = ok(kc("get", "nodes", "-o", "wide"))
+    cols = header(out)
+    assert cols[:7] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP"]
+    table = rows(out)
+    for node in kc.cluster.status()["nodes"]:
+        assert table[node["name"]][5] == node["ip"], out
