@@ -61,7 +61,6 @@ class Board:
     partition_table_offset: int | None = None
     partitions: tuple = ()
     data_partition: str | None = None
-    platformio_board: str | None = None
     source: Path | None = None
 
     @property
@@ -178,8 +177,7 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
         raise BoardError(f"{path}: data_partition: {data_part!r} is not a partition")
     return Board(**common, flash_size=size, flash_sizes=tuple(sizes), flash_mode=fl["mode"],
                  flash_freq=fl["freq"], bootloader_offset=boot, partition_table_offset=pt,
-                 partitions=tuple(parts), data_partition=data_part,
-                 platformio_board=d.get("platformio_board"))
+                 partitions=tuple(parts), data_partition=data_part)
 
 
 def _budgets(path, raw, psram) -> dict:
