@@ -62,3 +62,11 @@ def test_schema_table_shape():
     assert names == sorted(names) and "containers" in names
     containers = table.nodes[dict((f[0], f[1]) for f in fields)["containers"]]
     assert containers["merge_key"] == "name" and containers["list_type"] == "Map"
+
+
+def test_patch_table_must_list_every_upstream_strategy(monkeypatch):
+    incomplete = dict(source.PATCH_KEYS)
+    del incomplete[("io.k8s.api.core.v1.Container", "env")]
+    monkeypatch.setattr(source, "PATCH_KEYS", incomplete)
+    with pytest.raises(source.SourceError, match="Container.env: upstream declares patch strategy 'merge'; add it"):
+        source.served_definitions()

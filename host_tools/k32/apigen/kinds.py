@@ -61,9 +61,9 @@ META_DEFINITIONS = tuple(_META + n for n in (
 ))
 
 # Patch metadata Kubernetes declares in Go struct tags (patchStrategy/patchMergeKey) for
-# fields of the served kinds. The upstream schemas carry the same extensions; this table
-# is the authority: the generator fails the build when the upstream document disagrees
-# with it for a field listed here, and adds entries the upstream schema lacks.
+# fields of the served kinds: the complete list, and the authority. The upstream schemas
+# carry the same extensions; the generator fails when they disagree with this table in
+# either direction (a changed key, or a field missing here), and fills in what upstream lacks.
 # (definition, property) -> (x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key or None)
 PATCH_KEYS = {
     (_META + "ObjectMeta", "finalizers"): ("merge", None),
@@ -89,6 +89,19 @@ PATCH_KEYS = {
     ("io.k8s.api.core.v1.NamespaceStatus", "conditions"): ("merge", "type"),
     ("io.k8s.api.core.v1.ServiceSpec", "ports"): ("merge", "port"),
     ("io.k8s.api.core.v1.ServiceStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.core.v1.PodSpec", "evictionResponders"): ("merge", "name"),
+    ("io.k8s.api.core.v1.PodStatus", "hostIPs"): ("merge", "ip"),
+    ("io.k8s.api.core.v1.PodStatus", "resourceClaimStatuses"): ("merge,retainKeys", "name"),
+    ("io.k8s.api.core.v1.PodStatus", "nodeAllocatableResourceClaimStatuses"): ("merge", "resourceClaimName"),
+    ("io.k8s.api.core.v1.ContainerStatus", "volumeMounts"): ("merge", "mountPath"),
+    ("io.k8s.api.core.v1.ContainerStatus", "allocatedResourcesStatus"): ("merge", "name"),
+    ("io.k8s.api.core.v1.EphemeralContainer", "env"): ("merge", "name"),
+    ("io.k8s.api.core.v1.EphemeralContainer", "ports"): ("merge", "containerPort"),
+    ("io.k8s.api.core.v1.EphemeralContainer", "volumeMounts"): ("merge", "mountPath"),
+    ("io.k8s.api.core.v1.EphemeralContainer", "volumeDevices"): ("merge", "devicePath"),
+    ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", "mapping"): ("merge", "name"),
+    ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", "overhead"): ("merge", "name"),
+    ("io.k8s.api.core.v1.PodVolumeHealth", "healthConditions"): ("merge", "status"),
 }
 
 # Defaults Kubernetes applies to list-map key fields before merging (its OpenAPI v3 documents

@@ -94,6 +94,11 @@ def _roots():
 
 
 def _apply_patch_table(defs):
+    for name in sorted(defs):
+        for prop, schema in sorted(defs[name].get("properties", {}).items()):
+            if "x-kubernetes-patch-strategy" in schema and (name, prop) not in PATCH_KEYS:
+                raise SourceError(f"{name}.{prop}: upstream declares patch strategy "
+                                  f"{schema['x-kubernetes-patch-strategy']!r}; add it to kinds.PATCH_KEYS")
     for (name, prop), (strategy, key) in sorted(PATCH_KEYS.items()):
         schema = defs.get(name, {}).get("properties", {}).get(prop)
         if schema is None:
