@@ -64,6 +64,12 @@ def test_bad_profile_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(boards, "BOARDS_DIR", tmp_path)
     with pytest.raises(BoardError, match=r"esp32.yaml: budgets.ingress_stack.region: psram on a board without PSRAM"):
         boards.load_board("esp32")
+    (tmp_path / "esp32.yaml").write_text(text.replace("bootloader_offset: 0x1000", "bootloader_offset: 0x0"))
+    with pytest.raises(BoardError, match=r"bootloader_offset: the esp32 ROM loads the bootloader from 0x1000"):
+        boards.load_board("esp32")
+    (tmp_path / "esp32.yaml").write_text(text.replace("chip: esp32\n", "chip: esp33\n"))
+    with pytest.raises(BoardError, match=r"chip: 'esp33' is not an esptool chip"):
+        boards.load_board("esp32")
     (tmp_path / "esp32.yaml").write_text(text.replace("offset: 0x200000", "offset: 0x100000"))
     with pytest.raises(BoardError, match=r"partitions\[2\]|partitions\[3\]"):
         boards.load_board("esp32")

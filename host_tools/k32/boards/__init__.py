@@ -170,6 +170,7 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     if fl.get("freq") not in FLASH_FREQS:
         raise BoardError(f"{path}: flash.freq: must be one of {', '.join(FLASH_FREQS)}")
     boot = _int(path, "bootloader_offset", d.get("bootloader_offset"))
+    _check_chip(path, chip, boot)
     pt = _int(path, "partition_table_offset", d.get("partition_table_offset"))
     parts = _partitions(path, d.get("partitions"), flash_size_bytes(size), pt)
     data_part = d.get("data_partition")
@@ -178,6 +179,19 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     return Board(**common, flash_size=size, flash_sizes=tuple(sizes), flash_mode=fl["mode"],
                  flash_freq=fl["freq"], bootloader_offset=boot, partition_table_offset=pt,
                  partitions=tuple(parts), data_partition=data_part)
+
+
+def _check_chip(path, chip: str, bootloader_offset: int) -> None:
+    """The chip must be one esptool knows, and the bootloader goes where its ROM looks."""
+    try:
+        from esptool.targets import CHIP_DEFS
+    except ImportError:            # esptool is only needed to flash; the header needs no check
+        return
+    if chip not in CHIP_DEFS:
+        raise BoardError(f"{path}: chip: {chip!r} is not an esptool chip ({', '.join(sorted(CHIP_DEFS))})")
+    rom_offset = CHIP_DEFS[chip].BOOTLOADER_FLASH_OFFSET
+    if bootloader_offset != rom_offset:
+        raise BoardError(f"{path}: bootloader_offset: the {chip} ROM loads the bootloader from {rom_offset:#x}")
 
 
 def _budgets(path, raw, psram) -> dict:
