@@ -1,0 +1,261 @@
+// Embedding API as the kubelet uses it: host functions with caller memory, traps as values,
+// interrupt from another thread, fuel, call-stack and memory limits, allocation accounting,
+// and malformed input (every prefix and many byte flips of a valid module) never crashing.
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "check.h"
+#include "wasm.h"
+
+using namespace k32::wasm;
+
+namespace {
+
+// wat2wasm of:
+// (module
+//   (import "k32" "log" (func $log (param i32 i32) (result i32)))
+//   (memory (export "memory") 1 2)
+//   (data (i32.const 16) "hi pod")
+//   (func (export "log") (param i32) (result i32) (call $log (i32.const 16) (local.get 0)))
+//   (func (export "spin") (loop (br 0)))
+//   (func $rec (export "rec") (call $rec))
+//   (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+//   (func (export "sum") (param i32) (result i32) (local i32)
+//     (loop (local.set 1 (i32.add (local.get 1) (local.get 0)))
+//       (br_if 0 (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+//     (local.get 1)))
+const uint8_t kModule[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0f, 0x03, 0x60,
+    0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x60, 0x00,
+    0x00, 0x02, 0x0b, 0x01, 0x03, 0x6b, 0x33, 0x32, 0x03, 0x6c, 0x6f, 0x67,
+    0x00, 0x00, 0x03, 0x06, 0x05, 0x01, 0x02, 0x02, 0x01, 0x01, 0x05, 0x04,
+    0x01, 0x01, 0x01, 0x02, 0x07, 0x2a, 0x06, 0x06, 0x6d, 0x65, 0x6d, 0x6f,
+    0x72, 0x79, 0x02, 0x00, 0x03, 0x6c, 0x6f, 0x67, 0x00, 0x01, 0x04, 0x73,
+    0x70, 0x69, 0x6e, 0x00, 0x02, 0x03, 0x72, 0x65, 0x63, 0x00, 0x03, 0x04,
+    0x67, 0x72, 0x6f, 0x77, 0x00, 0x04, 0x03, 0x73, 0x75, 0x6d, 0x00, 0x05,
+    0x0a, 0x38, 0x05, 0x08, 0x00, 0x41, 0x10, 0x20, 0x00, 0x10, 0x00, 0x0b,
+    0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, 0x04, 0x00, 0x10, 0x03,
+    0x0b, 0x06, 0x00, 0x20, 0x00, 0x40, 0x00, 0x0b, 0x19, 0x01, 0x01, 0x7f,
+    0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x6a, 0x21, 0x01, 0x20, 0x00, 0x41,
+    0x01, 0x6b, 0x22, 0x00, 0x0d, 0x00, 0x0b, 0x20, 0x01, 0x0b, 0x0b, 0x0c,
+    0x01, 0x00, 0x41, 0x10, 0x0b, 0x06, 0x68, 0x69, 0x20, 0x70, 0x6f, 0x64
+};
+
+// Counting allocator standing in for port::mem_alloc.
+struct Counting {
+  size_t live = 0;
+  size_t budget = size_t(-1);
+};
+void* count_alloc(void* ctx, size_t n) {
+  Counting* c = static_cast<Counting*>(ctx);
+  if (c->live + n > c->budget) return nullptr;
+  size_t* p = static_cast<size_t*>(std::malloc(n + sizeof(size_t) * 2));
+  if (!p) return nullptr;
+  p[0] = n;
+  c->live += n;
+  return p + 2;
+}
+void count_free(void* ctx, void* q) {
+  if (!q) return;
+  size_t* p = static_cast<size_t*>(q) - 2;
+  static_cast<Counting*>(ctx)->live -= p[0];
+  std::free(p);
+}
+
+struct LogSink {
+  std::string text;
+  int calls = 0;
+};
+Trap host_log(Caller& c, const Value* args, Value* results, void* user) {
+  LogSink* sink = static_cast<LogSink*>(user);
+  uint32_t ptr = uint32_t(args[0].bits), len = uint32_t(args[1].bits);
+  char buf[64];
+  if (len > sizeof buf || !c.read(ptr, buf, len)) return trap_make(TrapCode::HostError, "log: bad buffer");
+  sink->text.assign(buf, len);
+  sink->calls++;
+  const char reply[] = "ok";
+  CHECK(c.write(0, reply, 2));
+  results[0].bits = len * 2;
+  return trap_ok();
+}
+
+Func* export_func(Instance* inst, const char* name) {
+  Extern e;
+  if (!instance_export(inst, name, &e) || e.kind != ExternKind::Func) return nullptr;
+  return static_cast<Func*>(e.ptr);
+}
+
+void test_host_functions_and_memory() {
+  Counting counting;
+  Allocator a{count_alloc, count_free, &counting};
+  Error err;
+  Module* m = module_load(kModule, sizeof kModule, a, &err);
+  CHECK(m != nullptr);
+  if (!m) return;
+  Limits lim;
+  lim.value_stack_slots = 4096;
+  lim.call_depth = 256;
+  // one module, two instances in two stores (two pods of one image)
+  for (int pod = 0; pod < 2; pod++) {
+    Store* s = store_new(a, lim);
+    CHECK(s != nullptr);
+    LogSink sink;
+    CHECK(store_define_host(s, "k32", "log", "ii:i", host_log, &sink));
+    Trap trap;
+    Instance* inst = instantiate(s, m, &err, &trap);
+    CHECK(inst != nullptr);
+    Func* f = export_func(inst, "log");
+    char sig[16];
+    CHECK(func_signature(f, sig, sizeof sig) && std::strcmp(sig, "i:i") == 0);
+    Value arg{6}, res{0};
+    CHECK(call(s, f, &arg, 1, &res, 1).ok());
+    CHECK_EQ(res.bits, 12u);
+    CHECK(sink.text == "hi pod");
+    Extern mem;
+    CHECK(instance_export(inst, "memory", &mem) && mem.kind == ExternKind::Memory);
+    // a host trap comes back as a value with its message
+    arg.bits = 100;
+    Trap t = call(s, f, &arg, 1, &res, 1);
+    CHECK(t.code == TrapCode::HostError && std::strcmp(t.message, "log: bad buffer") == 0);
+    // wrong arity is refused, not executed
+    CHECK(call(s, f, nullptr, 0, &res, 1).code == TrapCode::HostError);
+    CHECK(counting.live > 65536);  // the linear memory is accounted to this allocator
+    CHECK(store_bytes_in_use(s) > 65536);
+    store_free(s);
+  }
+  module_free(m);
+  CHECK_EQ(counting.live, 0u);
+}
+
+void test_limits() {
+  Error err;
+  Module* m = module_load(kModule, sizeof kModule, default_allocator(), &err);
+  CHECK(m != nullptr);
+  if (!m) return;
+  Limits lim;
+  lim.max_memory_pages = 1;  // limits.memory of 64Ki
+  lim.call_depth = 100;
+  Store* s = store_new(default_allocator(), lim);
+  LogSink sink;
+  CHECK(store_define_host(s, "k32", "log", "ii:i", host_log, &sink));
+  Trap trap;
+  Instance* inst = instantiate(s, m, &err, &trap);
+  CHECK(inst != nullptr);
+  Value arg{1}, res{0};
+  CHECK(call(s, export_func(inst, "grow"), &arg, 1, &res, 1).ok());
+  CHECK_EQ(uint32_t(res.bits), 0xFFFFFFFFu);  // capped at one page although the module allows two
+  Trap t = call(s, export_func(inst, "rec"), nullptr, 0, nullptr, 0);
+  CHECK(t.code == TrapCode::CallStackExhausted);
+  CHECK(std::strcmp(t.message, "call stack exhausted") == 0);
+  // fuel stops a runaway loop deterministically
+  store_set_fuel(s, 1000);
+  t = call(s, export_func(inst, "spin"), nullptr, 0, nullptr, 0);
+  CHECK(t.code == TrapCode::OutOfFuel);
+  CHECK_EQ(store_fuel(s), 0);
+  store_set_fuel(s, -1);
+  arg.bits = 100;
+  CHECK(call(s, export_func(inst, "sum"), &arg, 1, &res, 1).ok());
+  CHECK_EQ(res.bits, 5050u);
+  store_free(s);
+
+  // a module whose minimum memory exceeds the cap does not instantiate
+  lim.max_memory_pages = 0;
+  s = store_new(default_allocator(), lim);
+  CHECK(store_define_host(s, "k32", "log", "ii:i", host_log, &sink));
+  CHECK(instantiate(s, m, &err, &trap) == nullptr);
+  CHECK(err.kind == Error::OutOfMemory);
+  store_free(s);
+  module_free(m);
+}
+
+void test_interrupt_from_thread() {
+  Error err;
+  Module* m = module_load(kModule, sizeof kModule, default_allocator(), &err);
+  Store* s = store_new(default_allocator(), Limits());
+  LogSink sink;
+  CHECK(store_define_host(s, "k32", "log", "ii:i", host_log, &sink));
+  Trap trap;
+  Instance* inst = instantiate(s, m, &err, &trap);
+  std::atomic<int64_t> stop_ns{0};
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+    store_interrupt(s);
+  });
+  Trap t = call(s, export_func(inst, "spin"), nullptr, 0, nullptr, 0);
+  int64_t stopped = std::chrono::steady_clock::now().time_since_epoch().count();
+  killer.join();
+  CHECK(t.code == TrapCode::Interrupted);
+  // not a speed target: a generous bound that only a missing check would exceed
+  CHECK(stopped - stop_ns.load() < 10 * 1000 * 1000);
+  // the next call starts with the flag cleared
+  Value arg{3}, res{0};
+  CHECK(call(s, export_func(inst, "sum"), &arg, 1, &res, 1).ok());
+  CHECK_EQ(res.bits, 6u);
+  store_free(s);
+  module_free(m);
+}
+
+void test_malformed_never_crashes() {
+  Error err;
+  // truncations end at section boundaries (valid) or are rejected with a message
+  int rejected = 0;
+  for (size_t n = 0; n < sizeof kModule; n++) {
+    Module* m = module_load(kModule, n, default_allocator(), &err);
+    if (!m) {
+      rejected++;
+      CHECK(err.message[0] != 0);
+    }
+    module_free(m);
+  }
+  CHECK(rejected > int(sizeof kModule) - 10);
+  // byte flips either load (and then run bounded) or fail cleanly
+  uint8_t buf[sizeof kModule];
+  int loaded = 0;
+  for (size_t i = 8; i < sizeof kModule; i++) {
+    for (int bit = 0; bit < 8; bit++) {
+      std::memcpy(buf, kModule, sizeof buf);
+      buf[i] ^= uint8_t(1u << bit);
+      Module* m = module_load(buf, sizeof buf, default_allocator(), &err);
+      if (!m) {
+        CHECK(err.kind != Error::None);
+        continue;
+      }
+      loaded++;
+      Limits lim;
+      lim.value_stack_slots = 1024;
+      lim.call_depth = 64;
+      Store* s = store_new(default_allocator(), lim);
+      LogSink sink;
+      store_define_host(s, "k32", "log", "ii:i", host_log, &sink);
+      Trap trap;
+      Instance* inst = instantiate(s, m, &err, &trap);
+      const char* name;
+      Extern e;
+      for (uint32_t k = 0; inst && instance_export_at(inst, k, &name, &e); k++) {
+        if (e.kind != ExternKind::Func) continue;
+        Func* f = static_cast<Func*>(e.ptr);
+        Value args[8] = {}, res[8];
+        if (func_param_count(f) > 8 || func_result_count(f) > 8) continue;
+        store_set_fuel(s, 10000);
+        call(s, f, args, func_param_count(f), res, func_result_count(f));
+      }
+      store_free(s);
+      module_free(m);
+    }
+  }
+  CHECK(loaded > 0);
+}
+
+}  // namespace
+
+int main() {
+  test_host_functions_and_memory();
+  test_limits();
+  test_interrupt_from_thread();
+  test_malformed_never_crashes();
+  TEST_MAIN_END();
+}
