@@ -86,6 +86,11 @@ void tls_session_free(TlsSession* t);  // sends close_notify; the socket stays o
 // ---- randomness ----
 void random_fill(void* buf, size_t len);
 
+// ---- system ----
+// Restarts the node (esp_restart on boards; the simulator re-executes its own binary
+// with the same arguments). Does not return.
+[[noreturn]] void system_restart();
+
 // ---- logs ----
 // One line, without newline; the sink adds its own framing (stderr, UART).
 void log_line(const char* line);

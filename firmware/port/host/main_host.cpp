@@ -30,8 +30,15 @@ bool port_arg(const char* flag, const char* v, uint16_t* out) {
 
 }  // namespace
 
+namespace k32 {
+namespace port {
+void host_save_argv(int argc, char** argv);  // port/host: what system_restart re-executes
+}
+}  // namespace k32
+
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  k32::port::host_save_argv(argc, argv);
   k32::node::NodeConfig cfg;
   bool role_set = false;
   for (int i = 1; i < argc; ++i) {

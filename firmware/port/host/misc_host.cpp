@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 #include <mutex>
 
 #include "port.h"
@@ -23,6 +25,25 @@ void random_fill(void* buf, size_t len) {
   }
   // /dev/urandom failing is not survivable for tokens/uids; refuse to continue silently.
   if (got < len) std::abort();
+}
+
+namespace {
+std::vector<char*>& saved_argv() {
+  static std::vector<char*> v;
+  return v;
+}
+}  // namespace
+
+void host_save_argv(int argc, char** argv) {
+  saved_argv().assign(argv, argv + argc);
+  saved_argv().push_back(nullptr);
+}
+
+void system_restart() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (!saved_argv().empty()) ::execv("/proc/self/exe", saved_argv().data());
+  std::_Exit(0);  // nothing to re-execute: at least stop, as a watchdog reset would
 }
 
 void log_line(const char* line) {

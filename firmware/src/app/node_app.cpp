@@ -171,10 +171,12 @@ void add_console_commands(Node* n) {
     return console::Reply{true, d, ""};
   });
   n->console.add("REBOOT", [](const json::Value&) {
-    logf("[NODE] reboot requested from the console");
-    std::fflush(stdout);
-    port::sleep_ms(100);
-    std::_Exit(0);
+    // Answer first, then restart from another thread once the reply is on its way.
+    port::thread_start("reboot", 16 * 1024, port::Region::Internal, [](void*) {
+      port::sleep_ms(200);
+      logf("[NODE] rebooting (console request)");
+      port::system_restart();
+    }, nullptr);
     return console::Reply{true, json::Value(), ""};
   });
 }
