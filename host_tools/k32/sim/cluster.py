@@ -306,10 +306,19 @@ class SimCluster:
         except FirmwareBuildError as e:
             raise SimError(f"firmware build failed: {e}")
 
+    def _bundle_digest(self) -> str:
+        """The digest of what `k32 bundle --board sim` builds: the simulator's firmware image
+        in the same sense a board's data partition is, printed at boot and in STATUS."""
+        if not hasattr(self, "_digest"):
+            from k32.bundle import digest_for
+            self._digest = digest_for(BOARD)
+        return self._digest
+
     def _argv(self, binary: Path, spec: NodeSpec) -> list[str]:
         argv = [str(binary), "--role", spec.role, "--name", spec.name, "--bind", spec.ip,
                 "--pod-port", str(spec.pod_port), "--console-port", str(spec.console_port),
-                "--state", str(self.node_state(spec.name)), "--board", BOARD]
+                "--state", str(self.node_state(spec.name)), "--board", BOARD,
+                "--bundle", self._bundle_digest()]
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
         else:
