@@ -162,6 +162,7 @@ Global* global_new(Store* s, ValType t, bool mut, Value v) {
   return g;
 }
 
+uint32_t memory_pages(const Memory* m) { return m->pages; }
 Value global_get(const Global* g) { return Value{g->bits}; }
 ValType global_type(const Global* g) { return g->type; }
 

@@ -124,6 +124,7 @@ Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user);
 Global* global_new(Store* s, ValType t, bool mut, Value v);
 Table* table_new(Store* s, ValType elem, uint32_t min, uint32_t max /*UINT32_MAX: none*/);
 Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages /*UINT32_MAX: none*/);
+uint32_t memory_pages(const Memory* m);
 Value global_get(const Global* g);
 ValType global_type(const Global* g);
 

@@ -92,7 +92,7 @@ void print_result(ValType t, Value v) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--time] MODULE "
+               "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--stack-slots N] [--time] MODULE "
                "[INVOKE-ARGS...] [-- PROGRAM-ARGS...]\n");
   return 2;
 }
@@ -118,6 +118,8 @@ int run_main(int argc, char** argv) {
     else if (std::strcmp(a, "--max-pages") == 0 && i + 1 < argc)
       lim.max_memory_pages = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (std::strcmp(a, "--time") == 0) timing = true;
+    else if (std::strcmp(a, "--stack-slots") == 0 && i + 1 < argc)
+      lim.value_stack_slots = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (a[0] == '-' && a[1] == '-') return usage();
     else if (!path) path = a;
     else invoke_args.push_back(a);
@@ -184,6 +186,10 @@ int run_main(int argc, char** argv) {
   }
   auto t1 = std::chrono::steady_clock::now();
   std::fflush(stdout);
+  size_t memory_bytes = 0;
+  Extern mem;
+  if (inst && instance_export(inst, "memory", &mem) && mem.kind == ExternKind::Memory)
+    memory_bytes = size_t(memory_pages(static_cast<Memory*>(mem.ptr))) * kPageSize;
   if (!trap.ok()) {
     if (trap.code == TrapCode::Exit) {
       rc = trap.exit_code;
@@ -193,9 +199,10 @@ int run_main(int argc, char** argv) {
     }
   }
   if (timing)
-    std::fprintf(stderr, "k32-wasm: time_ns %lld store_bytes %zu code_bytes %zu\n",
+    std::fprintf(stderr, "k32-wasm: time_ns %lld store_bytes %zu memory_bytes %zu stack_bytes %zu code_bytes %zu\n",
                  (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(),
-                 store_bytes_in_use(s), module_code_bytes(m));
+                 store_bytes_in_use(s), memory_bytes, size_t(lim.value_stack_slots) * 8,
+                 module_code_bytes(m));
   store_free(s);
   module_free(m);
   return rc;

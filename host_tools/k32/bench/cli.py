@@ -7,11 +7,15 @@ import tempfile
 import click
 
 from . import api as api_bench
+from .wasm import wasm as wasm_bench
 
 
 @click.group()
 def bench():
     """Benchmarks; each prints a summary, or JSON with --json."""
+
+
+bench.add_command(wasm_bench)
 
 
 def _print_api(result: dict) -> None:
