@@ -13,6 +13,7 @@ COMMANDS = {
     "release": "k32.render.release.cli:release",
     "apply": "k32.render.apply.cli:apply",
     "bundle": "k32.bundle.cli:bundle",
+    "wasm": "k32.wasm.cli:wasm",
     "flash": "k32.flash.cli:flash",
     "provision": "k32.provision.cli:provision",
     "apigen": "k32.apigen.cli:apigen",
