@@ -9,6 +9,11 @@ HEADER_PATH = "firmware/include/runtime/k32_app_abi.h"
 DOCS_PATH = "docs/abi.md"
 
 
+def _cc(text: str) -> str:
+    """Text safe inside a C block comment."""
+    return text.replace("*/", "* /")
+
+
 def _c_decl(f) -> str:
     args = ", ".join(f"{p.c} {p.name}" for p in f.params) or "void"
     return f"{C_TYPE[f.ret]} {f.name}({args})"
@@ -20,10 +25,10 @@ def app_header(abi: Abi) -> str:
            "#ifndef K32_APP_ABI_H", "#define K32_APP_ABI_H", "", "#include <stdint.h>", "",
            f"#define K32_ABI_VERSION {abi.version}", "", "/* Return codes (spec 004). */"]
     for e in abi.errors:
-        out.append(f"#define K32_ERR_{e.name} ({e.value}) /* {e.doc} */")
+        out.append(f"#define K32_ERR_{e.name} ({e.value}) /* {_cc(e.doc)} */")
     out += ["", "/* Capabilities a container grants in securityContext.capabilities.add. */"]
     for name, doc in abi.capabilities:
-        out.append(f'#define K32_CAP_{name} "{name}" /* {doc} */')
+        out.append(f'#define K32_CAP_{name} "{name}" /* {_cc(doc)} */')
     out += ["", "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             "#if defined(__wasm__)",
             f'#define K32_IMPORT(n) __attribute__((import_module("{abi.module}"), import_name(#n)))',
@@ -31,11 +36,11 @@ def app_header(abi: Abi) -> str:
             "#else", "#define K32_IMPORT(n)", "#define K32_EXPORT(n)", "#endif", ""]
     for f in abi.imports:
         cap = f" Needs capability {f.capability}." if f.capability else ""
-        out.append(f"/* {f.doc}{cap} */")
+        out.append(f"/* {_cc(f.doc + cap)} */")
         out.append(f"K32_IMPORT({f.name}) {_c_decl(f)};")
     out += ["", "/* Exports a pod may define (mark them with K32_EXPORT(name)): */"]
     for x in abi.exports:
-        out.append(f"/*   {x.name:<11} {x.sig:<10} {x.doc} */")
+        out.append(f"/*   {x.name:<11} {x.sig:<10} {_cc(x.doc)} */")
     out += ["", "#ifdef __cplusplus", "}", "#endif", "#endif /* K32_APP_ABI_H */", ""]
     return "\n".join(out)
 
