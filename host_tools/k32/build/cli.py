@@ -38,3 +38,7 @@ def test_tools():
             click.echo(f"kubectl {version}: {kubectl(version)}")
         except ToolError as e:
             raise click.ClickException(f"kubectl {version}: {e}")
+
+
+from k32.images.cli import images as _images  # noqa: E402  (k32 build images)
+build.add_command(_images)
