@@ -69,3 +69,19 @@ def run(module, invoke, fuel, max_pages, args):
     # click consumed a literal `--`: without --invoke the rest are the program's argv
     cmd += list(args) if invoke else ["--", *args]
     sys.exit(subprocess.run(cmd).returncode)
+
+
+@wasm.command()
+@click.option("--seconds", type=click.IntRange(1, 86400), default=60, show_default=True,
+              help="How long to fuzz.")
+def fuzz(seconds):
+    """Fuzz load+validate+instantiate+run with libFuzzer under ASan+UBSan."""
+    from .fuzz import FuzzError, run as run_fuzz
+    try:
+        ok, tail = run_fuzz(seconds)
+    except FuzzError as e:
+        raise click.ClickException(str(e))
+    click.echo(tail)
+    if not ok:
+        raise click.ClickException("the fuzzer found a problem (artifact in build/wasm-fuzz/)")
+    click.echo(f"fuzz: {seconds}s without a crash, hang or sanitizer report")
