@@ -79,14 +79,16 @@ const Case kCases[] = {
     // $patch: delete on a map removes it.
     {"delete map", "v1/Service", R"({"metadata":{"name":"s","annotations":{"a":"b"}}})",
      R"({"metadata":{"annotations":{"$patch":"delete"}}})", R"({"metadata":{"name":"s"}})"},
-    // Service ports merge by port.
+    // Service ports merge by port. Orders here and below are what apimachinery produces
+    // (checked with `kubectl patch --local`): patch elements in patch order, interleaved
+    // with the live-only ones.
     {"service ports", "v1/Service", R"({"spec":{"ports":[{"port":80,"targetPort":8080},{"port":443}]}})",
      R"({"spec":{"ports":[{"port":80,"targetPort":9090},{"port":53,"protocol":"UDP"}]}})",
-     R"({"spec":{"ports":[{"port":80,"targetPort":9090},{"port":443},{"port":53,"protocol":"UDP"}]}})"},
+     R"({"spec":{"ports":[{"port":80,"targetPort":9090},{"port":53,"protocol":"UDP"},{"port":443}]}})"},
     // Finalizers are a merged set of strings; $deleteFromPrimitiveList removes.
     {"finalizers", "v1/ConfigMap", R"({"metadata":{"finalizers":["a","b"]}})",
      R"({"metadata":{"finalizers":["c","a"],"$deleteFromPrimitiveList/finalizers":["b"]}})",
-     R"({"metadata":{"finalizers":["a","c"]}})"},
+     R"({"metadata":{"finalizers":["c","a"]}})"},
     // $setElementOrder reorders a merged list.
     {"set element order", "v1/Pod", R"({"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"c"}]}})",
      R"({"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"a"},{"name":"b"}]}})",
@@ -110,7 +112,36 @@ const Case kCases[] = {
 
 }  // namespace
 
-int main() {
+// `--filter KIND`: reads {"doc":…,"patch":…} lines on stdin and prints each result (or
+// {"error":…}) as a line, so tests/apigen can compare this engine with kubectl's.
+int filter(const char* kind) {
+  std::string line;
+  int c;
+  while ((c = std::getchar()) != EOF) {
+    if (c != '\n') {
+      line.push_back(static_cast<char>(c));
+      continue;
+    }
+    k32::json::Value in, out;
+    k32::json::ParseError pe;
+    std::string err;
+    if (!k32::json::parse(line, &in, &pe)) {
+      err = "bad input line: " + pe.message;
+    } else if (k32::patch::strategic_merge(kind, in["doc"], in["patch"], &out, &err)) {
+      std::printf("%s\n", k32::json::dump(out).c_str());
+    }
+    if (!err.empty()) {
+      k32::json::Value e = k32::json::Value::object();
+      e.set("error", err);
+      std::printf("%s\n", k32::json::dump(e).c_str());
+    }
+    line.clear();
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--filter") == 0) return filter(argv[2]);
   for (const auto& c : kCases) {
     k32::json::Value out = J(R"("untouched")");
     std::string err;

@@ -126,7 +126,9 @@ class Merger {
       Value* list = result.find(key);
       if (!list || !list->is_array()) continue;
       const Node* child = n ? schema::field(n, key) : nullptr;
-      reorder(list, m.second, child && child->merge_key ? child->merge_key : nullptr);
+      const Value* live = orig.find(key);
+      normalize_order(list, m.second, live && live->is_array() ? *live : Value::array(),
+                      child && child->merge_key ? child->merge_key : nullptr);
     }
     const Value* retain = patch.find(kRetainKeys);
     if (retain) {
@@ -150,26 +152,49 @@ class Merger {
     return x && y && *x == *y;
   }
 
-  // Listed elements first, in the listed order; the rest keep their relative order after them.
-  static void reorder(Value* list, const Value& order, const char* key) {
-    std::vector<Value> sorted, rest;
-    std::vector<bool> used(list->items().size(), false);
+  static bool matches(const Value& a, const Value& b, const char* key) {
+    return key ? (a.is_object() && b.is_object() && same_key(a, b, key)) : a == b;
+  }
+
+  static int index_in(const Value& list, const Value& item, const char* key) {
+    const auto& items = list.items();
+    for (size_t i = 0; i < items.size(); ++i)
+      if (matches(items[i], item, key)) return static_cast<int>(i);
+    return -1;
+  }
+
+  // The element order apimachinery produces: the elements named by `order` (the patch list,
+  // or its $setElementOrder) in that order, interleaved with the other ("server-only")
+  // elements, which keep their live order; a server-only element goes first only when both
+  // it and the next ordered element were in the live list and it came first there.
+  static void normalize_order(Value* list, const Value& order, const Value& live, const char* key) {
+    auto& items = list->items();
+    std::vector<bool> used(items.size(), false);
+    std::vector<Value> ordered, server_only;
     for (const auto& o : order.items()) {
-      for (size_t i = 0; i < list->items().size(); ++i) {
-        if (used[i]) continue;
-        const Value& it = list->items()[i];
-        bool match = key ? (it.is_object() && same_key(it, o, key)) : it == o;
-        if (match) {
-          sorted.push_back(it);
+      if (o.is_object() && o.find(kPatch)) continue;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (!used[i] && matches(items[i], o, key)) {
+          ordered.push_back(items[i]);
           used[i] = true;
           break;
         }
       }
     }
-    for (size_t i = 0; i < list->items().size(); ++i)
-      if (!used[i]) rest.push_back(list->items()[i]);
-    for (auto& r : rest) sorted.push_back(std::move(r));
-    list->items() = std::move(sorted);
+    for (size_t i = 0; i < items.size(); ++i)
+      if (!used[i]) server_only.push_back(items[i]);
+    std::vector<Value> out;
+    size_t l = 0, r = 0;
+    while (l < server_only.size() || r < ordered.size()) {
+      bool take_left = r >= ordered.size();
+      if (!take_left && l < server_only.size()) {
+        int li = index_in(live, server_only[l], key);
+        int ri = index_in(live, ordered[r], key);
+        take_left = li >= 0 && ri >= 0 && li < ri;
+      }
+      out.push_back(take_left ? std::move(server_only[l++]) : std::move(ordered[r++]));
+    }
+    items = std::move(out);
   }
 
   bool merge_list(const Value& orig, const Value& patch, const Node* n, Value* out, int depth) {
@@ -225,6 +250,7 @@ class Merger {
         if (!gone) items.push_back(std::move(v));
       }
     }
+    normalize_order(&result, patch, orig, key);
     *out = std::move(result);
     return true;
   }

@@ -1,0 +1,86 @@
+"""Differential test: the firmware's strategic merge patch against apimachinery's own, as
+run by `kubectl patch --local` (no server involved), on the patches kubectl and people send.
+Needs a host build of the firmware tests (build/*/patch_test_strategic_merge)."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from k32 import REPO_ROOT
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web", "tier": "fe"},
+                                                      "finalizers": ["a", "b"]},
+       "spec": {"containers": [
+           {"name": "web", "image": "nginx:1.0",
+            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}, {"name": "C", "value": "3"}],
+            "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 443, "protocol": "TCP"}],
+            "volumeMounts": [{"name": "data", "mountPath": "/data"}]},
+           {"name": "side", "image": "busybox"}],
+           "tolerations": [{"key": "k", "operator": "Exists"}],
+           "volumes": [{"name": "data", "emptyDir": {}}, {"name": "cfg", "configMap": {"name": "c"}}]}}
+SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+           "spec": {"selector": {"app": "a", "tier": "b"},
+                    "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "https", "port": 443}]}}
+INGRESS = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"},
+           "spec": {"rules": [{"host": "a", "http": {"paths": [{"path": "/", "pathType": "Prefix",
+                    "backend": {"service": {"name": "s", "port": {"number": 80}}}}]}}]}}
+
+CASES = [
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "image": "nginx:1.1"}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "new", "image": "x"}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "env": [{"name": "D", "value": "4"},
+                                                                     {"name": "A", "value": "0"}]}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "$setElementOrder/env": [
+        {"name": "C"}, {"name": "A"}], "env": [{"name": "B", "$patch": "delete"}]}]}}),
+    ("v1/Pod", POD, {"spec": {"$setElementOrder/containers": [{"name": "side"}, {"name": "web"}],
+                              "containers": [{"name": "web", "image": "i"}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 8080}]}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 443, "$patch": "delete"}]}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "only"}, {"$patch": "replace"}]}}),
+    ("v1/Pod", POD, {"spec": {"tolerations": [{"key": "x", "operator": "Exists"}]}}),
+    ("v1/Pod", POD, {"spec": {"volumes": [{"name": "data", "$retainKeys": ["name", "hostPath"],
+                                           "hostPath": {"path": "/x"}}]}}),
+    ("v1/Pod", POD, {"metadata": {"labels": {"tier": None, "new": "1"}}}),
+    ("v1/Pod", POD, {"metadata": {"finalizers": ["c"], "$deleteFromPrimitiveList/finalizers": ["a"]}}),
+    ("v1/Pod", POD, {"metadata": {"$setElementOrder/finalizers": ["b", "a"]}}),
+    ("v1/Pod", POD, {"metadata": {"labels": {"$patch": "replace", "only": "x"}}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "env": None}]}}),
+    ("v1/Service", SERVICE, {"spec": {"ports": [{"port": 53, "protocol": "UDP"}, {"port": 80, "targetPort": 9090}]}}),
+    ("v1/Service", SERVICE, {"spec": {"selector": {"$patch": "replace", "app": "c"}}}),
+    ("v1/Service", SERVICE, {"spec": {"ports": [{"port": 443, "$patch": "delete"}]}}),
+    ("networking.k8s.io/v1/Ingress", INGRESS, {"spec": {"rules": [{"host": "b"}]}}),
+]
+
+
+def _engine():
+    found = sorted(REPO_ROOT.glob("build/*/patch_test_strategic_merge"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        pytest.skip("no host build of the firmware tests (cmake --build build/host)")
+    return found[-1]
+
+
+def _kubectl_local(tmp_path: Path, obj, patch):
+    from k32.build.tools import ToolError, kubectl
+    try:
+        exe = str(kubectl("1.37"))
+    except ToolError as e:
+        pytest.skip(str(e))
+    f = tmp_path / "obj.json"
+    f.write_text(json.dumps(obj))
+    r = subprocess.run([exe, "patch", "--local", "-f", str(f), "--type", "strategic", "-p", json.dumps(patch),
+                        "-o", "json"], capture_output=True, text=True, env={"KUBECONFIG": "/dev/null"}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("kind,obj,patch", CASES, ids=[json.dumps(c[2])[:60] for c in CASES])
+def test_same_result_as_apimachinery(tmp_path, kind, obj, patch):
+    engine = _engine()
+    want = _kubectl_local(tmp_path, obj, patch)
+    r = subprocess.run([str(engine), "--filter", kind], input=json.dumps({"doc": obj, "patch": patch}) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got == want
