@@ -1,6 +1,7 @@
-"""Differential test: the firmware's strategic merge patch against apimachinery's own, as
-run by `kubectl patch --local` (no server involved), on the patches kubectl and people send.
-Needs a host build of the firmware tests (build/*/patch_test_strategic_merge)."""
+"""Differential test: the firmware's patch engines against the implementations kubectl
+itself links (apimachinery's strategic merge, evanphx/json-patch), run by
+`kubectl patch --local` (no server involved), on the patches kubectl and people send.
+Needs a host build of the firmware tests (build/*/patch_test_*)."""
 import json
 import subprocess
 from pathlib import Path
@@ -51,17 +52,18 @@ CASES = [
     ("v1/Service", SERVICE, {"spec": {"selector": {"$patch": "replace", "app": "c"}}}),
     ("v1/Service", SERVICE, {"spec": {"ports": [{"port": 443, "$patch": "delete"}]}}),
     ("networking.k8s.io/v1/Ingress", INGRESS, {"spec": {"rules": [{"host": "b"}]}}),
+    ("v1/Pod", POD, {"spec": {"containers": [{"image": "no-name"}]}}),  # both must refuse
 ]
 
 
-def _engine():
-    found = sorted(REPO_ROOT.glob("build/*/patch_test_strategic_merge"), key=lambda p: p.stat().st_mtime)
+def _engine(name="patch_test_strategic_merge"):
+    found = sorted(REPO_ROOT.glob(f"build/*/{name}"), key=lambda p: p.stat().st_mtime)
     if not found:
         pytest.skip("no host build of the firmware tests (cmake --build build/host)")
     return found[-1]
 
 
-def _kubectl_local(tmp_path: Path, obj, patch):
+def _kubectl_local(tmp_path: Path, obj, patch, patch_type="strategic"):
     from k32.build.tools import ToolError, kubectl
     try:
         exe = str(kubectl("1.37"))
@@ -69,18 +71,62 @@ def _kubectl_local(tmp_path: Path, obj, patch):
         pytest.skip(str(e))
     f = tmp_path / "obj.json"
     f.write_text(json.dumps(obj))
-    r = subprocess.run([exe, "patch", "--local", "-f", str(f), "--type", "strategic", "-p", json.dumps(patch),
+    r = subprocess.run([exe, "patch", "--local", "-f", str(f), "--type", patch_type, "-p", json.dumps(patch),
                         "-o", "json"], capture_output=True, text=True, env={"KUBECONFIG": "/dev/null"}, timeout=60)
-    assert r.returncode == 0, r.stderr
+    if r.returncode != 0:
+        return {"error": r.stderr}
     return json.loads(r.stdout)
 
 
 @pytest.mark.parametrize("kind,obj,patch", CASES, ids=[json.dumps(c[2])[:60] for c in CASES])
 def test_same_result_as_apimachinery(tmp_path, kind, obj, patch):
-    engine = _engine()
-    want = _kubectl_local(tmp_path, obj, patch)
-    r = subprocess.run([str(engine), "--filter", kind], input=json.dumps({"doc": obj, "patch": patch}) + "\n",
+    _compare(tmp_path, "patch_test_strategic_merge", kind, "strategic", obj, patch)
+
+
+def _compare(tmp_path, engine_name, mode, patch_type, obj, patch):
+    engine = _engine(engine_name)
+    want = _kubectl_local(tmp_path, obj, patch, patch_type)
+    r = subprocess.run([str(engine), "--filter", mode], input=json.dumps({"doc": obj, "patch": patch}) + "\n",
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
-    assert got == want
+    if "error" in want:
+        assert "error" in got, f"kubectl failed ({want['error'].strip()}) but we produced {got}"
+    else:
+        assert got == want
+
+
+JSON_CASES = [
+    [{"op": "replace", "path": "/spec/containers/0/image", "value": "nginx:2"}],
+    [{"op": "add", "path": "/metadata/labels/new", "value": "1"}, {"op": "remove", "path": "/metadata/labels/tier"}],
+    [{"op": "add", "path": "/spec/containers/0/env/1", "value": {"name": "X", "value": "x"}}],
+    [{"op": "add", "path": "/spec/containers/-", "value": {"name": "z", "image": "z"}}],
+    [{"op": "move", "from": "/spec/containers/1", "path": "/spec/containers/0"}],
+    [{"op": "copy", "from": "/metadata/labels", "path": "/metadata/annotations"}],
+    [{"op": "test", "path": "/metadata/name", "value": "p"}, {"op": "replace", "path": "/metadata/name", "value": "q"}],
+    [{"op": "add", "path": "/metadata/annotations/a~1b", "value": "slash"}],
+    [{"op": "remove", "path": "/spec/containers/0/env/2"}],
+    [{"op": "test", "path": "/metadata/name", "value": "nope"}],
+    [{"op": "remove", "path": "/spec/nothing"}],
+]
+
+MERGE_CASES = [
+    {"metadata": {"labels": {"tier": None, "x": "y1"}}},
+    {"spec": {"containers": [{"name": "only"}]}},
+    {"spec": {"tolerations": None}},
+    {"metadata": {"finalizers": ["z"]}},
+]
+
+
+@pytest.mark.parametrize("patch", JSON_CASES, ids=[json.dumps(c)[:60] for c in JSON_CASES])
+def test_json_patch_same_as_kubectl(tmp_path, patch):
+    _same_as_kubectl(tmp_path, "json", patch)
+
+
+@pytest.mark.parametrize("patch", MERGE_CASES, ids=[json.dumps(c)[:60] for c in MERGE_CASES])
+def test_merge_patch_same_as_kubectl(tmp_path, patch):
+    _same_as_kubectl(tmp_path, "merge", patch)
+
+
+def _same_as_kubectl(tmp_path, patch_type, patch):
+    _compare(tmp_path, "patch_test_json_patch", patch_type, patch_type, POD, patch)

@@ -84,7 +84,36 @@ const MergeCase kMergeCases[] = {
 
 }  // namespace
 
-int main() {
+// `--filter json|merge`: reads {"doc":…,"patch":…} lines on stdin and prints each result
+// (or {"error":…}) as a line, so tests/apigen can compare with kubectl's implementation.
+int filter(const std::string& type) {
+  std::string line;
+  int c;
+  while ((c = std::getchar()) != EOF) {
+    if (c != '\n') {
+      line.push_back(static_cast<char>(c));
+      continue;
+    }
+    k32::json::Value in, out;
+    k32::json::ParseError pe;
+    std::string err;
+    if (!k32::json::parse(line, &in, &pe)) err = "bad input line: " + pe.message;
+    else if (type == "merge") k32::patch::merge_patch(in["doc"], in["patch"], &out);
+    else k32::patch::json_patch(in["doc"], in["patch"], &out, &err);
+    if (err.empty()) {
+      std::printf("%s\n", k32::json::dump(out).c_str());
+    } else {
+      k32::json::Value e = k32::json::Value::object();
+      e.set("error", err);
+      std::printf("%s\n", k32::json::dump(e).c_str());
+    }
+    line.clear();
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--filter") return filter(argv[2]);
   for (const auto& c : kJsonPatchCases) {
     k32::json::Value out = J(R"("untouched")");
     std::string err;
