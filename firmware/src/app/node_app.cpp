@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "app/http_node_api.h"
+#include "app/ingress_controller.h"
+#include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
 #include "core/console/console.h"
 #include "core/http/http_server.h"
@@ -70,6 +72,11 @@ struct Node {
   http::Server pod_http;
   http::Server ingress_http;
   console::Dispatcher console;
+  channels::Hub hub;
+  IngressController* ingress = nullptr;
+  // The pod server's handler: a request with X-Kube32-Pod reaches that pod's k32_handle.
+  // The ingress calls the same handler in-process for pods of the control plane.
+  std::function<void(http::Request&, http::ResponseWriter&)> pod_handler;
   HttpNodeApi* node_api = nullptr;
   node::Heartbeat* heartbeat = nullptr;
   node::NodeLifecycle* lifecycle = nullptr;
@@ -263,14 +270,21 @@ int run_node(const node::NodeConfig& cfg_in) {
     api_ep.host = cfg.bind_ip;
     api_ep.port = cfg.api_port;
 
+    IngressConfig icfg;
+    icfg.node_name = cfg.name;
+    icfg.ip = cfg.bind_ip;
+    icfg.local_pod = [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); };
+    n->ingress = new IngressController(&n->store, &n->hub, icfg);
+    n->ingress->start();
     http::ServerConfig ic;
     ic.name = "ingress";
     ic.bind_ip = cfg.bind_ip;
     ic.port = cfg.ingress_port;
-    ic.conn_stack_bytes = 128 * 1024;
-    if (!n->ingress_http.start(ic, [](http::Request& rq, http::ResponseWriter& w) {
-          not_found_json(w, "no Ingress rule matches " + rq.path);
-        }, &err)) {
+    // Board budget for the ingress worker; the host needs room for libc on top.
+    ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES < 64 * 1024 ? 64 * 1024 : K32_INGRESS_STACK_BYTES;
+    ic.stack_region = static_cast<port::Region>(K32_INGRESS_STACK_REGION);
+    IngressController* ingress = n->ingress;
+    if (!n->ingress_http.start(ic, [ingress](http::Request& rq, http::ResponseWriter& w) { ingress->handle(rq, w); }, &err)) {
       logf("[NODE] %s", err.c_str());
       return 2;
     }
@@ -279,15 +293,16 @@ int run_node(const node::NodeConfig& cfg_in) {
     return 2;
   }
 
+  n->pod_handler = [](http::Request& rq, http::ResponseWriter& w) {
+    const std::string* pod = rq.header("X-Kube32-Pod");
+    not_found_json(w, pod ? "pod " + *pod + " does not run on this node" : "missing X-Kube32-Pod header");
+  };
   http::ServerConfig pc;
   pc.name = "pods";
   pc.bind_ip = cfg.bind_ip;
   pc.port = cfg.pod_port;
   pc.conn_stack_bytes = 128 * 1024;
-  if (!n->pod_http.start(pc, [](http::Request& rq, http::ResponseWriter& w) {
-        const std::string* pod = rq.header("X-Kube32-Pod");
-        not_found_json(w, pod ? "pod " + *pod + " does not run on this node" : "missing X-Kube32-Pod header");
-      }, &err)) {
+  if (!n->pod_http.start(pc, [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); }, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
   }

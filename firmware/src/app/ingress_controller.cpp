@@ -1,0 +1,397 @@
+#include "app/ingress_controller.h"
+
+#include "app/upstream_pool.h"
+#include "app/web_assets.h"
+#include "core/api/endpoints_view.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "k32_board.h"
+#include "port.h"
+
+namespace k32 {
+namespace app {
+
+namespace {
+
+void send_json_error(http::ResponseWriter& w, int code, const std::string& reason, const std::string& message) {
+  json::Value e = json::Value::object();
+  e.set("code", code);
+  e.set("reason", reason);
+  e.set("message", message);
+  w.send(code, "application/json", json::dump(e) + "\n");
+}
+
+}  // namespace
+
+IngressController::IngressController(store::ObjectStore* st, channels::Hub* hub, IngressConfig cfg)
+    : store_(st), hub_(hub), cfg_(std::move(cfg)), pool_(new UpstreamPool()) {
+  // An Ingress, Service or Pod change makes the table stale; the rebuild itself happens
+  // on the request path (at most every K32_INGRESS_REBUILD_MIN_MS) or on the tick.
+  store_->add_listener([this](const store::Event& ev) {
+    if (ev.resource == "networking.k8s.io/ingresses" || ev.resource == "services" || ev.resource == "pods")
+      mark_dirty();
+  });
+}
+
+bool IngressController::start() {
+  return port::thread_start("ingress-tick", 32 * 1024, port::Region::Any, &IngressController::tick_main, this);
+}
+
+void IngressController::tick_main(void* self) {
+  IngressController* c = static_cast<IngressController*>(self);
+  for (;;) {
+    port::sleep_ms(K32_INGRESS_REBUILD_TICK_MS);
+    c->tick();
+  }
+}
+
+void IngressController::tick() {
+  rebuild_if_due(true);
+  write_status();
+  publish_stats();
+}
+
+void IngressController::rebuild_if_due(bool from_tick) {
+  if (!dirty_.load()) return;
+  uint64_t now = port::monotonic_ms();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!from_tick && now - last_build_ms_ < K32_INGRESS_REBUILD_MIN_MS) return;
+  dirty_ = false;
+  last_build_ms_ = now;
+  ingresses_ = store_->list("networking.k8s.io/ingresses", "", nullptr);
+  table_.build(ingresses_);
+}
+
+void IngressController::write_status() {
+  std::vector<json::Value> ings;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ings = ingresses_;
+  }
+  for (auto& ing : ings) {
+    if (!RouteTable::serves(ing)) continue;
+    const json::Value* lb = ing.path({"status", "loadBalancer", "ingress"});
+    if (lb && lb->items().size() == 1 && lb->items()[0]["ip"].as_string() == cfg_.ip) continue;
+    json::Value entry = json::Value::object();
+    entry.set("ip", cfg_.ip);
+    json::Value arr = json::Value::array();
+    arr.push(entry);
+    ing.at_or_insert("status").at_or_insert("loadBalancer").set("ingress", arr);
+    uint64_t rv = 0;
+    text::parse_uint(ing.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
+    json::Value stored;
+    store_->update("networking.k8s.io/ingresses", ing.path_str({"metadata", "namespace"}),
+                   ing.path_str({"metadata", "name"}), ing, rv, &stored);
+  }
+}
+
+std::string IngressController::telemetry_json() {
+  json::Value t = json::Value::object();
+  json::Value nodes = json::Value::array();
+  for (const auto& n : store_->list("nodes", "", nullptr)) {
+    json::Value e = json::Value::object();
+    e.set("name", n.path_str({"metadata", "name"}));
+    bool ready = false;
+    for (const auto& c : n["status"]["conditions"].items())
+      if (c["type"].str() == "Ready") ready = c["status"].str() == "True";
+    e.set("ready", ready);
+    e.set("role", n["metadata"]["labels"].find("node-role.kubernetes.io/control-plane") ? "control-plane" : "worker");
+    for (const auto& a : n["status"]["addresses"].items())
+      if (a["type"].str() == "InternalIP") e.set("ip", a["address"]);
+    nodes.push(std::move(e));
+  }
+  t.set("nodes", nodes);
+  json::Value pods = json::Value::array();
+  for (const auto& p : store_->list("pods", "", nullptr)) {
+    json::Value e = json::Value::object();
+    e.set("namespace", p.path_str({"metadata", "namespace"}));
+    e.set("name", p.path_str({"metadata", "name"}));
+    e.set("phase", p["status"]["phase"].as_string("Pending"));
+    e.set("node", p["spec"]["nodeName"].as_string());
+    pods.push(std::move(e));
+  }
+  t.set("pods", pods);
+  port::MemStats m = port::mem_stats();
+  t.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
+  t.set("uptimeMs", static_cast<int64_t>(port::monotonic_ms()));
+  t.set("resourceVersion", static_cast<int64_t>(store_->current_rv()));
+  return json::dump(t);
+}
+
+void IngressController::publish_stats() {
+  std::vector<json::Value> ings;
+  std::map<std::string, uint32_t> reqs;
+  std::map<std::string, int> viewers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ings = ingresses_;
+    reqs.swap(requests_);
+    viewers = viewers_;
+  }
+  for (const auto& ing : ings) {
+    std::string topic = ing["metadata"]["annotations"]["kube32.io/stats-topic"].as_string();
+    if (topic.empty()) continue;
+    std::string id = ing.path_str({"metadata", "namespace"}) + "/" + ing.path_str({"metadata", "name"});
+    int v = 0;
+    for (const auto& kv : viewers)
+      if (text::starts_with(kv.first, id + " ")) v += kv.second;
+    json::Value s = json::Value::object();
+    s.set("t", "stats");
+    s.set("ingress", id);
+    s.set("rps", static_cast<int64_t>(reqs[id]));
+    s.set("viewers", static_cast<int64_t>(v));
+    hub_->publish(topic, json::dump(s));
+  }
+}
+
+bool IngressController::ingress_exists(const std::string& ns, const std::string& name) {
+  json::Value ing;
+  return store_->get("networking.k8s.io/ingresses", ns, name, &ing) && ing["metadata"]["deletionTimestamp"].is_null();
+}
+
+bool IngressController::find_stream(const std::string& path, Stream* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& ing : ingresses_) {
+    if (!RouteTable::serves(ing)) continue;
+    std::string spec = ing["metadata"]["annotations"]["kube32.io/event-stream"].as_string();
+    if (spec.empty()) continue;
+    for (const auto& part : text::split(spec, ';')) {
+      size_t eq = part.find('=');
+      if (eq == std::string::npos) continue;
+      if (text::trim(part.substr(0, eq)) != path) continue;
+      out->ns = ing.path_str({"metadata", "namespace"});
+      out->ingress = ing.path_str({"metadata", "name"});
+      out->path = path;
+      out->topics.clear();
+      for (const auto& t : text::split(part.substr(eq + 1), ',')) {
+        std::string topic = text::trim(t);
+        if (!topic.empty()) out->topics.push_back(topic);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IngressController::find_telemetry(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& ing : ingresses_)
+    if (RouteTable::serves(ing) && ing["metadata"]["annotations"]["kube32.io/cluster-telemetry"].as_string() == path)
+      return true;
+  return false;
+}
+
+void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
+  rebuild_if_due(false);
+  Stream stream;
+  if (req.method == "GET" && find_stream(req.path, &stream)) {
+    serve_events(req, w, stream);
+    return;
+  }
+  if ((req.method == "GET" || req.method == "HEAD") && find_telemetry(req.path)) {
+    w.add_header("Cache-Control", "no-cache");
+    w.send(200, "application/json", telemetry_json());
+    return;
+  }
+  const std::string* host = req.header("Host");
+  RouteMatch m;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    m = table_.match(host ? *host : "", req.path);
+    if (m.found) ++requests_[m.ns + "/" + m.ingress];
+  }
+  if (!m.found) {
+    send_json_error(w, 404, "NotFound", "no Ingress rule matches " + req.path);
+    return;
+  }
+  if (m.backend.is_resource) serve_static(req, w, m);
+  else serve_service(req, w, m);
+}
+
+void IngressController::serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m) {
+  json::Value svc;
+  if (!store_->get("services", m.ns, m.backend.service, &svc)) {
+    w.add_header("Retry-After", "2");
+    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " does not exist");
+    return;
+  }
+  const json::Value* port = nullptr;
+  for (const auto& p : svc["spec"]["ports"].items()) {
+    if ((m.backend.port_number && p["port"].as_int() == m.backend.port_number) ||
+        (!m.backend.port_name.empty() && p["name"].as_string() == m.backend.port_name))
+      port = &p;
+  }
+  if (!port) {
+    w.add_header("Retry-After", "2");
+    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " has no port " +
+                                                       (m.backend.port_name.empty() ? text::to_string(m.backend.port_number) : m.backend.port_name));
+    return;
+  }
+  std::vector<json::Value> pods = api::selected_pods(store_, svc);
+  // A pod on the control plane is called in-process; otherwise round-robin over workers.
+  for (const auto& pod : pods) {
+    if (pod["spec"]["nodeName"].as_string() == cfg_.node_name && cfg_.local_pod) {
+      req.headers.push_back({"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})});
+      cfg_.local_pod(req, w);
+      return;
+    }
+  }
+  std::vector<const json::Value*> remote;
+  for (const auto& pod : pods)
+    if (pod["spec"]["nodeName"].as_string() != cfg_.node_name && !pod["status"]["podIP"].as_string().empty())
+      remote.push_back(&pod);
+  if (remote.empty()) {
+    w.add_header("Retry-After", "2");
+    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " selects no running pod");
+    return;
+  }
+  std::string key = m.ns + "/" + m.backend.service;
+  uint32_t idx;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    idx = rr_[key]++;
+  }
+  for (size_t tried = 0; tried < remote.size(); ++tried) {
+    const json::Value& pod = *remote[(idx + tried) % remote.size()];
+    int32_t target = api::resolve_target_port(*port, pod);
+    if (target <= 0) continue;
+    std::vector<http::Header> extra{{"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})},
+                                    {"X-Forwarded-For", req.peer_ip}};
+    if (pool_->relay(pod["status"]["podIP"].str(), static_cast<uint16_t>(target), req, extra, w)) return;
+  }
+  w.add_header("Retry-After", "2");
+  send_json_error(w, 503, "ServiceUnavailable", "no pod of service " + key + " answered");
+}
+
+void IngressController::serve_static(http::Request& req, http::ResponseWriter& w, const RouteMatch& m) {
+  const Backend& b = m.backend;
+  if (b.resource_kind != "StaticBundle" || (!b.resource_group.empty() && b.resource_group != "kube32.io")) {
+    send_json_error(w, 404, "NotFound", "unsupported resource backend " + b.resource_group + "/" + b.resource_kind);
+    return;
+  }
+  if (!web_bundle_exists(b.resource_name)) {
+    send_json_error(w, 404, "NotFound", "static bundle \"" + b.resource_name + "\" is not in this firmware");
+    return;
+  }
+  if (req.method != "GET" && req.method != "HEAD") {
+    w.add_header("Allow", "GET, HEAD");
+    send_json_error(w, 405, "MethodNotAllowed", "static bundles answer GET and HEAD");
+    return;
+  }
+  // Under a Prefix sub-path the matched prefix is stripped before the file lookup.
+  std::string path = req.path;
+  if (m.type != "Exact" && !m.matched_path.empty() && m.matched_path != "/") path = path.substr(m.matched_path.size());
+  std::string rel = path;
+  while (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
+  if (rel.empty()) rel = "index.html";
+  const std::string* ae = req.header("Accept-Encoding");
+  bool gzip_ok = ae && text::lower(*ae).find("gzip") != std::string::npos;
+  auto lookup = [&](const std::string& p, bool* gz, bool* gz_only) -> const WebAsset* {
+    const WebAsset* plain = web_asset_find(b.resource_name, p);
+    const WebAsset* zipped = web_asset_find(b.resource_name, p + ".gz");
+    *gz = false;
+    *gz_only = !plain && zipped;
+    if (zipped && gzip_ok) {
+      *gz = true;
+      return zipped;
+    }
+    return plain;
+  };
+  bool gz = false, gz_only = false;
+  const WebAsset* a = lookup(rel, &gz, &gz_only);
+  if (!a && gz_only) {
+    send_json_error(w, 406, "NotAcceptable", rel + " is stored only gzip-compressed and the client does not accept gzip");
+    return;
+  }
+  if (!a) {
+    // Single-page apps: "/" and extension-less paths fall back to /index.html.
+    std::string last = rel.substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
+    if (last.find('.') == std::string::npos) {
+      rel = "index.html";
+      a = lookup(rel, &gz, &gz_only);
+      if (!a && gz_only) {
+        send_json_error(w, 406, "NotAcceptable", "index.html is stored only gzip-compressed and the client does not accept gzip");
+        return;
+      }
+    }
+  }
+  if (!a) {
+    send_json_error(w, 404, "NotFound", "no file " + rel + " in static bundle " + b.resource_name);
+    return;
+  }
+  w.add_header("Cache-Control", rel == "index.html" ? "no-cache" : "public, max-age=3600");
+  w.add_header("ETag", a->etag);
+  w.add_header("Vary", "Accept-Encoding");
+  if (gz) w.add_header("Content-Encoding", "gzip");
+  const std::string* inm = req.header("If-None-Match");
+  if (inm && *inm == a->etag) {
+    w.send(304, "", "");
+    return;
+  }
+  w.send(200, content_type_for(rel), std::string(reinterpret_cast<const char*>(a->data), a->len));
+}
+
+void IngressController::viewers_changed(const std::string& key, int delta) {
+  int now;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    now = (viewers_[key] += delta);
+    if (now <= 0) viewers_.erase(key);
+  }
+  json::Value p = json::Value::object();
+  p.set("viewers", static_cast<int64_t>(now < 0 ? 0 : now));
+  hub_->publish("kube32.presence " + key, json::dump(p));
+}
+
+void IngressController::serve_events(http::Request& req, http::ResponseWriter& w, const Stream& s) {
+  std::string key = s.ns + "/" + s.ingress + " " + s.path;
+  bool presence = false, cluster = false;
+  std::vector<std::string> topics;
+  for (const auto& t : s.topics) {
+    if (t == "kube32.presence") presence = true;
+    else if (t == "kube32.cluster") cluster = true;
+    else topics.push_back(t);
+  }
+  if (presence) topics.push_back("kube32.presence " + key);
+  auto sub = hub_->subscribe(topics);
+  w.add_header("Cache-Control", "no-cache");
+  w.add_header("X-Accel-Buffering", "no");
+  bool ok = w.begin_stream(200, "text/event-stream");
+  ok = ok && w.write_chunk(": kube32 event stream\n\n");
+  viewers_changed(key, +1);
+  uint64_t next_cluster = 0;
+  uint64_t next_check = port::monotonic_ms() + 1000;
+  while (ok) {
+    uint64_t now = port::monotonic_ms();
+    if (cluster && now >= next_cluster) {
+      next_cluster = now + K32_CLUSTER_SSE_PERIOD_MS;
+      ok = w.write_chunk("event: cluster\ndata: " + telemetry_json() + "\n\n");
+      if (!ok) break;
+    }
+    if (now >= next_check) {
+      next_check = now + 1000;
+      // Deleting the Ingress closes its streams; a vanished client frees the thread.
+      if (!ingress_exists(s.ns, s.ingress) || port::tcp_peer_closed(w.socket())) break;
+    }
+    channels::Message msg;
+    if (!sub->next(&msg, 250)) continue;
+    std::string event = "message";
+    json::Value payload;
+    json::ParseError pe;
+    if (json::parse(msg.payload, &payload, &pe)) {
+      if (payload["type"].is_string()) event = payload["type"].str();
+      else if (payload["t"].is_string()) event = payload["t"].str();
+    }
+    if (text::starts_with(msg.topic, "kube32.presence ")) event = "presence";
+    std::string data;
+    for (const auto& line : text::split(msg.payload, '\n')) data += "data: " + line + "\n";
+    ok = w.write_chunk("event: " + event + "\n" + data + "\n");
+  }
+  hub_->unsubscribe(sub);
+  viewers_changed(key, -1);
+  w.end_stream();
+  w.close_after();
+}
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,74 @@
+// The control plane's Ingress controller (spec 004 "Ingress controller"): routes HTTP
+// requests on the ingress port to Service backends (in-process pods of the control plane,
+// worker pods over HTTP/1.1 keep-alive) and StaticBundle resources, serves the event
+// stream / telemetry annotations, and writes status.loadBalancer.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "app/ingress_routes.h"
+#include "core/channels/channel_hub.h"
+#include "core/http/http_message.h"
+#include "core/store/object_store.h"
+
+namespace k32 {
+namespace app {
+
+class UpstreamPool;
+
+struct IngressConfig {
+  std::string node_name;   // the control plane's Node name (its pods run in-process)
+  std::string ip;          // written into status.loadBalancer.ingress[0].ip
+  // Calls a control-plane pod's k32_handle in-process (the pod server's handler with
+  // X-Kube32-Pod set); empty when this node runs no pods.
+  std::function<void(http::Request&, http::ResponseWriter&)> local_pod;
+};
+
+class IngressController {
+ public:
+  IngressController(store::ObjectStore* st, channels::Hub* hub, IngressConfig cfg);
+  void handle(http::Request& req, http::ResponseWriter& w);
+  // Starts the 1 s tick (rebuild, status, stats topics).
+  bool start();
+  // Cluster telemetry JSON (nodes, pods, heap): the kube32.cluster topic and the annotation.
+  std::string telemetry_json();
+
+ private:
+  struct Stream {
+    std::string ns, ingress, path;
+    std::vector<std::string> topics;
+  };
+  void mark_dirty() { dirty_ = true; }
+  void rebuild_if_due(bool from_tick);
+  void tick();
+  static void tick_main(void* self);
+  void write_status();
+  void publish_stats();
+
+  void serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
+  void serve_static(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
+  void serve_events(http::Request& req, http::ResponseWriter& w, const Stream& s);
+  bool find_stream(const std::string& path, Stream* out);
+  bool find_telemetry(const std::string& path);
+  bool ingress_exists(const std::string& ns, const std::string& name);
+  void viewers_changed(const std::string& key, int delta);
+
+  store::ObjectStore* store_;
+  channels::Hub* hub_;
+  IngressConfig cfg_;
+  UpstreamPool* pool_;
+  std::mutex mu_;
+  RouteTable table_;
+  std::vector<json::Value> ingresses_;
+  std::atomic<bool> dirty_{true};
+  uint64_t last_build_ms_ = 0;
+  std::map<std::string, uint32_t> rr_;           // service key -> next round-robin index
+  std::map<std::string, int> viewers_;           // "ns/name path" -> SSE viewers
+  std::map<std::string, uint32_t> requests_;     // "ns/name" -> requests this second
+};
+
+}  // namespace app
+}  // namespace k32

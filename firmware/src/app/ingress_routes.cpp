@@ -1,0 +1,134 @@
+#include "app/ingress_routes.h"
+
+#include "core/util/text.h"
+
+namespace k32 {
+namespace app {
+
+namespace {
+
+Backend backend_of(const json::Value& b) {
+  Backend out;
+  if (!b["resource"].is_null()) {
+    out.is_resource = true;
+    out.resource_kind = b["resource"]["kind"].as_string();
+    out.resource_name = b["resource"]["name"].as_string();
+    out.resource_group = b["resource"]["apiGroup"].as_string();
+  } else {
+    out.service = b["service"]["name"].as_string();
+    out.port_number = static_cast<int32_t>(b["service"]["port"]["number"].as_int(0));
+    out.port_name = b["service"]["port"]["name"].as_string();
+  }
+  return out;
+}
+
+// "/api/" and "/api" are the same Prefix rule; "/" stays "/".
+std::string rule_path(const std::string& p) {
+  std::string r = p.empty() ? "/" : p;
+  while (r.size() > 1 && r.back() == '/') r.pop_back();
+  return r;
+}
+
+bool wildcard_matches(const std::string& pattern, const std::string& host) {
+  // "*.example.com" matches exactly one extra label: "a.example.com", not "a.b.example.com".
+  std::string suffix = pattern.substr(1);  // ".example.com"
+  if (host.size() <= suffix.size() || !text::ends_with(host, suffix)) return false;
+  std::string label = host.substr(0, host.size() - suffix.size());
+  return !label.empty() && label.find('.') == std::string::npos;
+}
+
+}  // namespace
+
+bool RouteTable::serves(const json::Value& ing) {
+  const json::Value* cls = ing["spec"].find("ingressClassName");
+  return !cls || cls->is_null() || cls->as_string() == "kube32";
+}
+
+std::string RouteTable::normalise_host(const std::string& h) {
+  std::string host = text::lower(text::trim(h));
+  if (!host.empty() && host[0] == '[') return host;  // IPv6 literal: not served
+  size_t colon = host.rfind(':');
+  if (colon != std::string::npos) host.resize(colon);
+  while (!host.empty() && host.back() == '.') host.pop_back();
+  return host;
+}
+
+bool RouteTable::prefix_matches(const std::string& rule, const std::string& path) {
+  std::string r = rule_path(rule);
+  if (r == "/") return true;
+  if (path == r) return true;
+  return path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/';
+}
+
+void RouteTable::build(const std::vector<json::Value>& ingresses) {
+  routes_.clear();
+  defaults_.clear();
+  for (const auto& ing : ingresses) {
+    if (!serves(ing) || !ing["metadata"]["deletionTimestamp"].is_null()) continue;
+    std::string ns = ing.path_str({"metadata", "namespace"});
+    std::string name = ing.path_str({"metadata", "name"});
+    const json::Value& spec = ing["spec"];
+    if (!spec["defaultBackend"].is_null()) {
+      RouteMatch d;
+      d.found = true;
+      d.is_default = true;
+      d.ns = ns;
+      d.ingress = name;
+      d.backend = backend_of(spec["defaultBackend"]);
+      defaults_.push_back(d);
+    }
+    for (const auto& rule : spec["rules"].items()) {
+      const json::Value* paths = rule.path({"http", "paths"});
+      if (!paths) continue;
+      for (const auto& p : paths->items()) {
+        Route r;
+        r.ns = ns;
+        r.ingress = name;
+        r.host = text::lower(rule["host"].as_string());
+        r.path = p["path"].as_string("/");
+        r.type = p["pathType"].as_string("Prefix");
+        r.backend = backend_of(p["backend"]);
+        routes_.push_back(r);
+      }
+    }
+  }
+}
+
+RouteMatch RouteTable::match(const std::string& host_header, const std::string& path) const {
+  std::string host = normalise_host(host_header);
+  for (int group = 0; group < 3; ++group) {
+    const Route* best = nullptr;
+    size_t best_len = 0;
+    for (const auto& r : routes_) {
+      bool host_ok = group == 0   ? (!r.host.empty() && r.host[0] != '*' && r.host == host)
+                     : group == 1 ? (!r.host.empty() && r.host[0] == '*' && wildcard_matches(r.host, host))
+                                  : r.host.empty();
+      if (!host_ok) continue;
+      bool exact = r.type == "Exact";
+      bool ok = exact ? path == r.path : prefix_matches(r.path, path);
+      if (!ok) continue;
+      size_t len = exact ? r.path.size() : rule_path(r.path).size();
+      // Longest path wins; on equal length Exact beats Prefix; otherwise the first in
+      // namespace/name order (the table's order) keeps the route.
+      if (!best || len > best_len || (len == best_len && exact && best->type != "Exact")) {
+        best = &r;
+        best_len = len;
+      }
+    }
+    if (best) {
+      RouteMatch m;
+      m.found = true;
+      m.ns = best->ns;
+      m.ingress = best->ingress;
+      m.matched_path = best->type == "Exact" ? best->path : rule_path(best->path);
+      m.type = best->type;
+      m.backend = best->backend;
+      return m;
+    }
+  }
+  if (!defaults_.empty()) return defaults_.front();
+  return RouteMatch();
+}
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,62 @@
+// The Ingress route table (spec 004 "Host and path matching"): built from the stored
+// Ingresses, consulted per request. Pure data and matching; no I/O.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/json/json.h"
+
+namespace k32 {
+namespace app {
+
+struct Backend {
+  bool is_resource = false;
+  // Service backend
+  std::string service;
+  int32_t port_number = 0;
+  std::string port_name;
+  // Resource backend (kube32.io StaticBundle)
+  std::string resource_kind;
+  std::string resource_name;
+  std::string resource_group;
+};
+
+struct Route {
+  std::string ns;
+  std::string ingress;  // name
+  std::string host;     // "" = any host; "*.example.com" = one-label wildcard
+  std::string path;     // as written
+  std::string type;     // Exact | Prefix | ImplementationSpecific
+  Backend backend;
+};
+
+struct RouteMatch {
+  bool found = false;
+  bool is_default = false;
+  std::string ns;
+  std::string ingress;
+  std::string matched_path;  // the rule path (normalised) that matched; "" for defaults
+  std::string type;
+  Backend backend;
+};
+
+class RouteTable {
+ public:
+  // Ingresses in namespace/name order (as the store lists them).
+  void build(const std::vector<json::Value>& ingresses);
+  RouteMatch match(const std::string& host_header, const std::string& path) const;
+  size_t size() const { return routes_.size(); }
+
+  static std::string normalise_host(const std::string& host_header);
+  // Whether a Prefix rule path matches a request path by segments.
+  static bool prefix_matches(const std::string& rule, const std::string& path);
+  // Ingress classes this controller serves: unset or "kube32".
+  static bool serves(const json::Value& ingress);
+
+ private:
+  std::vector<Route> routes_;
+  std::vector<RouteMatch> defaults_;  // defaultBackend per Ingress, in ns/name order
+};
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,150 @@
+#include "app/upstream_pool.h"
+
+#include <cstdlib>
+
+#include "core/http/conn_reader.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace app {
+
+namespace {
+constexpr uint32_t kUpstreamTimeoutMs = 30000;
+constexpr size_t kUpstreamHeadMax = 16 * 1024;
+
+bool hop_by_hop(const std::string& name) {
+  static const char* kHop[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
+                               "trailer", "upgrade", "content-length", "host"};
+  std::string n = text::lower(name);
+  for (const char* h : kHop)
+    if (n == h) return true;
+  return false;
+}
+}  // namespace
+
+port::Socket UpstreamPool::take(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& v = idle_[key];
+  while (!v.empty()) {
+    port::Socket s = v.back();
+    v.pop_back();
+    if (!port::tcp_peer_closed(s)) return s;
+    port::tcp_close(s);
+  }
+  return port::kNoSocket;
+}
+
+void UpstreamPool::give(const std::string& key, port::Socket s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& v = idle_[key];
+  if (v.size() >= kIdlePerUpstream) {
+    port::tcp_close(s);
+    return;
+  }
+  v.push_back(s);
+}
+
+bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Request& req,
+                         const std::vector<http::Header>& extra, http::ResponseWriter& w) {
+  std::string key = ip + ":" + text::to_string(port);
+  std::string head = req.method + " " + req.target + " HTTP/1.1\r\n";
+  const std::string* host = req.header("Host");
+  head += "Host: " + (host ? *host : key) + "\r\n";
+  for (const auto& h : req.headers)
+    if (!hop_by_hop(h.name) && !text::starts_with(text::lower(h.name), "x-kube32-")) head += h.name + ": " + h.value + "\r\n";
+  for (const auto& h : extra) head += h.name + ": " + h.value + "\r\n";
+  head += "Content-Length: " + text::to_string(static_cast<int64_t>(req.body.size())) + "\r\n\r\n";
+
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool reused = true;
+    port::Socket s = attempt == 0 ? take(key) : port::kNoSocket;
+    if (s == port::kNoSocket) {
+      reused = false;
+      int err = 0;
+      s = port::tcp_connect(ip.c_str(), port, 3000, &err);
+      if (s == port::kNoSocket) return false;
+    }
+    http::Conn conn(s);
+    if (!conn.send_all(head.data(), head.size()) || !conn.send_all(req.body.data(), req.body.size())) {
+      port::tcp_close(s);
+      if (reused) continue;
+      return false;
+    }
+    http::ConnReader reader(&conn);
+    std::string rhead;
+    http::ReadStatus st;
+    for (;;) {
+      st = reader.read_head(&rhead, kUpstreamHeadMax, kUpstreamTimeoutMs);
+      if (st == http::ReadStatus::Ok && rhead.size() > 12 && rhead.compare(9, 1, "1") == 0) continue;  // 1xx
+      break;
+    }
+    if (st != http::ReadStatus::Ok) {
+      port::tcp_close(s);
+      // A pooled connection the worker had already closed: try once on a fresh one.
+      if (reused && st == http::ReadStatus::Closed) continue;
+      return false;
+    }
+    size_t eol = rhead.find("\r\n");
+    uint64_t status = 502;
+    if (rhead.size() >= 12) text::parse_uint(rhead.substr(9, 3), 999, &status);
+    bool chunked = false, has_len = false, upstream_close = false;
+    uint64_t len = 0;
+    std::string content_type;
+    size_t pos = eol == std::string::npos ? rhead.size() : eol + 2;
+    while (pos < rhead.size()) {
+      size_t e = rhead.find("\r\n", pos);
+      std::string line = rhead.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+      pos = e == std::string::npos ? rhead.size() : e + 2;
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = line.substr(0, colon), value = text::trim(line.substr(colon + 1));
+      std::string lname = text::lower(name);
+      if (lname == "content-type") content_type = value;
+      else if (lname == "transfer-encoding") chunked = text::lower(value).find("chunked") != std::string::npos;
+      else if (lname == "content-length") has_len = text::parse_uint(value, UINT64_MAX, &len);
+      else if (lname == "connection") upstream_close = text::iequals(value, "close");
+      if (!hop_by_hop(name) && lname != "content-type") w.add_header(name, value);
+    }
+    // Relay the body as it arrives, re-framed as chunks towards the client.
+    w.begin_stream(static_cast<int>(status), content_type);
+    bool ok = true;
+    if (req.method == "HEAD" || status == 204 || status == 304) {
+    } else if (chunked) {
+      std::string line;
+      for (;;) {
+        if (reader.read_line(&line, 64, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
+        unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
+        if (n == 0) {
+          while (reader.read_line(&line, 8192, kUpstreamTimeoutMs) == http::ReadStatus::Ok && !line.empty()) {}
+          break;
+        }
+        std::string part;
+        if (reader.read_exact(n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok ||
+            reader.read_line(&line, 2, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
+        if (!w.write_chunk(part)) { ok = false; break; }
+      }
+    } else if (has_len) {
+      uint64_t left = len;
+      while (left > 0) {
+        std::string part;
+        size_t take_n = left > 4096 ? 4096 : static_cast<size_t>(left);
+        if (reader.read_exact(take_n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
+        left -= take_n;
+        if (!w.write_chunk(part)) { ok = false; break; }
+      }
+    } else {
+      std::string rest;
+      reader.read_to_close(&rest, 16 * 1024 * 1024, kUpstreamTimeoutMs);
+      w.write_chunk(rest);
+      upstream_close = true;
+    }
+    w.end_stream();
+    if (ok && !upstream_close && !reader.has_buffered()) give(key, s);
+    else port::tcp_close(s);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace app
+}  // namespace k32

@@ -1,0 +1,54 @@
+// Channel topics on a node: publishers post JSON messages to a topic, subscribers (SSE
+// streams, pods' k32_event) receive them in order. Bounded per subscriber: a slow reader
+// loses the oldest messages, never blocks a publisher.
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace k32 {
+namespace channels {
+
+struct Message {
+  std::string topic;
+  std::string payload;  // JSON text
+};
+
+class Subscription {
+ public:
+  // Waits up to timeout_ms for a message; false on timeout or when closed.
+  bool next(Message* out, uint32_t timeout_ms);
+  void close();
+  bool closed();
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  friend class Hub;
+  std::vector<std::string> topics_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Message> queue_;
+  bool closed_ = false;
+  uint64_t dropped_ = 0;
+  static constexpr size_t kQueue = 64;
+};
+
+class Hub {
+ public:
+  std::shared_ptr<Subscription> subscribe(const std::vector<std::string>& topics);
+  void unsubscribe(const std::shared_ptr<Subscription>& s);
+  // Returns how many subscribers received it.
+  size_t publish(const std::string& topic, const std::string& payload);
+  size_t subscribers(const std::string& topic);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Subscription>> subs_;
+};
+
+}  // namespace channels
+}  // namespace k32

@@ -1,0 +1,1 @@
+"""Static web bundles (images/web/<bundle>/) embedded into the firmware."""
