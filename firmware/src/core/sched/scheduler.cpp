@@ -1,0 +1,316 @@
+#include "core/sched/scheduler.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/sched/quantity.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace sched {
+
+namespace {
+
+bool node_ready(const json::Value& node) {
+  for (const auto& c : node["status"]["conditions"].items())
+    if (c["type"].str() == "Ready") return c["status"].str() == "True";
+  return false;
+}
+
+// The node's taints, plus the ones the node lifecycle controller would add.
+std::vector<json::Value> taints_of(const json::Value& node) {
+  std::vector<json::Value> out = node["spec"]["taints"].items();
+  auto add = [&](const char* key) {
+    json::Value t = json::Value::object();
+    t.set("key", key);
+    t.set("effect", "NoSchedule");
+    out.push_back(t);
+  };
+  if (!node_ready(node)) add("node.kubernetes.io/not-ready");
+  if (node["spec"]["unschedulable"].as_bool()) add("node.kubernetes.io/unschedulable");
+  return out;
+}
+
+bool tolerates(const json::Value& pod, const json::Value& taint) {
+  const std::string& effect = taint["effect"].str();
+  if (effect == "PreferNoSchedule") return true;  // a preference, never a filter
+  for (const auto& tol : pod["spec"]["tolerations"].items()) {
+    if (!tol["effect"].str().empty() && tol["effect"].str() != effect) continue;
+    std::string op = tol["operator"].as_string("Equal");
+    if (tol["key"].str().empty() && op == "Exists") return true;
+    if (tol["key"].str() != taint["key"].str()) continue;
+    if (op == "Exists") return true;
+    if (op == "Equal" && tol["value"].as_string() == taint["value"].as_string()) return true;
+  }
+  return false;
+}
+
+bool expr_matches(const json::Value& e, const std::string* actual) {
+  const std::string& op = e["operator"].str();
+  const auto& vals = e["values"].items();
+  auto in = [&]() {
+    for (const auto& v : vals)
+      if (actual && v.str() == *actual) return true;
+    return false;
+  };
+  if (op == "In") return in();
+  if (op == "NotIn") return !in();
+  if (op == "Exists") return actual != nullptr;
+  if (op == "DoesNotExist") return actual == nullptr;
+  if ((op == "Gt" || op == "Lt") && actual && vals.size() == 1) {
+    uint64_t a = 0, b = 0;
+    if (!text::parse_uint(*actual, UINT64_MAX, &a) || !text::parse_uint(vals[0].str(), UINT64_MAX, &b)) return false;
+    return op == "Gt" ? a > b : a < b;
+  }
+  return false;
+}
+
+bool term_matches(const json::Value& term, const json::Value& node) {
+  const json::Value& labels = node["metadata"]["labels"];
+  bool any = false;
+  for (const auto& e : term["matchExpressions"].items()) {
+    any = true;
+    const json::Value* v = labels.find(e["key"].str());
+    std::string s = v ? v->as_string() : std::string();
+    if (!expr_matches(e, v ? &s : nullptr)) return false;
+  }
+  for (const auto& e : term["matchFields"].items()) {
+    any = true;
+    std::string name = node["metadata"]["name"].str();
+    if (e["key"].str() != "metadata.name" || !expr_matches(e, &name)) return false;
+  }
+  return any;  // an empty term matches nothing (Kubernetes semantics)
+}
+
+bool affinity_matches(const json::Value& pod, const json::Value& node) {
+  const json::Value* req = pod.path({"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (!req || req->is_null()) return true;
+  for (const auto& t : (*req)["nodeSelectorTerms"].items())
+    if (term_matches(t, node)) return true;
+  return false;
+}
+
+bool selector_matches(const json::Value& pod, const json::Value& node) {
+  const json::Value& labels = node["metadata"]["labels"];
+  for (const auto& m : pod["spec"]["nodeSelector"].members()) {
+    const json::Value* v = labels.find(m.first);
+    if (!v || v->as_string() != m.second.as_string()) return false;
+  }
+  return true;
+}
+
+bool terminated(const json::Value& pod) {
+  const std::string& p = pod["status"]["phase"].str();
+  return p == "Succeeded" || p == "Failed";
+}
+
+int64_t allocatable(const json::Value& node, const char* res) {
+  int64_t v = 0;
+  const json::Value& q = node["status"]["allocatable"][res];
+  if (q.is_int()) return q.as_int();
+  return parse_quantity(q.as_string(), &v) ? v : 0;
+}
+
+}  // namespace
+
+bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err) {
+  int64_t sum = 0;
+  for (const auto& c : pod["spec"]["containers"].items()) {
+    const json::Value* q = c.path({"resources", "requests", resource});
+    if (!q) q = c.path({"resources", "limits", resource});
+    if (!q) continue;
+    int64_t v = 0;
+    std::string s = q->is_int() ? text::to_string(q->as_int()) : q->as_string();
+    if (!parse_quantity(s, &v)) {
+      if (err) *err = "container " + c["name"].str() + ": resources " + resource + " \"" + s + "\" is not a quantity";
+      return false;
+    }
+    sum += v;
+  }
+  *out = sum;
+  return true;
+}
+
+Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods) {
+  Decision d;
+  int64_t want_mem = 0, want_ipc = 0;
+  std::string err;
+  if (!pod_request(pod, "memory", &want_mem, &err) || !pod_request(pod, kIpcResource, &want_ipc, &err)) {
+    d.message = err;
+    return d;
+  }
+  // What each node already carries.
+  std::map<std::string, int64_t> used_mem, used_ipc, used_pods;
+  for (const auto& p : pods) {
+    const std::string& n = p["spec"]["nodeName"].str();
+    if (n.empty() || terminated(p)) continue;
+    int64_t m = 0, i = 0;
+    pod_request(p, "memory", &m, nullptr);
+    pod_request(p, kIpcResource, &i, nullptr);
+    used_mem[n] += m;
+    used_ipc[n] += i;
+    used_pods[n] += 1;
+  }
+  // Reasons in kube-scheduler's wording, counted per node.
+  std::map<std::string, int> reasons;
+  int64_t best_free = -1;
+  for (const auto& node : nodes) {
+    const std::string& name = node["metadata"]["name"].str();
+    const char* why = nullptr;
+    std::string taint_key;
+    for (const auto& t : taints_of(node)) {
+      if ((t["effect"].str() == "NoSchedule" || t["effect"].str() == "NoExecute") && !tolerates(pod, t)) {
+        taint_key = "{" + t["key"].str() + (t["value"].as_string().empty() ? "" : ": " + t["value"].str()) + "}";
+        break;
+      }
+    }
+    int64_t free_mem = allocatable(node, "memory") - used_mem[name];
+    if (!taint_key.empty()) {
+      reasons["node(s) had untolerated taint " + taint_key]++;
+      continue;
+    }
+    if (!selector_matches(pod, node) || !affinity_matches(pod, node)) why = "node(s) didn't match Pod's node affinity/selector";
+    else if (used_pods[name] + 1 > allocatable(node, "pods")) why = "Too many pods";
+    else if (want_mem > free_mem) why = "Insufficient memory";
+    else if (want_ipc > allocatable(node, kIpcResource) - used_ipc[name]) why = "Insufficient hardware.kube32.io/ipc";
+    if (why) {
+      reasons[why]++;
+      continue;
+    }
+    if (free_mem > best_free || (free_mem == best_free && name < d.node)) {
+      best_free = free_mem;
+      d.node = name;
+    }
+  }
+  if (d.node.empty()) {
+    d.message = "0/" + text::to_string(static_cast<int64_t>(nodes.size())) + " nodes are available";
+    std::string sep = ": ";
+    for (const auto& r : reasons) {
+      d.message += sep + text::to_string(r.second) + " " + r.first;
+      sep = ", ";
+    }
+    d.message += ".";
+  }
+  return d;
+}
+
+void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
+  json::Value pod = pod_in;
+  pod.at_or_insert("spec").set("nodeName", node);
+  json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
+  if (!conds.is_array()) conds = json::Value::array();
+  json::Value kept = json::Value::array();
+  for (auto& c : conds.items())
+    if (c["type"].str() != "PodScheduled") kept.push(c);
+  json::Value c = json::Value::object();
+  c.set("type", "PodScheduled");
+  c.set("status", "True");
+  c.set("lastProbeTime", nullptr);
+  c.set("lastTransitionTime", text::rfc3339(port::wall_time_s()));
+  kept.push(c);
+  conds = kept;
+  const std::string& ns = pod["metadata"]["namespace"].str();
+  const std::string& name = pod["metadata"]["name"].str();
+  uint64_t rv = 0;
+  text::parse_uint(pod["metadata"]["resourceVersion"].as_string(), UINT64_MAX, &rv);
+  json::Value stored;
+  if (st_->update("pods", ns, name, pod, rv, &stored) == store::Result::Ok)
+    logf("[SCHED] %s/%s bound to %s", ns.c_str(), name.c_str(), node.c_str());
+}
+
+void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string& message) {
+  json::Value pod = pod_in;
+  const std::string& ns = pod["metadata"]["namespace"].str();
+  const std::string& name = pod["metadata"]["name"].str();
+  json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
+  if (!conds.is_array()) conds = json::Value::array();
+  for (auto& c : conds.items())
+    if (c["type"].str() == "PodScheduled" && c["status"].str() == "False" && c["message"].str() == message) return;
+  json::Value kept = json::Value::array();
+  for (auto& c : conds.items())
+    if (c["type"].str() != "PodScheduled") kept.push(c);
+  std::string now = text::rfc3339(port::wall_time_s());
+  json::Value c = json::Value::object();
+  c.set("type", "PodScheduled");
+  c.set("status", "False");
+  c.set("lastProbeTime", nullptr);
+  c.set("lastTransitionTime", now);
+  c.set("reason", "Unschedulable");
+  c.set("message", message);
+  kept.push(c);
+  conds = kept;
+  uint64_t rv = 0;
+  text::parse_uint(pod["metadata"]["resourceVersion"].as_string(), UINT64_MAX, &rv);
+  json::Value stored;
+  if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
+  logf("[SCHED] %s/%s unschedulable: %s", ns.c_str(), name.c_str(), message.c_str());
+  json::Value ev = json::Value::object();
+  ev.set("kind", "Event");
+  ev.set("apiVersion", "v1");
+  std::string ev_name = name + "." + text::uuid4().substr(0, 8);
+  json::Value md = json::Value::object();
+  md.set("name", ev_name);
+  md.set("namespace", ns);
+  md.set("uid", text::uuid4());
+  md.set("creationTimestamp", now);
+  ev.set("metadata", md);
+  json::Value obj = json::Value::object();
+  obj.set("kind", "Pod");
+  obj.set("apiVersion", "v1");
+  obj.set("namespace", ns);
+  obj.set("name", name);
+  obj.set("uid", pod["metadata"]["uid"]);
+  ev.set("involvedObject", obj);
+  ev.set("reason", "FailedScheduling");
+  ev.set("message", message);
+  ev.set("type", "Warning");
+  json::Value src = json::Value::object();
+  src.set("component", "default-scheduler");
+  ev.set("source", src);
+  ev.set("firstTimestamp", now);
+  ev.set("lastTimestamp", now);
+  ev.set("count", 1);
+  ev.set("reportingComponent", "default-scheduler");
+  st_->create("events", ns, ev_name, ev, &stored);
+}
+
+int Scheduler::pass() {
+  uint64_t rv = 0;
+  std::vector<json::Value> pods = st_->list("pods", "", &rv);
+  std::vector<json::Value> nodes;
+  bool have_nodes = false;
+  int bound = 0;
+  for (const auto& p : pods) {
+    if (!p["spec"]["nodeName"].as_string().empty() || !p["metadata"]["deletionTimestamp"].is_null() || terminated(p))
+      continue;
+    if (!have_nodes) {
+      nodes = st_->list("nodes", "", &rv);
+      have_nodes = true;
+    }
+    Decision d = schedule(p, nodes, pods);
+    if (d.node.empty()) {
+      mark_unschedulable(p, d.message);
+      continue;
+    }
+    bind(p, d.node);
+    // Later pods of this pass see this one on its node.
+    for (auto& q : pods)
+      if (q["metadata"]["uid"] == p["metadata"]["uid"]) q.at_or_insert("spec").set("nodeName", d.node);
+    ++bound;
+  }
+  return bound;
+}
+
+void Scheduler::run() {
+  uint64_t seen = 0;
+  for (;;) {
+    seen = st_->current_rv();
+    pass();
+    st_->wait_newer(seen, 1000);
+  }
+}
+
+}  // namespace sched
+}  // namespace k32

@@ -1,0 +1,45 @@
+// The control plane's scheduler: binds Pending pods to Ready nodes. Filters: nodeSelector,
+// required node affinity, taints (NotReady and unschedulable nodes taint themselves)
+// vs tolerations, memory and hardware.kube32.io/ipc requests vs allocatable, pod count.
+// Among the nodes that fit it picks the one with the most free memory (name breaks ties).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/json/json.h"
+#include "core/store/object_store.h"
+
+namespace k32 {
+namespace sched {
+
+constexpr const char* kIpcResource = "hardware.kube32.io/ipc";
+
+struct Decision {
+  std::string node;     // empty: unschedulable
+  std::string message;  // "0/3 nodes are available: 2 node(s) didn't match ..."
+};
+
+// Pure placement decision; `pods` are all pods of the cluster (for what nodes already run).
+Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods);
+
+// Sum of the containers' requests of `resource` (limits when a request is absent);
+// false with *err when a quantity is malformed.
+bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err);
+
+class Scheduler {
+ public:
+  explicit Scheduler(store::ObjectStore* st) : st_(st) {}
+  // One pass over the unbound pods; returns how many were bound.
+  int pass();
+  // Runs passes on every store change (and at least every second), forever.
+  void run();
+  static void thread_main(void* self) { static_cast<Scheduler*>(self)->run(); }
+
+ private:
+  void bind(const json::Value& pod, const std::string& node);
+  void mark_unschedulable(const json::Value& pod, const std::string& message);
+  store::ObjectStore* st_;
+};
+
+}  // namespace sched
+}  // namespace k32

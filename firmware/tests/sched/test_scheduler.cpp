@@ -1,0 +1,105 @@
+// Scheduler placement decisions and the quantity parser.
+#include "check.h"
+#include "core/json/json.h"
+#include "core/sched/quantity.h"
+#include "core/sched/scheduler.h"
+
+using namespace k32;
+
+static json::Value parse(const char* s) {
+  json::Value v;
+  json::ParseError pe;
+  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
+  return v;
+}
+
+static json::Value node(const char* name, const char* role, bool ready, const char* mem = "4Mi") {
+  std::string s = std::string("{\"metadata\":{\"name\":\"") + name + "\",\"labels\":{\"node-role.kubernetes.io/" + role +
+                  "\":\"\",\"kubernetes.io/hostname\":\"" + name + "\"}},\"spec\":{},\"status\":{\"allocatable\":{\"memory\":\"" +
+                  mem + "\",\"pods\":\"2\",\"hardware.kube32.io/ipc\":\"1\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"" +
+                  (ready ? "True" : "False") + "\"}]}}";
+  return parse(s.c_str());
+}
+
+static json::Value pod(const char* spec_extra, const char* mem = "64Ki", const char* ipc = nullptr, const char* on = "") {
+  std::string res = std::string("{\"requests\":{\"memory\":\"") + mem + "\"" +
+                    (ipc ? std::string(",\"hardware.kube32.io/ipc\":\"") + ipc + "\"" : "") + "}}";
+  std::string s = std::string("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"nodeName\":\"") + on +
+                  "\",\"containers\":[{\"name\":\"c\",\"resources\":" + res + "}]" + spec_extra + "},\"status\":{\"phase\":\"Pending\"}}";
+  return parse(s.c_str());
+}
+
+int main() {
+  int64_t q = 0;
+  CHECK(sched::parse_quantity("64Ki", &q) && q == 65536);
+  CHECK(sched::parse_quantity("1Mi", &q) && q == 1048576);
+  CHECK(sched::parse_quantity("100M", &q) && q == 100000000);
+  CHECK(sched::parse_quantity("2", &q) && q == 2);
+  CHECK(sched::parse_quantity("500m", &q) && q == 1);
+  CHECK(sched::parse_quantity("1.5Ki", &q) && q == 1536);
+  CHECK(!sched::parse_quantity("", &q));
+  CHECK(!sched::parse_quantity("12Qi", &q));
+  CHECK(!sched::parse_quantity("Ki", &q));
+  CHECK(!sched::parse_quantity("99999999999999999999", &q));
+
+  std::vector<json::Value> nodes{node("cp", "control-plane", true), node("w1", "worker", true, "8Mi"),
+                                 node("w2", "worker", false, "16Mi")};
+  std::vector<json::Value> none;
+
+  // Most free memory among Ready nodes: w1 (w2 is NotReady, tainted).
+  sched::Decision d = sched::schedule(pod(""), nodes, none);
+  CHECK_EQ(d.node, std::string("w1"));
+
+  // nodeSelector pins it to the control plane.
+  d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}"), nodes, none);
+  CHECK_EQ(d.node, std::string("cp"));
+
+  // Tolerating not-ready lets it land on w2 (the most free memory).
+  d = sched::schedule(pod(",\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\"}]"), nodes, none);
+  CHECK_EQ(d.node, std::string("w2"));
+
+  // Required node affinity: NotIn worker -> control plane only.
+  d = sched::schedule(pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                          "[{\"matchExpressions\":[{\"key\":\"node-role.kubernetes.io/worker\",\"operator\":\"DoesNotExist\"}]}]}}}"),
+                      nodes, none);
+  CHECK_EQ(d.node, std::string("cp"));
+  d = sched::schedule(pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+                          "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"cp\"]}]}]}}}"),
+                      nodes, none);
+  CHECK_EQ(d.node, std::string("cp"));
+
+  // Memory: nobody has 32Mi.
+  d = sched::schedule(pod("", "32Mi"), nodes, none);
+  CHECK(d.node.empty());
+  CHECK(d.message.find("0/3 nodes are available") == 0);
+  CHECK(d.message.find("Insufficient memory") != std::string::npos);
+  CHECK(d.message.find("untolerated taint {node.kubernetes.io/not-ready}") != std::string::npos);
+
+  // Extended resource: one ipc slot per node; w1's is taken, so cp gets the pod.
+  std::vector<json::Value> running{pod("", "64Ki", "1", "w1")};
+  d = sched::schedule(pod("", "64Ki", "1"), nodes, running);
+  CHECK_EQ(d.node, std::string("cp"));
+  d = sched::schedule(pod("", "64Ki", "2"), nodes, running);
+  CHECK(d.node.empty());
+  CHECK(d.message.find("Insufficient hardware.kube32.io/ipc") != std::string::npos);
+
+  // Pod count: w1 holds 2 pods already (allocatable pods = 2).
+  running.push_back(pod("", "64Ki", nullptr, "w1"));
+  d = sched::schedule(pod(",\"nodeSelector\":{\"kubernetes.io/hostname\":\"w1\"}"), nodes, running);
+  CHECK(d.node.empty());
+  CHECK(d.message.find("Too many pods") != std::string::npos);
+
+  // Malformed request quantity: a clear message, no placement.
+  d = sched::schedule(pod("", "lots"), nodes, none);
+  CHECK(d.node.empty());
+  CHECK(d.message.find("\"lots\" is not a quantity") != std::string::npos);
+
+  // User taint without toleration.
+  nodes[0].at_or_insert("spec").set("taints", parse("[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"));
+  d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}"), nodes, none);
+  CHECK(d.node.empty());
+  d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"},\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"),
+                      nodes, none);
+  CHECK_EQ(d.node, std::string("cp"));
+  TEST_MAIN_END();
+}
