@@ -49,16 +49,22 @@ struct Compiler {
   const Allocator& a;
   const uint8_t* refs;
   Vec<uint32_t>& code;
-  Vec<uint8_t> vals;
+  Vec<uint8_t> vals;   // operand types (kUnknown in unreachable code)
+  Vec<uint32_t> locs;  // slot holding each operand: its canonical slot or a local's slot
   Vec<Ctrl> ctrls;
   Vec<LocalRun> locals;
   uint32_t nlocals = 0;
   uint32_t max_height = 0;
+  // Where the last instruction wrote its result, for folding a following local.set into it.
+  uint32_t last_dst_word = kNone;
+  uint32_t last_dst_end = kNone;
+  uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
 
   Compiler(Module* m_, Reader& r_, const uint8_t* refs_)
       : m(m_), r(r_), a(m_->alloc), refs(refs_), code(m_->code) {}
   ~Compiler() {
     vals.release(a);
+    locs.release(a);
     ctrls.release(a);
     locals.release(a);
   }
@@ -66,28 +72,33 @@ struct Compiler {
   bool oom() { return r.fail(Error::OutOfMemory, "out of memory"); }
   bool emit(uint32_t w) { return code.push(a, w) || oom(); }
   uint32_t pc() const { return code.n; }
+  uint32_t canon(uint32_t h) const { return nlocals + h; }
 
-  bool push(uint8_t t) {
-    if (!vals.push(a, t)) return oom();
+  bool push(uint8_t t, uint32_t loc = kNone) {
+    uint32_t h = vals.n;
+    if (!vals.push(a, t) || !locs.push(a, loc == kNone ? canon(h) : loc)) return oom();
     if (vals.n > max_height) max_height = vals.n;
     return true;
   }
   bool push(ValType t) { return push(uint8_t(t)); }
-  // Pops one operand; returns false on a type error. *got receives its type.
-  bool pop(uint8_t expect, uint8_t* got = nullptr) {
+  // Pops one operand; *slot receives where it lives (any slot in unreachable code).
+  bool pop(uint8_t expect, uint8_t* got = nullptr, uint32_t* slot = nullptr) {
     Ctrl& c = ctrls[ctrls.n - 1];
     uint8_t t;
     if (vals.n == c.height) {
       if (!c.unreachable) return r.invalid("type mismatch: operand stack underflow");
       t = kUnknown;
+      if (slot) *slot = canon(vals.n);
     } else {
       t = vals.p[--vals.n];
+      locs.n--;
+      if (slot) *slot = locs.p[vals.n];
     }
     if (t != expect && t != kUnknown && expect != kUnknown) return r.invalid("type mismatch");
     if (got) *got = t == kUnknown ? expect : t;
     return true;
   }
-  bool pop(ValType t) { return pop(uint8_t(t)); }
+  bool pop(ValType t, uint32_t* slot = nullptr) { return pop(uint8_t(t), nullptr, slot); }
   bool pops(const ValType* ts, uint32_t n) {
     for (uint32_t i = n; i-- > 0;)
       if (!pop(uint8_t(ts[i]))) return false;
@@ -98,6 +109,43 @@ struct Compiler {
       if (!push(ts[i])) return false;
     return true;
   }
+  // Type-checks the top operands against ts without consuming them.
+  bool check_top(const ValType* ts, uint32_t n) {
+    uint32_t saved = vals.n;
+    bool ok = pops(ts, n);
+    vals.n = locs.n = saved;
+    return ok;
+  }
+
+  // Puts operand h into its canonical slot (a copy from the local it still refers to).
+  bool materialize(uint32_t h) {
+    if (locs[h] == canon(h)) return true;
+    if (!emit(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) return false;
+    locs[h] = canon(h);
+    return true;
+  }
+  bool materialize_top(uint32_t k) {
+    for (uint32_t h = vals.n > k ? vals.n - k : 0; h < vals.n; h++)
+      if (!materialize(h)) return false;
+    return true;
+  }
+  bool materialize_all() { return materialize_top(vals.n); }
+  // Before local `l` changes, operands still reading it must take their own copy.
+  bool detach_local(uint32_t l) {
+    for (uint32_t h = 0; h < vals.n; h++)
+      if (locs[h] == l && !materialize(h)) return false;
+    return true;
+  }
+  void mark_label() { label_pc = pc(); }
+
+  // Emits an instruction producing one value of type t into its canonical slot.
+  // `dst_at` is the index of the dst word; it is remembered for local.set folding.
+  bool produced(uint8_t t, uint32_t dst_at) {
+    last_dst_word = dst_at;
+    last_dst_end = pc();
+    return push(t);
+  }
+
   bool push_ctrl(Kind k, const ValType* p, uint32_t np, const ValType* res, uint32_t nr) {
     Ctrl c{k, false, p, np, res, nr, vals.n, pc(), kNone, kNone};
     if (!ctrls.push(a, c)) return oom();
@@ -114,7 +162,7 @@ struct Compiler {
   }
   void set_unreachable() {
     Ctrl& c = ctrls[ctrls.n - 1];
-    vals.n = c.height;
+    vals.n = locs.n = c.height;
     c.unreachable = true;
   }
   static const ValType* label_types(const Ctrl& c, uint32_t* n) {
@@ -139,12 +187,25 @@ struct Compiler {
     t.fixups = pc() - 1;
     return true;
   }
-  // A branch whose values already sit where the label wants them is a plain jump.
-  bool branch(Ctrl& t, uint32_t plain, uint32_t adjusting) {
+  // Branch operands are first put in their canonical slots; a branch whose values already
+  // sit where the label wants them is a plain jump. cond == kNone: unconditional.
+  bool branch(Ctrl& t, uint32_t cond) {
     uint32_t keep;
     label_types(t, &keep);
-    if (vals.n - keep == t.height) return emit(plain) && emit_target(t);
-    return emit(adjusting) && emit_target(t) && emit(keep) && emit(nlocals + t.height);
+    if (!materialize_top(keep)) return false;
+    uint32_t from = canon(vals.n >= keep ? vals.n - keep : 0), to = canon(t.height);
+    bool plain = keep == 0 || from == to;
+    if (cond == kNone) {
+      if (plain) return emit(op::kJmp) && emit_target(t);
+      return emit(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+    }
+    if (plain) return emit(op::kJmpIf) && emit(cond) && emit_target(t);
+    return emit(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+  }
+  bool emit_return() {
+    uint32_t n = ctrls[0].nr;
+    if (!materialize_top(n)) return false;
+    return emit(op::kReturn) && emit(n) && emit(canon(vals.n >= n ? vals.n - n : 0));
   }
 
   bool local_type(uint32_t idx, ValType* t) {
@@ -187,13 +248,13 @@ struct Compiler {
     return true;
   }
 
-  bool memarg(uint32_t natural_log2) {
+  bool memarg(uint32_t natural_log2, uint32_t* offset) {
     if (m->memories.n == 0) return r.invalid("unknown memory 0");
     uint32_t align = r.u32();
-    uint32_t offset = r.u32();
+    *offset = r.u32();
     if (r.failed()) return false;
     if (align > natural_log2) return r.invalid("alignment must not be larger than natural");
-    return emit(offset);
+    return true;
   }
 
   bool zero_byte() {
@@ -210,8 +271,15 @@ struct Compiler {
     return true;
   }
 
+  // Stack-style instruction: inputs go to their canonical slots; returns the "top" slot.
+  bool stack_style(uint32_t opcode, uint32_t ninputs) {
+    if (!materialize_top(ninputs)) return false;
+    return emit(opcode) && emit(canon(vals.n));
+  }
+
   bool numeric(uint32_t opc);
   bool fc_op();
+  bool local_set(uint32_t idx, bool tee);
   bool body(uint32_t type_index);
 };
 
@@ -235,11 +303,14 @@ const NumSig kNumSigs[] = {
 };
 
 bool Compiler::numeric(uint32_t opc) {
-  for (const NumSig& s : kNumSigs) {
-    if (opc < s.lo || opc > s.hi) continue;
-    if (s.in2 && !pop(s.in2)) return false;
-    if (!pop(s.in1)) return false;
-    return emit(opc) && push(s.out);
+  for (const NumSig& sig : kNumSigs) {
+    if (opc < sig.lo || opc > sig.hi) continue;
+    uint32_t sa = 0, sb = 0;
+    if (sig.in2 && !pop(sig.in2, nullptr, &sb)) return false;
+    if (!pop(sig.in1, nullptr, &sa)) return false;
+    if (opc >= 0xBC && opc <= 0xBF) return push(sig.out, sa);  // reinterpret: same bits
+    if (!emit(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
+    return produced(sig.out, pc() - 1);
   }
   return r.malformed("illegal opcode");
 }
@@ -248,10 +319,13 @@ bool Compiler::fc_op() {
   uint32_t sub = r.u32();
   if (r.failed()) return false;
   const uint8_t I = 0x7F;
-  if (sub <= 7) {
+  if (sub <= 7) {  // saturating truncations: hot unary form
     static const uint8_t kIn[] = {0x7D, 0x7D, 0x7C, 0x7C, 0x7D, 0x7D, 0x7C, 0x7C};
     static const uint8_t kOut[] = {0x7F, 0x7F, 0x7F, 0x7F, 0x7E, 0x7E, 0x7E, 0x7E};
-    return pop(kIn[sub]) && emit(op::kFC + sub) && push(kOut[sub]);
+    uint32_t sa;
+    if (!pop(kIn[sub], nullptr, &sa)) return false;
+    if (!emit(op::kFC + sub) || !emit(sa) || !emit(canon(vals.n))) return false;
+    return produced(kOut[sub], pc() - 1);
   }
   switch (sub) {
     case 8: {  // memory.init
@@ -260,60 +334,79 @@ bool Compiler::fc_op() {
       if (!m->has_datacount) return r.malformed("data count section required");
       if (m->memories.n == 0) return r.invalid("unknown memory 0");
       if (seg >= m->datacount) return r.invalid("unknown data segment");
-      return pop(I) && pop(I) && pop(I) && emit(op::kFC + 8) && emit(seg);
+      return stack_style(op::kFC + 8, 3) && emit(seg) && pop(I) && pop(I) && pop(I);
     }
     case 9: {  // data.drop
       uint32_t seg = r.u32();
       if (r.failed()) return false;
       if (!m->has_datacount) return r.malformed("data count section required");
       if (seg >= m->datacount) return r.invalid("unknown data segment");
-      return emit(op::kFC + 9) && emit(seg);
+      return stack_style(op::kFC + 9, 0) && emit(seg);
     }
     case 10:
       if (!zero_byte() || !zero_byte()) return false;
       if (m->memories.n == 0) return r.invalid("unknown memory 0");
-      return pop(I) && pop(I) && pop(I) && emit(op::kFC + 10);
+      return stack_style(op::kFC + 10, 3) && pop(I) && pop(I) && pop(I);
     case 11:
       if (!zero_byte()) return false;
       if (m->memories.n == 0) return r.invalid("unknown memory 0");
-      return pop(I) && pop(I) && pop(I) && emit(op::kFC + 11);
+      return stack_style(op::kFC + 11, 3) && pop(I) && pop(I) && pop(I);
     case 12: {  // table.init seg table
       uint32_t seg = r.u32();
       uint32_t t;
       if (r.failed() || !table_index(&t)) return false;
       if (seg >= m->elems.n) return r.invalid("unknown elem segment");
       if (m->elems[seg].type != m->tables[t].elem) return r.invalid("type mismatch");
-      return pop(I) && pop(I) && pop(I) && emit(op::kFC + 12) && emit(seg) && emit(t);
+      return stack_style(op::kFC + 12, 3) && emit(seg) && emit(t) && pop(I) && pop(I) && pop(I);
     }
     case 13: {
       uint32_t seg = r.u32();
       if (r.failed()) return false;
       if (seg >= m->elems.n) return r.invalid("unknown elem segment");
-      return emit(op::kFC + 13) && emit(seg);
+      return stack_style(op::kFC + 13, 0) && emit(seg);
     }
     case 14: {  // table.copy dst src
-      uint32_t d, s;
-      if (!table_index(&d) || !table_index(&s)) return false;
-      if (m->tables[d].elem != m->tables[s].elem) return r.invalid("type mismatch");
-      return pop(I) && pop(I) && pop(I) && emit(op::kFC + 14) && emit(d) && emit(s);
+      uint32_t d, src;
+      if (!table_index(&d) || !table_index(&src)) return false;
+      if (m->tables[d].elem != m->tables[src].elem) return r.invalid("type mismatch");
+      return stack_style(op::kFC + 14, 3) && emit(d) && emit(src) && pop(I) && pop(I) && pop(I);
     }
     case 15: {  // table.grow
       uint32_t t;
       if (!table_index(&t)) return false;
-      return pop(I) && pop(uint8_t(m->tables[t].elem)) && emit(op::kFC + 15) && emit(t) && push(I);
+      return stack_style(op::kFC + 15, 2) && emit(t) && pop(I) && pop(uint8_t(m->tables[t].elem)) &&
+             push(I);
     }
     case 16: {
       uint32_t t;
       if (!table_index(&t)) return false;
-      return emit(op::kFC + 16) && emit(t) && push(I);
+      return stack_style(op::kFC + 16, 0) && emit(t) && push(I);
     }
     case 17: {
       uint32_t t;
       if (!table_index(&t)) return false;
-      return pop(I) && pop(uint8_t(m->tables[t].elem)) && pop(I) && emit(op::kFC + 17) && emit(t);
+      return stack_style(op::kFC + 17, 3) && emit(t) && pop(I) && pop(uint8_t(m->tables[t].elem)) &&
+             pop(I);
     }
   }
   return r.malformed("illegal opcode");
+}
+
+bool Compiler::local_set(uint32_t idx, bool tee) {
+  ValType t = ValType::I32;
+  if (!local_type(idx, &t)) return false;
+  uint32_t src;
+  bool fold = vals.n > ctrls[ctrls.n - 1].height && last_dst_end == pc() && label_pc != pc() &&
+              locs[vals.n - 1] == canon(vals.n - 1) && code[last_dst_word] == canon(vals.n - 1);
+  if (!pop(t, &src)) return false;
+  if (!detach_local(idx)) return false;
+  if (fold && last_dst_end == pc()) {
+    code[last_dst_word] = idx;  // the producer writes the local directly
+  } else if (src != idx) {
+    if (!emit(op::kCopy) || !emit(src) || !emit(idx)) return false;
+  }
+  last_dst_end = kNone;
+  return !tee || push(uint8_t(t), idx);
 }
 
 bool Compiler::body(uint32_t type_index) {
@@ -325,15 +418,13 @@ bool Compiler::body(uint32_t type_index) {
   uint32_t nruns = r.u32();
   for (uint32_t i = 0; i < nruns && !r.failed(); i++) {
     uint32_t n = r.u32();
-    ValType t;
     uint8_t b = r.u8();
     if (r.failed()) return false;
     total += n;
     if (total > 0xFFFFFFFFull) return r.malformed("too many locals");
     if (b != 0x7F && b != 0x7E && b != 0x7D && b != 0x7C && b != 0x70 && b != 0x6F)
       return r.malformed("malformed value type");
-    t = ValType(b);
-    if (n && !locals.push(a, LocalRun{uint32_t(total), t})) return oom();
+    if (n && !locals.push(a, LocalRun{uint32_t(total), ValType(b)})) return oom();
   }
   if (r.failed()) return false;
   if (total > kMaxLocals) return r.fail(Error::Invalid, "too many locals for this interpreter");
@@ -356,26 +447,29 @@ bool Compiler::body(uint32_t type_index) {
       case 0x03:
       case 0x04: {
         const ValType *p = nullptr, *res = nullptr;
-        uint32_t np = 0, nr = 0;
+        uint32_t np = 0, nr = 0, cond = 0;
         if (!block_type(&p, &np, &res, &nr)) return false;
-        if (opc == 0x04 && !pop(ValType::I32)) return false;
-        if (!pops(p, np)) return false;
+        if (opc == 0x04 && !pop(ValType::I32, &cond)) return false;
+        // Values entering a block live in canonical slots: every path into a label agrees.
+        if (!materialize_all() || !pops(p, np)) return false;
         if (opc == 0x03 && !emit(op::kLoop)) return false;
         uint32_t start = opc == 0x03 ? pc() - 1 : pc();
         if (!push_ctrl(opc == 0x02 ? kBlock : opc == 0x03 ? kLoopK : kIf, p, np, res, nr)) return false;
         ctrls[ctrls.n - 1].start_pc = start;
+        if (opc == 0x03) label_pc = start;
         if (opc == 0x04) {
-          if (!emit(op::kJmpUnless) || !emit(kNone)) return false;
+          if (!emit(op::kJmpUnless) || !emit(cond) || !emit(kNone)) return false;
           ctrls[ctrls.n - 1].else_at = pc() - 1;
         }
         break;
       }
       case 0x05: {  // else
         if (top.kind != kIf) return r.invalid("else without if");
-        if (!pops(top.results, top.nr)) return false;
+        if (!materialize_top(top.nr) || !pops(top.results, top.nr)) return false;
         if (vals.n != top.height) return r.invalid("type mismatch: values remain at else");
         if (!emit(op::kJmp) || !emit_target(top)) return false;
         code[top.else_at] = pc();
+        mark_label();
         top.else_at = kNone;
         top.kind = kElse;
         top.unreachable = false;
@@ -383,6 +477,7 @@ bool Compiler::body(uint32_t type_index) {
         break;
       }
       case 0x0B: {  // end
+        if (!materialize_top(top.nr)) return false;
         Ctrl c{};
         if (!pop_ctrl(&c)) return false;
         if (c.kind == kIf) {
@@ -392,8 +487,9 @@ bool Compiler::body(uint32_t type_index) {
           code[c.else_at] = pc();
         }
         patch_chain(c.fixups, pc());
+        mark_label();
         if (c.kind == kFunc) {
-          if (!emit(op::kReturn) || !emit(c.nr)) return false;
+          if (!emit(op::kReturn) || !emit(c.nr) || !emit(canon(0))) return false;
         } else if (!pushes(c.results, c.nr)) {
           return false;
         }
@@ -401,32 +497,31 @@ bool Compiler::body(uint32_t type_index) {
       }
       case 0x0C:
       case 0x0D: {  // br, br_if
-        uint32_t d = r.u32();
+        uint32_t d = r.u32(), cond = kNone;
         if (r.failed()) return false;
         if (d >= ctrls.n) return r.invalid("unknown label");
-        if (opc == 0x0D && !pop(ValType::I32)) return false;
+        if (opc == 0x0D && !pop(ValType::I32, &cond)) return false;
         Ctrl& t = ctrls[ctrls.n - 1 - d];
         uint32_t n;
         const ValType* lt = label_types(t, &n);
-        if (!pops(lt, n)) return false;
+        if (!check_top(lt, n)) return false;
         if (opc == 0x0C) {
-          if (!pushes(lt, n)) return false;  // restore for the emission height
-          bool ok = t.kind == kFunc ? emit(op::kReturn) && emit(t.nr)
-                                    : branch(t, op::kJmp, op::kBr);
-          if (!ok) return false;
+          if (!(t.kind == kFunc ? emit_return() : branch(t, kNone))) return false;
           set_unreachable();
         } else {
-          if (!pushes(lt, n)) return false;
-          if (!branch(t, op::kJmpIf, op::kBrIf)) return false;
+          if (!branch(t, cond)) return false;
+          // the kept operands are canonical now; their types narrow to the label's
+          for (uint32_t i = 0; i < n && vals.n >= n; i++) vals[vals.n - n + i] = uint8_t(lt[i]);
         }
         break;
       }
       case 0x0E: {  // br_table
-        uint32_t n = r.u32();
+        uint32_t n = r.u32(), idx;
         if (r.failed()) return false;
         if (n > uint32_t(r.end - r.p)) return r.malformed("unexpected end: br_table");
-        if (!pop(ValType::I32)) return false;
-        if (!emit(op::kBrTable) || !emit(n)) return false;
+        if (!pop(ValType::I32, &idx)) return false;
+        if (!materialize_all()) return false;
+        if (!emit(op::kBrTable) || !emit(idx) || !emit(n)) return false;
         uint32_t arity = kNone;
         for (uint32_t i = 0; i <= n && !r.failed(); i++) {
           uint32_t d = r.u32();
@@ -437,11 +532,10 @@ bool Compiler::body(uint32_t type_index) {
           const ValType* lt = label_types(t, &k);
           if (arity == kNone) arity = k;
           else if (arity != k) return r.invalid("type mismatch: br_table arity");
-          // check the label's types without consuming the operands
-          uint32_t saved = vals.n;
-          if (!pops(lt, k)) return false;
-          vals.n = saved;
-          if (!emit_target(t) || !emit(k) || !emit(nlocals + t.height)) return false;
+          if (!check_top(lt, k)) return false;
+          if (!emit_target(t) || !emit(k) || !emit(canon(vals.n >= k ? vals.n - k : 0)) ||
+              !emit(canon(t.height)))
+            return false;
         }
         if (r.failed()) return false;
         set_unreachable();
@@ -449,8 +543,7 @@ bool Compiler::body(uint32_t type_index) {
       }
       case 0x0F: {  // return
         const Ctrl& f = ctrls[0];
-        if (!pops(f.results, f.nr)) return false;
-        if (!emit(op::kReturn) || !emit(f.nr)) return false;
+        if (!check_top(f.results, f.nr) || !emit_return()) return false;
         set_unreachable();
         break;
       }
@@ -459,28 +552,31 @@ bool Compiler::body(uint32_t type_index) {
         if (r.failed()) return false;
         if (f >= m->func_types.n) return r.invalid("unknown function");
         const FuncType& cf = m->types[m->func_types[f]];
+        if (!materialize_top(cf.nparams)) return false;
+        uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
-        if (!emit(op::kCall) || !emit(f)) return false;
+        if (!emit(op::kCall) || !emit(f) || !emit(base)) return false;
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }
       case 0x11: {
         uint32_t ti = r.u32();
-        uint32_t tab;
+        uint32_t tab, idx;
         if (r.failed()) return false;
         if (!table_index(&tab)) return false;
         if (ti >= m->types.n) return r.invalid("unknown type");
         if (m->tables[tab].elem != ValType::FuncRef) return r.invalid("type mismatch: call_indirect table must hold funcref");
-        if (!pop(ValType::I32)) return false;
+        if (!pop(ValType::I32, &idx)) return false;
         const FuncType& cf = m->types[ti];
+        if (!materialize_top(cf.nparams)) return false;
+        uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
-        if (!emit(op::kCallIndirect) || !emit(ti) || !emit(tab)) return false;
+        if (!emit(op::kCallIndirect) || !emit(ti) || !emit(tab) || !emit(idx) || !emit(base)) return false;
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }
       case 0x1A: {
         if (!pop(kUnknown)) return false;
-        if (!emit(op::kDrop)) return false;
         break;
       }
       case 0x1B:
@@ -490,34 +586,36 @@ bool Compiler::body(uint32_t type_index) {
           uint32_t n = r.u32();
           if (r.failed()) return false;
           if (n != 1) return r.invalid("invalid result arity");
-          ValType t;
           uint8_t b = r.u8();
           if (r.failed()) return false;
           if (!single(ValType(b))) return r.malformed("malformed value type");
-          t = ValType(b);
-          want = uint8_t(t);
+          want = b;
         }
-        if (!pop(ValType::I32)) return false;
+        uint32_t sc, s1, s2;
+        if (!pop(ValType::I32, &sc)) return false;
         uint8_t t1, t2;
-        if (!pop(want, &t1) || !pop(want, &t2)) return false;
+        if (!pop(want, &t1, &s1) || !pop(want, &t2, &s2)) return false;
         if (opc == 0x1B) {
           if ((t1 != kUnknown && !is_num(t1)) || (t2 != kUnknown && !is_num(t2)))
             return r.invalid("type mismatch: select needs numeric operands");
           if (t1 != kUnknown && t2 != kUnknown && t1 != t2) return r.invalid("type mismatch");
           want = t1 != kUnknown ? t1 : t2;
         }
-        if (!emit(op::kSelect) || !push(want)) return false;
+        if (!emit(op::kSelect) || !emit(s2) || !emit(s1) || !emit(sc) || !emit(canon(vals.n))) return false;
+        if (!produced(want, pc() - 1)) return false;
         break;
       }
-      case 0x20:
-      case 0x21:
-      case 0x22: {
+      case 0x20: {
         uint32_t idx = r.u32();
         ValType t = ValType::I32;
         if (r.failed() || !local_type(idx, &t)) return false;
-        if (opc != 0x20 && !pop(t)) return false;
-        if (!emit(opc) || !emit(idx)) return false;
-        if (opc != 0x21 && !push(t)) return false;
+        if (!push(uint8_t(t), idx)) return false;  // no code: readers use the local's slot
+        break;
+      }
+      case 0x21:
+      case 0x22: {
+        uint32_t idx = r.u32();
+        if (r.failed() || !local_set(idx, opc == 0x22)) return false;
         break;
       }
       case 0x23:
@@ -527,11 +625,13 @@ bool Compiler::body(uint32_t type_index) {
         if (g >= m->globals.n) return r.invalid("unknown global");
         const GlobalDef& gd = m->globals[g];
         if (opc == 0x24) {
+          uint32_t src;
           if (!gd.mut) return r.invalid("global is immutable");
-          if (!pop(gd.type)) return false;
+          if (!pop(gd.type, &src) || !emit(opc) || !emit(src) || !emit(g)) return false;
+        } else {
+          if (!emit(opc) || !emit(canon(vals.n)) || !emit(g) || !produced(uint8_t(gd.type), pc() - 2))
+            return false;
         }
-        if (!emit(opc) || !emit(g)) return false;
-        if (opc == 0x23 && !push(gd.type)) return false;
         break;
       }
       case 0x25:
@@ -540,41 +640,50 @@ bool Compiler::body(uint32_t type_index) {
         if (!table_index(&t)) return false;
         ValType et = m->tables[t].elem;
         if (opc == 0x25) {
-          if (!pop(ValType::I32) || !emit(opc) || !emit(t) || !push(et)) return false;
+          if (!stack_style(opc, 1) || !emit(t) || !pop(ValType::I32) || !push(et)) return false;
         } else {
-          if (!pop(et) || !pop(ValType::I32) || !emit(opc) || !emit(t)) return false;
+          if (!stack_style(opc, 2) || !emit(t) || !pop(et) || !pop(ValType::I32)) return false;
         }
         break;
       }
-      case 0x3F:
-      case 0x40: {
+      case 0x3F: {
         if (!zero_byte()) return false;
         if (m->memories.n == 0) return r.invalid("unknown memory 0");
-        if (opc == 0x40 && !pop(ValType::I32)) return false;
-        if (!emit(opc) || !push(ValType::I32)) return false;
+        if (!emit(opc) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
+        break;
+      }
+      case 0x40: {
+        uint32_t src;
+        if (!zero_byte()) return false;
+        if (m->memories.n == 0) return r.invalid("unknown memory 0");
+        if (!pop(ValType::I32, &src)) return false;
+        if (!emit(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
       case 0x41: {
         int32_t v = int32_t(r.sleb(32));
-        if (r.failed() || !emit(opc) || !emit(uint32_t(v)) || !push(ValType::I32)) return false;
+        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+            !produced(0x7F, pc() - 2))
+          return false;
         break;
       }
       case 0x42: {
         uint64_t v = uint64_t(r.sleb(64));
-        if (r.failed() || !emit(opc) || !emit(uint32_t(v)) || !emit(uint32_t(v >> 32)) ||
-            !push(ValType::I64))
+        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+            !emit(uint32_t(v >> 32)) || !produced(0x7E, pc() - 3))
           return false;
         break;
       }
       case 0x43: {
         uint32_t v = r.fixed32();
-        if (r.failed() || !emit(opc) || !emit(v) || !push(ValType::F32)) return false;
+        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(v) || !produced(0x7D, pc() - 2))
+          return false;
         break;
       }
       case 0x44: {
         uint64_t v = r.fixed64();
-        if (r.failed() || !emit(opc) || !emit(uint32_t(v)) || !emit(uint32_t(v >> 32)) ||
-            !push(ValType::F64))
+        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+            !emit(uint32_t(v >> 32)) || !produced(0x7C, pc() - 3))
           return false;
         break;
       }
@@ -582,14 +691,15 @@ bool Compiler::body(uint32_t type_index) {
         uint8_t b = r.u8();
         if (r.failed()) return false;
         if (b != 0x70 && b != 0x6F) return r.malformed("malformed reference type");
-        if (!emit(opc) || !push(b)) return false;
+        if (!emit(opc) || !emit(canon(vals.n)) || !produced(b, pc() - 1)) return false;
         break;
       }
       case 0xD1: {
         uint8_t t;
-        if (!pop(kUnknown, &t)) return false;
+        uint32_t src;
+        if (!pop(kUnknown, &t, &src)) return false;
         if (t != kUnknown && !is_ref(t)) return r.invalid("type mismatch: ref.is_null needs a reference");
-        if (!emit(opc) || !push(ValType::I32)) return false;
+        if (!emit(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
       case 0xD2: {
@@ -597,7 +707,7 @@ bool Compiler::body(uint32_t type_index) {
         if (r.failed()) return false;
         if (f >= m->func_types.n) return r.invalid("unknown function");
         if (!refs || !refs[f]) return r.invalid("undeclared function reference");
-        if (!emit(opc) || !emit(f) || !push(ValType::FuncRef)) return false;
+        if (!emit(opc) || !emit(canon(vals.n)) || !emit(f) || !produced(0x70, pc() - 2)) return false;
         break;
       }
       case 0xFC:
@@ -610,12 +720,16 @@ bool Compiler::body(uint32_t type_index) {
           static const uint8_t kType[] = {0x7F, 0x7E, 0x7D, 0x7C, 0x7F, 0x7F, 0x7F, 0x7F,
                                           0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7E, 0x7F, 0x7E,
                                           0x7D, 0x7C, 0x7F, 0x7F, 0x7E, 0x7E, 0x7E};
-          uint32_t k = opc - 0x28;
-          if (!emit(opc) || !memarg(kAlign[k])) return false;
+          uint32_t k = opc - 0x28, offset = 0, addr = 0, val = 0;
+          if (!memarg(kAlign[k], &offset)) return false;
           if (opc <= 0x35) {
-            if (!pop(ValType::I32) || !push(kType[k])) return false;
+            if (!pop(ValType::I32, &addr)) return false;
+            if (!emit(opc) || !emit(addr) || !emit(offset) || !emit(canon(vals.n)) ||
+                !produced(kType[k], pc() - 1))
+              return false;
           } else {
-            if (!pop(kType[k]) || !pop(ValType::I32)) return false;
+            if (!pop(kType[k], nullptr, &val) || !pop(ValType::I32, &addr)) return false;
+            if (!emit(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
           }
           break;
         }

@@ -1,8 +1,8 @@
-// The executor: direct-threaded dispatch (computed goto) over the compiled code of ops.h.
-// Operands and locals live in one bounded array of 64-bit slots; frames in another. Stack
-// space for a whole call is checked once at entry (the compiler knows each function's
-// maximum height), so pushes need no checks and recursion can never overflow the native
-// stack: deep recursion ends in a clean "call stack exhausted" trap.
+// The executor: computed-goto dispatch over the slot-machine code of ops.h. Locals and
+// operands live in one bounded array of 64-bit slots; frames in another. Stack space for a
+// whole call is checked once at entry (the compiler knows each function's maximum height),
+// so instructions need no checks and recursion can never overflow the native stack: deep
+// recursion ends in a clean "call stack exhausted" trap.
 #include <cmath>
 
 #include "internal.h"
@@ -98,11 +98,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
 #define REG(n, name) labels[n] = &&L_##name
   REG(op::kUnreachable, unreachable);
-  REG(op::kDrop, drop);
   REG(op::kSelect, select);
-  REG(op::kLocalGet, local_get);
-  REG(op::kLocalSet, local_set);
-  REG(op::kLocalTee, local_tee);
+  REG(op::kCopy, copy);
   REG(op::kGlobalGet, global_get);
   REG(op::kGlobalSet, global_set);
   REG(op::kTableGet, table_get);
@@ -154,8 +151,6 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(0xAE, 0xAE); REG(0xAF, 0xAF); REG(0xB0, 0xB0); REG(0xB1, 0xB1); REG(0xB2, 0xB2);
   REG(0xB3, 0xB3); REG(0xB4, 0xB4); REG(0xB5, 0xB5); REG(0xB6, 0xB6); REG(0xB7, 0xB7);
   REG(0xB8, 0xB8); REG(0xB9, 0xB9); REG(0xBA, 0xBA); REG(0xBB, 0xBB);
-  // reinterpretations are no-ops on raw bits
-  REG(0xBC, nop); REG(0xBD, nop); REG(0xBE, nop); REG(0xBF, nop);
   REG(0xC0, 0xC0); REG(0xC1, 0xC1); REG(0xC2, 0xC2); REG(0xC3, 0xC3); REG(0xC4, 0xC4);
   REG(0x100, fc0); REG(0x101, fc1); REG(0x102, fc2); REG(0x103, fc3); REG(0x104, fc4);
   REG(0x105, fc5); REG(0x106, fc6); REG(0x107, fc7); REG(0x108, mem_init);
@@ -179,7 +174,6 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   Frame* frames = s->frames;
   uint32_t depth = depth_base;
   int64_t fuel = s->fuel;
-  uint64_t* sp = stack_base + np;
   uint64_t* fp = stack_base;
   const uint32_t* pc = nullptr;
   Instance* inst = nullptr;
@@ -187,8 +181,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   uint8_t* mem = nullptr;
   uint64_t memsize = 0;
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
+  uint32_t base = 0;
 
 #define NEXT() goto* labels[*pc++]
+#define S(i) fp[pc[i]]
 #define TRAP(c, msg)                     \
   do {                                   \
     trap = trap_make(TrapCode::c, msg);  \
@@ -218,163 +214,160 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define I64(x) int64_t(x)
 #define BIN32(name, expr)            \
   L_##name : {                       \
-    uint32_t b = U32(sp[-1]);        \
-    uint32_t a = U32(sp[-2]);        \
-    --sp;                            \
-    sp[-1] = uint32_t(expr);         \
+    uint32_t a = U32(S(0));          \
+    uint32_t b = U32(S(1));          \
+    S(2) = uint32_t(expr);           \
+    pc += 3;                         \
     NEXT();                          \
   }
 #define BIN64(name, expr)            \
   L_##name : {                       \
-    uint64_t b = sp[-1];             \
-    uint64_t a = sp[-2];             \
-    --sp;                            \
-    sp[-1] = uint64_t(expr);         \
+    uint64_t a = S(0);               \
+    uint64_t b = S(1);               \
+    S(2) = uint64_t(expr);           \
+    pc += 3;                         \
     NEXT();                          \
   }
 #define BINF32(name, expr)           \
   L_##name : {                       \
-    float b = f32(sp[-1]);           \
-    float a = f32(sp[-2]);           \
-    --sp;                            \
-    sp[-1] = (expr);                 \
+    float a = f32(S(0));             \
+    float b = f32(S(1));             \
+    S(2) = (expr);                   \
+    pc += 3;                         \
     NEXT();                          \
   }
 #define BINF64(name, expr)           \
   L_##name : {                       \
-    double b = f64(sp[-1]);          \
-    double a = f64(sp[-2]);          \
-    --sp;                            \
-    sp[-1] = (expr);                 \
+    double a = f64(S(0));            \
+    double b = f64(S(1));            \
+    S(2) = (expr);                   \
+    pc += 3;                         \
     NEXT();                          \
   }
 #define UN(name, expr)               \
   L_##name : {                       \
-    uint64_t a = sp[-1];             \
-    sp[-1] = (expr);                 \
+    uint64_t a = S(0);               \
+    S(1) = (expr);                   \
+    pc += 2;                         \
     NEXT();                          \
   }
 #define LOAD(name, T, conv)                                 \
   L_##name : {                                              \
-    uint64_t ea = uint64_t(U32(sp[-1])) + *pc++;            \
+    uint64_t ea = uint64_t(U32(S(0))) + pc[1];              \
     if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
     T v;                                                    \
     std::memcpy(&v, mem + ea, sizeof(T));                   \
-    sp[-1] = (conv);                                        \
+    S(2) = (conv);                                          \
+    pc += 3;                                                \
     NEXT();                                                 \
   }
 #define STORE(name, T)                                      \
   L_##name : {                                              \
-    uint64_t ea = uint64_t(U32(sp[-2])) + *pc++;            \
+    uint64_t ea = uint64_t(U32(S(0))) + pc[2];              \
     if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v = T(sp[-1]);                                        \
+    T v = T(S(1));                                          \
     std::memcpy(mem + ea, &v, sizeof(T));                   \
-    sp -= 2;                                                \
+    pc += 3;                                                \
     NEXT();                                                 \
   }
+#define MOVE(keep, from, to)                                \
+  do {                                                      \
+    uint64_t* d_ = fp + (to);                               \
+    const uint64_t* s_ = fp + (from);                       \
+    for (uint32_t k_ = 0, n_ = (keep); k_ < n_; k_++) d_[k_] = s_[k_]; \
+  } while (0)
 
   goto do_call;
 
 L_bad:
   TRAP(HostError, "internal error: bad opcode");
-L_nop:
-  NEXT();
 L_unreachable:
   TRAP(Unreachable, nullptr);
-L_drop:
-  --sp;
-  NEXT();
 L_select : {
-  uint32_t c = U32(sp[-1]);
-  sp -= 2;
-  if (!c) sp[-1] = sp[0];
+  uint64_t a = S(0), b = S(1);
+  S(3) = U32(S(2)) ? a : b;
+  pc += 4;
   NEXT();
 }
-L_local_get:
-  *sp++ = fp[*pc++];
-  NEXT();
-L_local_set:
-  fp[*pc++] = *--sp;
-  NEXT();
-L_local_tee:
-  fp[*pc++] = sp[-1];
+L_copy:
+  S(1) = S(0);
+  pc += 2;
   NEXT();
 L_global_get:
-  *sp++ = inst->globals[*pc++]->bits;
+  S(0) = inst->globals[pc[1]]->bits;
+  pc += 2;
   NEXT();
 L_global_set:
-  inst->globals[*pc++]->bits = *--sp;
+  inst->globals[pc[1]]->bits = S(0);
+  pc += 2;
   NEXT();
 L_table_get : {
-  Table* t = inst->tables[*pc++];
+  uint64_t* sp = fp + pc[0];
+  Table* t = inst->tables[pc[1]];
+  pc += 2;
   uint32_t i = U32(sp[-1]);
   if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
   sp[-1] = t->elems[i];
   NEXT();
 }
 L_table_set : {
-  Table* t = inst->tables[*pc++];
+  uint64_t* sp = fp + pc[0];
+  Table* t = inst->tables[pc[1]];
+  pc += 2;
   uint32_t i = U32(sp[-2]);
   if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
   t->elems[i] = sp[-1];
-  sp -= 2;
   NEXT();
 }
 L_i32_const:
-  *sp++ = *pc++;
-  NEXT();
-L_i64_const:
-  *sp++ = uint64_t(pc[0]) | uint64_t(pc[1]) << 32;
+  S(0) = pc[1];
   pc += 2;
   NEXT();
+L_i64_const:
+  S(0) = uint64_t(pc[1]) | uint64_t(pc[2]) << 32;
+  pc += 3;
+  NEXT();
 L_ref_null:
-  *sp++ = 0;
+  S(0) = 0;
+  pc += 1;
   NEXT();
 L_ref_is_null:
-  sp[-1] = sp[-1] == 0;
+  S(1) = S(0) == 0;
+  pc += 2;
   NEXT();
 L_ref_func:
-  *sp++ = uint64_t(uintptr_t(inst->funcs[*pc++]));
+  S(0) = uint64_t(uintptr_t(inst->funcs[pc[1]]));
+  pc += 2;
   NEXT();
 
 L_jmp:
   pc = code + *pc;
   NEXT();
 L_jmp_if:
-  if (U32(*--sp)) pc = code + *pc;
-  else pc++;
+  if (U32(S(0))) pc = code + pc[1];
+  else pc += 2;
   NEXT();
 L_jmp_unless:
-  if (!U32(*--sp)) pc = code + *pc;
-  else pc++;
+  if (!U32(S(0))) pc = code + pc[1];
+  else pc += 2;
   NEXT();
 L_br_if:
-  if (!U32(*--sp)) {
-    pc += 3;
+  if (!U32(S(0))) {
+    pc += 5;
     NEXT();
   }
+  pc++;
   // fallthrough
-L_br : {
-  uint32_t keep = pc[1];
-  uint64_t* dst = fp + pc[2];
-  uint64_t* src = sp - keep;
-  if (dst != src)
-    for (uint32_t i = 0; i < keep; i++) dst[i] = src[i];
-  sp = dst + keep;
+L_br:
+  MOVE(pc[1], pc[2], pc[3]);
   pc = code + pc[0];
   NEXT();
-}
 L_br_table : {
-  uint32_t n = pc[0];
-  uint32_t i = U32(*--sp);
+  uint32_t n = pc[1];
+  uint32_t i = U32(S(0));
   if (i > n) i = n;
-  const uint32_t* e = pc + 1 + 3 * i;
-  uint32_t keep = e[1];
-  uint64_t* dst = fp + e[2];
-  uint64_t* src = sp - keep;
-  if (dst != src)
-    for (uint32_t k = 0; k < keep; k++) dst[k] = src[k];
-  sp = dst + keep;
+  const uint32_t* e = pc + 2 + 4 * i;
+  MOVE(e[1], e[2], e[3]);
   pc = code + e[0];
   NEXT();
 }
@@ -383,11 +376,7 @@ L_loop:
   NEXT();
 
 L_ret : {
-  uint32_t n = *pc;
-  uint64_t* src = sp - n;
-  if (src != fp)
-    for (uint32_t i = 0; i < n; i++) fp[i] = src[i];
-  sp = fp + n;
+  MOVE(pc[0], pc[1], 0);
   const Frame& fr = frames[--depth];
   pc = fr.pc;
   fp = fr.fp;
@@ -401,13 +390,16 @@ L_ret : {
 }
 
 L_call:
-  callee = inst->funcs[*pc++];
+  callee = inst->funcs[pc[0]];
+  base = pc[1];
+  pc += 2;
   goto do_call;
 L_call_indirect : {
   uint32_t ti = pc[0];
   Table* t = inst->tables[pc[1]];
-  pc += 2;
-  uint32_t i = U32(*--sp);
+  uint32_t i = U32(S(2));
+  base = pc[3];
+  pc += 4;
   if (i >= t->size) TRAP(TableOutOfBounds, "undefined element");
   callee = reinterpret_cast<Func*>(uintptr_t(t->elems[i]));
   if (!callee) TRAP(UninitializedElement, nullptr);
@@ -419,18 +411,18 @@ L_call_indirect : {
 
 do_call : {
   const uint32_t cnp = callee->type->nparams;
-  if (!callee->inst) {  // host function: args copied above sp so results may overwrite them
+  uint64_t* nfp = fp + base;
+  if (!callee->inst) {  // host function: args copied above so results may overwrite them
     const uint32_t cnr = callee->type->nresults;
-    uint64_t* a = sp - cnp;
-    uint32_t room = (cnr > cnp ? cnr : cnp) + cnp;
-    if (uint64_t(stack_end - a) < room) TRAP(CallStackExhausted, nullptr);
-    for (uint32_t i = 0; i < cnp; i++) sp[i] = a[i];
+    uint64_t* tmp = nfp + (cnr > cnp ? cnr : cnp);
+    if (tmp + cnp > stack_end) TRAP(CallStackExhausted, nullptr);
+    for (uint32_t i = 0; i < cnp; i++) tmp[i] = nfp[i];
     s->fuel = fuel;
     uint32_t saved_used = s->stack_used, saved_depth = s->depth_used;
-    s->stack_used = uint32_t(sp + cnp - s->stack);
+    s->stack_used = uint32_t(tmp + cnp - s->stack);
     s->depth_used = depth;
     Caller c{s, inst};
-    Trap t = callee->host(c, reinterpret_cast<Value*>(sp), reinterpret_cast<Value*>(a), callee->user);
+    Trap t = callee->host(c, reinterpret_cast<Value*>(tmp), reinterpret_cast<Value*>(nfp), callee->user);
     s->stack_used = saved_used;
     s->depth_used = saved_depth;
     fuel = s->fuel;
@@ -438,20 +430,17 @@ do_call : {
       trap = t;
       goto done;
     }
-    sp = a + cnr;
     if (!pc) goto done;  // the entry function itself was a host function
     RELOAD();
     NEXT();
   }
   const FuncCode* fc = callee->code;
-  uint64_t* nfp = sp - cnp;
   if (depth >= max_depth || uint64_t(stack_end - nfp) < uint64_t(fc->nlocals) + fc->max_height)
     TRAP(CallStackExhausted, nullptr);
   BUDGET();
   frames[depth++] = Frame{pc, fp, inst};
   for (uint32_t i = cnp; i < fc->nlocals; i++) nfp[i] = 0;
   fp = nfp;
-  sp = nfp + fc->nlocals;
   if (callee->inst != inst) {
     inst = callee->inst;
     code = inst->module->code.p;
@@ -460,6 +449,7 @@ do_call : {
   pc = code + fc->code;
   NEXT();
 }
+
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)
@@ -478,12 +468,14 @@ do_call : {
   STORE(0x3A, uint8_t)
   STORE(0x3B, uint16_t)
 L_0x3F:
-  *sp++ = inst->memory->pages;
+  S(0) = inst->memory->pages;
+  pc += 1;
   NEXT();
 L_0x40 : {
   uint32_t old;
-  if (memory_grow(s, inst->memory, U32(sp[-1]), &old)) sp[-1] = old;
-  else sp[-1] = 0xFFFFFFFFu;
+  uint32_t delta = U32(S(0));
+  S(1) = memory_grow(s, inst->memory, delta, &old) ? old : 0xFFFFFFFFu;
+  pc += 2;
   RELOAD();
   NEXT();
 }
@@ -530,32 +522,32 @@ L_0x40 : {
   BIN32(0x6B, a - b)
   BIN32(0x6C, a * b)
 L_0x6D : {
-  int32_t b = I32(sp[-1]), a = I32(sp[-2]);
+  int32_t a = I32(S(0)), b = I32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT32_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
-  --sp;
-  sp[-1] = uint32_t(a / b);
+  S(2) = uint32_t(a / b);
+  pc += 3;
   NEXT();
 }
 L_0x6E : {
-  uint32_t b = U32(sp[-1]), a = U32(sp[-2]);
+  uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = a / b;
+  S(2) = a / b;
+  pc += 3;
   NEXT();
 }
 L_0x6F : {
-  int32_t b = I32(sp[-1]), a = I32(sp[-2]);
+  int32_t a = I32(S(0)), b = I32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = b == -1 ? 0 : uint32_t(a % b);
+  S(2) = b == -1 ? 0 : uint32_t(a % b);
+  pc += 3;
   NEXT();
 }
 L_0x70 : {
-  uint32_t b = U32(sp[-1]), a = U32(sp[-2]);
+  uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = a % b;
+  S(2) = a % b;
+  pc += 3;
   NEXT();
 }
   BIN32(0x71, a & b)
@@ -574,32 +566,32 @@ L_0x70 : {
   BIN64(0x7D, a - b)
   BIN64(0x7E, a * b)
 L_0x7F : {
-  int64_t b = I64(sp[-1]), a = I64(sp[-2]);
+  int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT64_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
-  --sp;
-  sp[-1] = uint64_t(a / b);
+  S(2) = uint64_t(a / b);
+  pc += 3;
   NEXT();
 }
 L_0x80 : {
-  uint64_t b = sp[-1], a = sp[-2];
+  uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = a / b;
+  S(2) = a / b;
+  pc += 3;
   NEXT();
 }
 L_0x81 : {
-  int64_t b = I64(sp[-1]), a = I64(sp[-2]);
+  int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = b == -1 ? 0 : uint64_t(a % b);
+  S(2) = b == -1 ? 0 : uint64_t(a % b);
+  pc += 3;
   NEXT();
 }
 L_0x82 : {
-  uint64_t b = sp[-1], a = sp[-2];
+  uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  --sp;
-  sp[-1] = a % b;
+  S(2) = a % b;
+  pc += 3;
   NEXT();
 }
   BIN64(0x83, a & b)
@@ -644,10 +636,11 @@ L_0x82 : {
   UN(0xA7, a & 0xFFFFFFFFu)
 #define TRUNC(name, F, conv, lo, hi, IT, W)                         \
   L_##name : {                                                  \
-    F x = conv(sp[-1]);                                         \
+    F x = conv(S(0));                                           \
     if (x != x) TRAP(InvalidConversion, nullptr);               \
     if (!(x > (lo) && x < (hi))) TRAP(IntegerOverflow, nullptr); \
-    sp[-1] = W(IT(x));                                          \
+    S(1) = W(IT(x));                                            \
+    pc += 2;                                                    \
     NEXT();                                                     \
   }
   TRUNC(0xA8, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
@@ -686,6 +679,7 @@ L_0x82 : {
 
   // ---- bulk memory and tables ----
 L_mem_init : {
+  uint64_t* sp = fp + *pc++;
   uint32_t seg = *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
@@ -696,9 +690,11 @@ L_mem_init : {
   NEXT();
 }
 L_data_drop:
-  inst->data_dropped[*pc++] = 1;
+  inst->data_dropped[pc[1]] = 1;
+  pc += 2;
   NEXT();
 L_mem_copy : {
+  uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
   if (uint64_t(src) + n > memsize || uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
@@ -706,6 +702,7 @@ L_mem_copy : {
   NEXT();
 }
 L_mem_fill : {
+  uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), val = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
   if (uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
@@ -713,6 +710,7 @@ L_mem_fill : {
   NEXT();
 }
 L_table_init : {
+  uint64_t* sp = fp + *pc++;
   uint32_t seg = pc[0];
   Table* t = inst->tables[pc[1]];
   pc += 2;
@@ -725,9 +723,11 @@ L_table_init : {
   NEXT();
 }
 L_elem_drop:
-  inst->elem_refs[*pc++] = nullptr;
+  inst->elem_refs[pc[1]] = nullptr;
+  pc += 2;
   NEXT();
 L_table_copy : {
+  uint64_t* sp = fp + *pc++;
   Table* d = inst->tables[pc[0]];
   Table* st = inst->tables[pc[1]];
   pc += 2;
@@ -738,6 +738,7 @@ L_table_copy : {
   NEXT();
 }
 L_table_grow : {
+  uint64_t* sp = fp + *pc++;
   Table* t = inst->tables[*pc++];
   uint32_t n = U32(sp[-1]);
   uint64_t init = sp[-2];
@@ -747,9 +748,11 @@ L_table_grow : {
   NEXT();
 }
 L_table_size:
-  *sp++ = inst->tables[*pc++]->size;
+  fp[pc[0]] = inst->tables[pc[1]]->size;
+  pc += 2;
   NEXT();
 L_table_fill : {
+  uint64_t* sp = fp + *pc++;
   Table* t = inst->tables[*pc++];
   uint32_t n = U32(sp[-1]), i = U32(sp[-3]);
   uint64_t v = sp[-2];
@@ -765,6 +768,7 @@ done:
     for (uint32_t i = 0; i < nr; i++) results[i].bits = stack_base[i];
   return trap;
 #undef NEXT
+#undef S
 #undef TRAP
 #undef BUDGET
 #undef RELOAD

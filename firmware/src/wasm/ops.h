@@ -1,7 +1,16 @@
-// Internal instruction set of the compiled code (32-bit words: opcode, then immediates).
+// Internal instruction set of the compiled code (32-bit words: opcode, then operands).
+//
+// Slot machine: a function's frame is one array of 64-bit slots, locals first, then one
+// slot per WebAssembly operand-stack position (heights are static, so each position has a
+// fixed slot). Hot instructions name their operand and result slots explicitly, which lets
+// the compiler skip local.get copies (operands read the local's slot directly) and write
+// results straight into a local (local.set folded into the producer). Branch targets and
+// value moves are precomputed; the executor never searches for a block end.
+//
+// Operand order: inputs first, then the result slot, then immediates unless noted.
 // Numeric, memory and variable instructions keep their WebAssembly opcode byte; 0xFC-prefixed
-// ones are 0x100+sub-opcode; control flow is rewritten into jumps with precomputed stack
-// adjustments, so the executor never searches for a block end or a label.
+// ones are 0x100+sub-opcode. "Stack-style" instructions (rare ones) take the slot just above
+// their inputs ("top") and work like a stack machine on the canonical slots below it.
 #pragma once
 #include <cstdint>
 
@@ -9,38 +18,36 @@ namespace k32 {
 namespace wasm {
 namespace op {
 enum : uint32_t {
-  // immediates in brackets; slot numbers are relative to the frame's first local
   kUnreachable = 0x00,
-  kDrop = 0x1A,
-  kSelect = 0x1B,
-  kLocalGet = 0x20,  // [slot]
-  kLocalSet = 0x21,  // [slot]
-  kLocalTee = 0x22,  // [slot]
-  kGlobalGet = 0x23, // [index]
-  kGlobalSet = 0x24, // [index]
-  kTableGet = 0x25,  // [table]
-  kTableSet = 0x26,  // [table]
-  kCall = 0x10,          // [function index]
-  kCallIndirect = 0x11,  // [type index, table]
-  // 0x28..0x3E loads/stores [offset]; 0x3F memory.size; 0x40 memory.grow
-  kI32Const = 0x41,  // [bits]
-  kI64Const = 0x42,  // [lo, hi]
-  kF32Const = 0x43,  // [bits]
-  kF64Const = 0x44,  // [lo, hi]
-  kRefNull = 0xD0,
-  kRefIsNull = 0xD1,
-  kRefFunc = 0xD2,  // [function index]
-  kFC = 0x100,      // + sub-opcode; memory.init [seg], data.drop [seg], table.init [seg, table],
-                    // elem.drop [seg], table.copy [dst, src], table.grow/size/fill [table]
+  kCall = 0x10,          // [function index, base slot of the arguments]
+  kCallIndirect = 0x11,  // [type index, table, index slot, base slot]
+  kSelect = 0x1B,        // [a, b, cond, dst]
+  kGlobalGet = 0x23,     // [dst, index]
+  kGlobalSet = 0x24,     // [src, index]
+  kTableGet = 0x25,      // stack-style [top, table]
+  kTableSet = 0x26,      // stack-style [top, table]
+  // 0x28..0x35 loads [addr, offset, dst]; 0x36..0x3E stores [addr, value, offset]
+  kMemorySize = 0x3F,  // [dst]
+  kMemoryGrow = 0x40,  // [delta, dst]
+  kI32Const = 0x41,    // [dst, bits]
+  kI64Const = 0x42,    // [dst, lo, hi]
+  kF32Const = 0x43,    // [dst, bits]
+  kF64Const = 0x44,    // [dst, lo, hi]
+  // 0x45..0xC4 numeric: unary [a, dst], binary [a, b, dst]
+  kRefNull = 0xD0,    // [dst]
+  kRefIsNull = 0xD1,  // [a, dst]
+  kRefFunc = 0xD2,    // [dst, function index]
+  kFC = 0x100,        // + sub-opcode, all stack-style [top, immediates…]
   kJmp = 0x120,       // [target]
-  kJmpIf = 0x121,     // [target]            pops the condition
-  kJmpUnless = 0x122, // [target]            pops the condition
-  kBr = 0x123,        // [target, keep, height]   moves `keep` values down to `height`
-  kBrIf = 0x124,      // [target, keep, height]
-  kBrTable = 0x125,   // [n, (target, keep, height) x (n+1)]
+  kJmpIf = 0x121,     // [cond, target]
+  kJmpUnless = 0x122, // [cond, target]
+  kBr = 0x123,        // [target, keep, from, to]   moves `keep` slots from..from+keep to `to`
+  kBrIf = 0x124,      // [cond, target, keep, from, to]
+  kBrTable = 0x125,   // [index slot, n, (target, keep, from, to) x (n+1)]
   kLoop = 0x126,      // loop header: interrupt / fuel check
-  kReturn = 0x127,    // [nresults]
-  kCount = 0x140,
+  kReturn = 0x127,    // [nresults, from]
+  kCopy = 0x128,      // [src, dst]
+  kCount = 0x130,
 };
 }  // namespace op
 }  // namespace wasm
