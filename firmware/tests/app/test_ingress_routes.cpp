@@ -32,8 +32,6 @@ int main() {
   CHECK(RouteTable::prefix_matches("/", "/anything"));
   CHECK_EQ(RouteTable::normalise_host("Shop.Example.COM:8080"), std::string("shop.example.com"));
 
-  const char* b = R"({"service":{"name":"%s","port":{"number":80}}})";
-  (void)b;
   RouteTable t;
   std::vector<Value> ings;
   ings.push_back(ingress("a", "exact", R"({"rules":[{"host":"shop.example.com","http":{"paths":[
