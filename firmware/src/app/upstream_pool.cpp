@@ -84,20 +84,16 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
       if (reused && st == http::ReadStatus::Closed) continue;
       return false;
     }
-    size_t eol = rhead.find("\r\n");
     uint64_t status = 502;
     if (rhead.size() >= 12) text::parse_uint(rhead.substr(9, 3), 999, &status);
     bool chunked = false, has_len = false, upstream_close = false;
     uint64_t len = 0;
     std::string content_type;
-    size_t pos = eol == std::string::npos ? rhead.size() : eol + 2;
-    while (pos < rhead.size()) {
-      size_t e = rhead.find("\r\n", pos);
-      std::string line = rhead.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
-      pos = e == std::string::npos ? rhead.size() : e + 2;
-      size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string name = line.substr(0, colon), value = text::trim(line.substr(colon + 1));
+    std::vector<http::Header> headers;
+    http::parse_header_lines(rhead, false, &headers);
+    for (const auto& h : headers) {
+      const std::string& name = h.name;
+      const std::string& value = h.value;
       std::string lname = text::lower(name);
       if (lname == "content-type") content_type = value;
       else if (lname == "transfer-encoding") chunked = text::lower(value).find("chunked") != std::string::npos;

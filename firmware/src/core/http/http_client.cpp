@@ -74,14 +74,7 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
   uint64_t code = 0;
   text::parse_uint(status_line.substr(9, 3), 999, &code);
   out->status = static_cast<int>(code);
-  size_t pos = eol == std::string::npos ? head.size() : eol + 2;
-  while (pos < head.size()) {
-    size_t e = head.find("\r\n", pos);
-    std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
-    pos = e == std::string::npos ? head.size() : e + 2;
-    size_t colon = h.find(':');
-    if (colon != std::string::npos) out->headers.push_back({h.substr(0, colon), text::trim(h.substr(colon + 1))});
-  }
+  parse_header_lines(head, false, &out->headers);
   const std::string* te = out->header("Transfer-Encoding");
   const std::string* cl = out->header("Content-Length");
   if (method == "HEAD" || out->status == 204 || out->status == 304) {

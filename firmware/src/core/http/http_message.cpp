@@ -49,6 +49,24 @@ const std::string* Request::header(const char* name) const {
   return nullptr;
 }
 
+bool parse_header_lines(const std::string& head, bool strict, std::vector<Header>* out) {
+  size_t eol = head.find("\r\n");
+  size_t pos = eol == std::string::npos ? head.size() : eol + 2;
+  while (pos < head.size()) {
+    size_t e = head.find("\r\n", pos);
+    std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    pos = e == std::string::npos ? head.size() : e + 2;
+    size_t colon = h.find(':');
+    bool bad = colon == std::string::npos || colon == 0 || h.substr(0, colon).find(' ') != std::string::npos;
+    if (bad) {
+      if (strict) return false;
+      continue;
+    }
+    out->push_back({h.substr(0, colon), text::trim(h.substr(colon + 1))});
+  }
+  return true;
+}
+
 std::vector<Header> parse_query(const std::string& query) {
   std::vector<Header> out;
   if (query.empty()) return out;

@@ -34,6 +34,11 @@ struct Request {
   std::string query_param(const std::string& key, bool* present = nullptr) const;
 };
 
+// Parses the header lines of a message head (everything after its first line) into *out.
+// Strict mode refuses lines without a name or with a space in the name (requests);
+// lenient mode skips such lines (responses from upstreams we relay).
+bool parse_header_lines(const std::string& head, bool strict, std::vector<Header>* out);
+
 // Parses "a=b&c=d" into decoded pairs.
 std::vector<Header> parse_query(const std::string& query);
 

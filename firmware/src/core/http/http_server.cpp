@@ -35,18 +35,7 @@ bool parse_head(const std::string& head, Request* req) {
     if (raw_path[i] == '%') break;
   }
   req->query = q == std::string::npos ? "" : req->target.substr(q + 1);
-  size_t pos = eol == std::string::npos ? head.size() : eol + 2;
-  while (pos < head.size()) {
-    size_t e = head.find("\r\n", pos);
-    std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
-    pos = e == std::string::npos ? head.size() : e + 2;
-    size_t colon = h.find(':');
-    if (colon == std::string::npos || colon == 0) return false;
-    std::string name = h.substr(0, colon);
-    if (name.find(' ') != std::string::npos) return false;
-    req->headers.push_back({name, text::trim(h.substr(colon + 1))});
-  }
-  return true;
+  return parse_header_lines(head, true, &req->headers);
 }
 }  // namespace
 
