@@ -58,6 +58,8 @@ struct Compiler {
   // Where the last instruction wrote its result, for folding a following local.set into it.
   uint32_t last_dst_word = kNone;
   uint32_t last_dst_end = kNone;
+  uint32_t op_start = 0;        // pc where the current WebAssembly instruction's code begins
+  uint32_t last_op_start = kNone;  // … and where the last value-producing one began
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
 
   Compiler(Module* m_, Reader& r_, const uint8_t* refs_)
@@ -143,6 +145,7 @@ struct Compiler {
   bool produced(uint8_t t, uint32_t dst_at) {
     last_dst_word = dst_at;
     last_dst_end = pc();
+    last_op_start = op_start;
     return push(t);
   }
 
@@ -199,9 +202,41 @@ struct Compiler {
       if (plain) return emit(op::kJmp) && emit_target(t);
       return emit(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
     }
-    if (plain) return emit(op::kJmpIf) && emit(cond) && emit_target(t);
+    if (plain) return cond_jump_head(true, cond) && emit_target(t);
     return emit(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
   }
+  // True when the previous instruction, ending at pc and not a branch target, produced the
+  // operand just popped from `slot` (a canonical slot belongs to one stack position only,
+  // so nothing else reads it): that instruction may then be fused into its consumer.
+  bool fusable(uint32_t slot) const {
+    return last_dst_end == pc() && label_pc != pc() && last_op_start != kNone &&
+           code[last_dst_word] == slot && slot >= nlocals;
+  }
+  // Emits the opcode and operands of "jump when cond is true (or false)"; the target word
+  // follows. A compare or eqz computed just before is fused into the jump.
+  bool cond_jump_head(bool when_true, uint32_t cond) {
+    static const uint8_t kNegate[] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+    if (fusable(cond)) {
+      uint32_t st = last_op_start, opc = code[st];
+      bool imm = opc >= op::kImm + 0x46 && opc <= op::kImm + 0x4F;
+      uint32_t cmp = imm ? opc - op::kImm : opc;
+      if (cmp == 0x45) {
+        uint32_t x = code[st + 1];
+        code.n = st;
+        last_dst_end = kNone;
+        return emit(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
+      }
+      if (cmp >= 0x46 && cmp <= 0x4F) {
+        uint32_t idx = cmp - 0x46, x = code[st + 1], y = code[st + 2];
+        if (!when_true) idx = kNegate[idx];
+        code.n = st;
+        last_dst_end = kNone;
+        return emit((imm ? op::kJmpCmpI : op::kJmpCmp) + idx) && emit(x) && emit(y);
+      }
+    }
+    return emit(when_true ? op::kJmpIf : op::kJmpUnless) && emit(cond);
+  }
+
   bool emit_return() {
     uint32_t n = ctrls[0].nr;
     if (!materialize_top(n)) return false;
@@ -277,6 +312,29 @@ struct Compiler {
     return emit(opcode) && emit(canon(vals.n));
   }
 
+  // Binary operators with an immediate form (no traps, so the constant needs no check).
+  static bool has_imm_form(uint32_t opc) {
+    return (opc >= 0x46 && opc <= 0x4F) || (opc >= 0x6A && opc <= 0x6C) || (opc >= 0x71 && opc <= 0x78) ||
+           (opc >= 0x51 && opc <= 0x5A) || (opc >= 0x7C && opc <= 0x7E) || (opc >= 0x83 && opc <= 0x8A);
+  }
+  // If `slot` was just written by an i32.const (or an i64.const that fits in 32 signed
+  // bits), removes that instruction and returns its value as the immediate.
+  bool imm_operand(uint32_t slot, bool is64, uint32_t* imm) {
+    if (!fusable(slot)) return false;
+    uint32_t st = last_op_start;
+    if (!is64 && code[st] == op::kI32Const) {
+      *imm = code[st + 2];
+    } else if (is64 && code[st] == op::kI64Const &&
+               code[st + 3] == (code[st + 2] & 0x80000000u ? 0xFFFFFFFFu : 0u)) {
+      *imm = code[st + 2];
+    } else {
+      return false;
+    }
+    code.n = st;
+    last_dst_end = kNone;
+    return true;
+  }
+
   bool numeric(uint32_t opc);
   bool fc_op();
   bool local_set(uint32_t idx, bool tee);
@@ -309,6 +367,12 @@ bool Compiler::numeric(uint32_t opc) {
     if (sig.in2 && !pop(sig.in2, nullptr, &sb)) return false;
     if (!pop(sig.in1, nullptr, &sa)) return false;
     if (opc >= 0xBC && opc <= 0xBF) return push(sig.out, sa);  // reinterpret: same bits
+    if (sig.in2 && has_imm_form(opc) && imm_operand(sb, sig.in1 == 0x7E, &sb)) {
+      // `x op const`: the constant instruction just emitted becomes an immediate
+      op_start = pc();
+      if (!emit(op::kImm + opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
+      return produced(sig.out, pc() - 1);
+    }
     if (!emit(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
     return produced(sig.out, pc() - 1);
   }
@@ -436,6 +500,7 @@ bool Compiler::body(uint32_t type_index) {
   while (ctrls.n && !r.failed()) {
     uint8_t opc = r.u8();
     if (r.failed()) return false;
+    op_start = pc();
     Ctrl& top = ctrls[ctrls.n - 1];
     switch (opc) {
       case 0x00:
@@ -458,7 +523,7 @@ bool Compiler::body(uint32_t type_index) {
         ctrls[ctrls.n - 1].start_pc = start;
         if (opc == 0x03) label_pc = start;
         if (opc == 0x04) {
-          if (!emit(op::kJmpUnless) || !emit(cond) || !emit(kNone)) return false;
+          if (!cond_jump_head(false, cond) || !emit(kNone)) return false;
           ctrls[ctrls.n - 1].else_at = pc() - 1;
         }
         break;

@@ -94,7 +94,11 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 }  // namespace
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results) {
-  const void* labels[op::kCount];
+  // Label addresses are constants of this function; the table is filled on first use (two
+  // threads racing here would store identical values).
+  static const void* labels[op::kCount];
+  static std::atomic<bool> labels_ready{false};
+  if (!labels_ready.load(std::memory_order_acquire)) {
   for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
 #define REG(n, name) labels[n] = &&L_##name
   REG(op::kUnreachable, unreachable);
@@ -157,7 +161,71 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(0x109, data_drop); REG(0x10A, mem_copy); REG(0x10B, mem_fill); REG(0x10C, table_init);
   REG(0x10D, elem_drop); REG(0x10E, table_copy); REG(0x10F, table_grow);
   REG(0x110, table_size); REG(0x111, table_fill);
+  REG(op::kImm + 0x46, 0x46_i);
+  REG(op::kImm + 0x47, 0x47_i);
+  REG(op::kImm + 0x48, 0x48_i);
+  REG(op::kImm + 0x49, 0x49_i);
+  REG(op::kImm + 0x4A, 0x4A_i);
+  REG(op::kImm + 0x4B, 0x4B_i);
+  REG(op::kImm + 0x4C, 0x4C_i);
+  REG(op::kImm + 0x4D, 0x4D_i);
+  REG(op::kImm + 0x4E, 0x4E_i);
+  REG(op::kImm + 0x4F, 0x4F_i);
+  REG(op::kImm + 0x6A, 0x6A_i);
+  REG(op::kImm + 0x6B, 0x6B_i);
+  REG(op::kImm + 0x6C, 0x6C_i);
+  REG(op::kImm + 0x71, 0x71_i);
+  REG(op::kImm + 0x72, 0x72_i);
+  REG(op::kImm + 0x73, 0x73_i);
+  REG(op::kImm + 0x74, 0x74_i);
+  REG(op::kImm + 0x75, 0x75_i);
+  REG(op::kImm + 0x76, 0x76_i);
+  REG(op::kImm + 0x77, 0x77_i);
+  REG(op::kImm + 0x78, 0x78_i);
+  REG(op::kImm + 0x51, 0x51_i);
+  REG(op::kImm + 0x52, 0x52_i);
+  REG(op::kImm + 0x53, 0x53_i);
+  REG(op::kImm + 0x54, 0x54_i);
+  REG(op::kImm + 0x55, 0x55_i);
+  REG(op::kImm + 0x56, 0x56_i);
+  REG(op::kImm + 0x57, 0x57_i);
+  REG(op::kImm + 0x58, 0x58_i);
+  REG(op::kImm + 0x59, 0x59_i);
+  REG(op::kImm + 0x5A, 0x5A_i);
+  REG(op::kImm + 0x7C, 0x7C_i);
+  REG(op::kImm + 0x7D, 0x7D_i);
+  REG(op::kImm + 0x7E, 0x7E_i);
+  REG(op::kImm + 0x83, 0x83_i);
+  REG(op::kImm + 0x84, 0x84_i);
+  REG(op::kImm + 0x85, 0x85_i);
+  REG(op::kImm + 0x86, 0x86_i);
+  REG(op::kImm + 0x87, 0x87_i);
+  REG(op::kImm + 0x88, 0x88_i);
+  REG(op::kImm + 0x89, 0x89_i);
+  REG(op::kImm + 0x8A, 0x8A_i);
+  REG(op::kJmpCmp + 0, jc0);
+  REG(op::kJmpCmpI + 0, jci0);
+  REG(op::kJmpCmp + 1, jc1);
+  REG(op::kJmpCmpI + 1, jci1);
+  REG(op::kJmpCmp + 2, jc2);
+  REG(op::kJmpCmpI + 2, jci2);
+  REG(op::kJmpCmp + 3, jc3);
+  REG(op::kJmpCmpI + 3, jci3);
+  REG(op::kJmpCmp + 4, jc4);
+  REG(op::kJmpCmpI + 4, jci4);
+  REG(op::kJmpCmp + 5, jc5);
+  REG(op::kJmpCmpI + 5, jci5);
+  REG(op::kJmpCmp + 6, jc6);
+  REG(op::kJmpCmpI + 6, jci6);
+  REG(op::kJmpCmp + 7, jc7);
+  REG(op::kJmpCmpI + 7, jci7);
+  REG(op::kJmpCmp + 8, jc8);
+  REG(op::kJmpCmpI + 8, jci8);
+  REG(op::kJmpCmp + 9, jc9);
+  REG(op::kJmpCmpI + 9, jci9);
 #undef REG
+  labels_ready.store(true, std::memory_order_release);
+  }
 
   Trap trap = trap_ok();
   const uint32_t np = f->type->nparams;
@@ -219,6 +287,39 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     S(2) = uint32_t(expr);           \
     pc += 3;                         \
     NEXT();                          \
+  }                                  \
+  L_##name##_i : {                   \
+    uint32_t a = U32(S(0));          \
+    uint32_t b = pc[1];              \
+    S(2) = uint32_t(expr);           \
+    pc += 3;                         \
+    NEXT();                          \
+  }
+#define BIN64I(name, expr)           \
+  L_##name : {                       \
+    uint64_t a = S(0);               \
+    uint64_t b = S(1);               \
+    S(2) = uint64_t(expr);           \
+    pc += 3;                         \
+    NEXT();                          \
+  }                                  \
+  L_##name##_i : {                   \
+    uint64_t a = S(0);               \
+    uint64_t b = uint64_t(int64_t(int32_t(pc[1]))); \
+    S(2) = uint64_t(expr);           \
+    pc += 3;                         \
+    NEXT();                          \
+  }
+#define JCMP(idx, T, cmp)                           \
+  L_jc##idx : {                                     \
+    if (T(S(0)) cmp T(S(1))) pc = code + pc[2];     \
+    else pc += 3;                                   \
+    NEXT();                                         \
+  }                                                 \
+  L_jci##idx : {                                    \
+    if (T(S(0)) cmp T(pc[1])) pc = code + pc[2];    \
+    else pc += 3;                                   \
+    NEXT();                                         \
   }
 #define BIN64(name, expr)            \
   L_##name : {                       \
@@ -374,6 +475,16 @@ L_br_table : {
 L_loop:
   BUDGET();
   NEXT();
+  JCMP(0, uint32_t, ==)
+  JCMP(1, uint32_t, !=)
+  JCMP(2, int32_t, <)
+  JCMP(3, uint32_t, <)
+  JCMP(4, int32_t, >)
+  JCMP(5, uint32_t, >)
+  JCMP(6, int32_t, <=)
+  JCMP(7, uint32_t, <=)
+  JCMP(8, int32_t, >=)
+  JCMP(9, uint32_t, >=)
 
 L_ret : {
   MOVE(pc[0], pc[1], 0);
@@ -493,16 +604,16 @@ L_0x40 : {
   BIN32(0x4E, int32_t(a) >= int32_t(b))
   BIN32(0x4F, a >= b)
   UN(0x50, a == 0)
-  BIN64(0x51, a == b)
-  BIN64(0x52, a != b)
-  BIN64(0x53, I64(a) < I64(b))
-  BIN64(0x54, a < b)
-  BIN64(0x55, I64(a) > I64(b))
-  BIN64(0x56, a > b)
-  BIN64(0x57, I64(a) <= I64(b))
-  BIN64(0x58, a <= b)
-  BIN64(0x59, I64(a) >= I64(b))
-  BIN64(0x5A, a >= b)
+  BIN64I(0x51, a == b)
+  BIN64I(0x52, a != b)
+  BIN64I(0x53, I64(a) < I64(b))
+  BIN64I(0x54, a < b)
+  BIN64I(0x55, I64(a) > I64(b))
+  BIN64I(0x56, a > b)
+  BIN64I(0x57, I64(a) <= I64(b))
+  BIN64I(0x58, a <= b)
+  BIN64I(0x59, I64(a) >= I64(b))
+  BIN64I(0x5A, a >= b)
   BINF32(0x5B, uint64_t(a == b))
   BINF32(0x5C, uint64_t(a != b))
   BINF32(0x5D, uint64_t(a < b))
@@ -562,9 +673,9 @@ L_0x70 : {
   UN(0x79, a ? uint64_t(__builtin_clzll(a)) : 64)
   UN(0x7A, a ? uint64_t(__builtin_ctzll(a)) : 64)
   UN(0x7B, uint64_t(__builtin_popcountll(a)))
-  BIN64(0x7C, a + b)
-  BIN64(0x7D, a - b)
-  BIN64(0x7E, a * b)
+  BIN64I(0x7C, a + b)
+  BIN64I(0x7D, a - b)
+  BIN64I(0x7E, a * b)
 L_0x7F : {
   int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
@@ -594,14 +705,14 @@ L_0x82 : {
   pc += 3;
   NEXT();
 }
-  BIN64(0x83, a & b)
-  BIN64(0x84, a | b)
-  BIN64(0x85, a ^ b)
-  BIN64(0x86, a << (b & 63))
-  BIN64(0x87, uint64_t(I64(a) >> (b & 63)))
-  BIN64(0x88, a >> (b & 63))
-  BIN64(0x89, rotl64(a, b))
-  BIN64(0x8A, rotr64(a, b))
+  BIN64I(0x83, a & b)
+  BIN64I(0x84, a | b)
+  BIN64I(0x85, a ^ b)
+  BIN64I(0x86, a << (b & 63))
+  BIN64I(0x87, uint64_t(I64(a) >> (b & 63)))
+  BIN64I(0x88, a >> (b & 63))
+  BIN64I(0x89, rotl64(a, b))
+  BIN64I(0x8A, rotr64(a, b))
   // ---- f32 ---- (abs/neg/copysign act on the sign bit only, NaN payloads untouched)
   UN(0x8B, a & 0x7FFFFFFFu)
   UN(0x8C, (a ^ 0x80000000u) & 0xFFFFFFFFu)

@@ -47,7 +47,11 @@ enum : uint32_t {
   kLoop = 0x126,      // loop header: interrupt / fuel check
   kReturn = 0x127,    // [nresults, from]
   kCopy = 0x128,      // [src, dst]
-  kCount = 0x130,
+  // fused sequences (the measured hot spots of compiled C)
+  kJmpCmp = 0x130,   // + i32 compare index (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u): [a, b, target]
+  kJmpCmpI = 0x140,  // + compare index: [a, imm, target]
+  kImm = 0x200,      // + binary opcode, second operand a constant: [a, imm, dst] (i64: imm sign-extended)
+  kCount = 0x300,
 };
 }  // namespace op
 }  // namespace wasm
