@@ -517,8 +517,7 @@ bool Compiler::body(uint32_t type_index) {
         if (opc == 0x04 && !pop(ValType::I32, &cond)) return false;
         // Values entering a block live in canonical slots: every path into a label agrees.
         if (!materialize_all() || !pops(p, np)) return false;
-        if (opc == 0x03 && !emit(op::kLoop)) return false;
-        uint32_t start = opc == 0x03 ? pc() - 1 : pc();
+        uint32_t start = pc();
         if (!push_ctrl(opc == 0x02 ? kBlock : opc == 0x03 ? kLoopK : kIf, p, np, res, nr)) return false;
         ctrls[ctrls.n - 1].start_pc = start;
         if (opc == 0x03) label_pc = start;

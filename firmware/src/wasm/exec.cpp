@@ -123,7 +123,6 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kBr, br);
   REG(op::kBrIf, br_if);
   REG(op::kBrTable, br_table);
-  REG(op::kLoop, loop);
   REG(op::kReturn, ret);
   REG(0x28, 0x28); REG(0x29, 0x29); REG(0x2A, 0x28); REG(0x2B, 0x29); REG(0x2C, 0x2C);
   REG(0x2D, 0x2D); REG(0x2E, 0x2E); REG(0x2F, 0x2F); REG(0x30, 0x30); REG(0x31, 0x31);
@@ -312,12 +311,12 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   }
 #define JCMP(idx, T, cmp)                           \
   L_jc##idx : {                                     \
-    if (T(S(0)) cmp T(S(1))) pc = code + pc[2];     \
+    if (T(S(0)) cmp T(S(1))) JUMP(pc[2]);           \
     else pc += 3;                                   \
     NEXT();                                         \
   }                                                 \
   L_jci##idx : {                                    \
-    if (T(S(0)) cmp T(pc[1])) pc = code + pc[2];    \
+    if (T(S(0)) cmp T(pc[1])) JUMP(pc[2]);          \
     else pc += 3;                                   \
     NEXT();                                         \
   }
@@ -371,6 +370,13 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     pc += 3;                                                \
     NEXT();                                                 \
   }
+// Loops only iterate through backward jumps, so that is where the budget is checked.
+#define JUMP(target)                              \
+  do {                                            \
+    const uint32_t* t_ = code + (target);         \
+    if (t_ < pc) BUDGET();                        \
+    pc = t_;                                      \
+  } while (0)
 #define MOVE(keep, from, to)                                \
   do {                                                      \
     uint64_t* d_ = fp + (to);                               \
@@ -442,14 +448,14 @@ L_ref_func:
   NEXT();
 
 L_jmp:
-  pc = code + *pc;
+  JUMP(*pc);
   NEXT();
 L_jmp_if:
-  if (U32(S(0))) pc = code + pc[1];
+  if (U32(S(0))) JUMP(pc[1]);
   else pc += 2;
   NEXT();
 L_jmp_unless:
-  if (!U32(S(0))) pc = code + pc[1];
+  if (!U32(S(0))) JUMP(pc[1]);
   else pc += 2;
   NEXT();
 L_br_if:
@@ -461,7 +467,7 @@ L_br_if:
   // fallthrough
 L_br:
   MOVE(pc[1], pc[2], pc[3]);
-  pc = code + pc[0];
+  JUMP(pc[0]);
   NEXT();
 L_br_table : {
   uint32_t n = pc[1];
@@ -469,12 +475,9 @@ L_br_table : {
   if (i > n) i = n;
   const uint32_t* e = pc + 2 + 4 * i;
   MOVE(e[1], e[2], e[3]);
-  pc = code + e[0];
+  JUMP(e[0]);
   NEXT();
 }
-L_loop:
-  BUDGET();
-  NEXT();
   JCMP(0, uint32_t, ==)
   JCMP(1, uint32_t, !=)
   JCMP(2, int32_t, <)
@@ -882,6 +885,7 @@ done:
 #undef S
 #undef TRAP
 #undef BUDGET
+#undef JUMP
 #undef RELOAD
 }
 

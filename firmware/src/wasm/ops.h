@@ -38,13 +38,12 @@ enum : uint32_t {
   kRefIsNull = 0xD1,  // [a, dst]
   kRefFunc = 0xD2,    // [dst, function index]
   kFC = 0x100,        // + sub-opcode, all stack-style [top, immediates…]
-  kJmp = 0x120,       // [target]
+  kJmp = 0x120,       // [target]; backward jumps check the interrupt flag and fuel
   kJmpIf = 0x121,     // [cond, target]
   kJmpUnless = 0x122, // [cond, target]
   kBr = 0x123,        // [target, keep, from, to]   moves `keep` slots from..from+keep to `to`
   kBrIf = 0x124,      // [cond, target, keep, from, to]
   kBrTable = 0x125,   // [index slot, n, (target, keep, from, to) x (n+1)]
-  kLoop = 0x126,      // loop header: interrupt / fuel check
   kReturn = 0x127,    // [nresults, from]
   kCopy = 0x128,      // [src, dst]
   // fused sequences (the measured hot spots of compiled C)
