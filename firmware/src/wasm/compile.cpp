@@ -60,6 +60,9 @@ struct Compiler {
   uint32_t last_dst_end = kNone;
   uint32_t op_start = 0;        // pc where the current WebAssembly instruction's code begins
   uint32_t last_op_start = kNone;  // … and where the last value-producing one began
+  uint32_t last_op_code = kNone;   // … and its opcode
+  uint32_t last_emitted_op = kNone;
+  const int32_t* xlat = dispatch_offsets();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
 
   Compiler(Module* m_, Reader& r_, const uint8_t* refs_)
@@ -73,6 +76,11 @@ struct Compiler {
 
   bool oom() { return r.fail(Error::OutOfMemory, "out of memory"); }
   bool emit(uint32_t w) { return code.push(a, w) || oom(); }
+  // Opcodes are stored as their handler's offset in the executor (direct threading).
+  bool emit_op(uint32_t o) {
+    last_emitted_op = o;
+    return emit(uint32_t(xlat[o]));
+  }
   uint32_t pc() const { return code.n; }
   uint32_t canon(uint32_t h) const { return nlocals + h; }
 
@@ -122,7 +130,7 @@ struct Compiler {
   // Puts operand h into its canonical slot (a copy from the local it still refers to).
   bool materialize(uint32_t h) {
     if (locs[h] == canon(h)) return true;
-    if (!emit(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) return false;
+    if (!emit_op(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) return false;
     locs[h] = canon(h);
     return true;
   }
@@ -146,6 +154,7 @@ struct Compiler {
     last_dst_word = dst_at;
     last_dst_end = pc();
     last_op_start = op_start;
+    last_op_code = last_emitted_op;
     return push(t);
   }
 
@@ -199,11 +208,11 @@ struct Compiler {
     uint32_t from = canon(vals.n >= keep ? vals.n - keep : 0), to = canon(t.height);
     bool plain = keep == 0 || from == to;
     if (cond == kNone) {
-      if (plain) return emit(op::kJmp) && emit_target(t);
-      return emit(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+      if (plain) return emit_op(op::kJmp) && emit_target(t);
+      return emit_op(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
     }
     if (plain) return cond_jump_head(true, cond) && emit_target(t);
-    return emit(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+    return emit_op(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
   }
   // True when the previous instruction, ending at pc and not a branch target, produced the
   // operand just popped from `slot` (a canonical slot belongs to one stack position only,
@@ -217,30 +226,30 @@ struct Compiler {
   bool cond_jump_head(bool when_true, uint32_t cond) {
     static const uint8_t kNegate[] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
     if (fusable(cond)) {
-      uint32_t st = last_op_start, opc = code[st];
+      uint32_t st = last_op_start, opc = last_op_code;
       bool imm = opc >= op::kImm + 0x46 && opc <= op::kImm + 0x4F;
       uint32_t cmp = imm ? opc - op::kImm : opc;
       if (cmp == 0x45) {
         uint32_t x = code[st + 1];
         code.n = st;
         last_dst_end = kNone;
-        return emit(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
+        return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F) {
         uint32_t idx = cmp - 0x46, x = code[st + 1], y = code[st + 2];
         if (!when_true) idx = kNegate[idx];
         code.n = st;
         last_dst_end = kNone;
-        return emit((imm ? op::kJmpCmpI : op::kJmpCmp) + idx) && emit(x) && emit(y);
+        return emit_op((imm ? op::kJmpCmpI : op::kJmpCmp) + idx) && emit(x) && emit(y);
       }
     }
-    return emit(when_true ? op::kJmpIf : op::kJmpUnless) && emit(cond);
+    return emit_op(when_true ? op::kJmpIf : op::kJmpUnless) && emit(cond);
   }
 
   bool emit_return() {
     uint32_t n = ctrls[0].nr;
     if (!materialize_top(n)) return false;
-    return emit(op::kReturn) && emit(n) && emit(canon(vals.n >= n ? vals.n - n : 0));
+    return emit_op(op::kReturn) && emit(n) && emit(canon(vals.n >= n ? vals.n - n : 0));
   }
 
   bool local_type(uint32_t idx, ValType* t) {
@@ -309,7 +318,7 @@ struct Compiler {
   // Stack-style instruction: inputs go to their canonical slots; returns the "top" slot.
   bool stack_style(uint32_t opcode, uint32_t ninputs) {
     if (!materialize_top(ninputs)) return false;
-    return emit(opcode) && emit(canon(vals.n));
+    return emit_op(opcode) && emit(canon(vals.n));
   }
 
   // Binary operators with an immediate form (no traps, so the constant needs no check).
@@ -322,9 +331,9 @@ struct Compiler {
   bool imm_operand(uint32_t slot, bool is64, uint32_t* imm) {
     if (!fusable(slot)) return false;
     uint32_t st = last_op_start;
-    if (!is64 && code[st] == op::kI32Const) {
+    if (!is64 && last_op_code == op::kI32Const) {
       *imm = code[st + 2];
-    } else if (is64 && code[st] == op::kI64Const &&
+    } else if (is64 && last_op_code == op::kI64Const &&
                code[st + 3] == (code[st + 2] & 0x80000000u ? 0xFFFFFFFFu : 0u)) {
       *imm = code[st + 2];
     } else {
@@ -370,10 +379,10 @@ bool Compiler::numeric(uint32_t opc) {
     if (sig.in2 && has_imm_form(opc) && imm_operand(sb, sig.in1 == 0x7E, &sb)) {
       // `x op const`: the constant instruction just emitted becomes an immediate
       op_start = pc();
-      if (!emit(op::kImm + opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
+      if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
       return produced(sig.out, pc() - 1);
     }
-    if (!emit(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
+    if (!emit_op(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
     return produced(sig.out, pc() - 1);
   }
   return r.malformed("illegal opcode");
@@ -388,7 +397,7 @@ bool Compiler::fc_op() {
     static const uint8_t kOut[] = {0x7F, 0x7F, 0x7F, 0x7F, 0x7E, 0x7E, 0x7E, 0x7E};
     uint32_t sa;
     if (!pop(kIn[sub], nullptr, &sa)) return false;
-    if (!emit(op::kFC + sub) || !emit(sa) || !emit(canon(vals.n))) return false;
+    if (!emit_op(op::kFC + sub) || !emit(sa) || !emit(canon(vals.n))) return false;
     return produced(kOut[sub], pc() - 1);
   }
   switch (sub) {
@@ -467,7 +476,7 @@ bool Compiler::local_set(uint32_t idx, bool tee) {
   if (fold && last_dst_end == pc()) {
     code[last_dst_word] = idx;  // the producer writes the local directly
   } else if (src != idx) {
-    if (!emit(op::kCopy) || !emit(src) || !emit(idx)) return false;
+    if (!emit_op(op::kCopy) || !emit(src) || !emit(idx)) return false;
   }
   last_dst_end = kNone;
   return !tee || push(uint8_t(t), idx);
@@ -504,7 +513,7 @@ bool Compiler::body(uint32_t type_index) {
     Ctrl& top = ctrls[ctrls.n - 1];
     switch (opc) {
       case 0x00:
-        if (!emit(op::kUnreachable)) return false;
+        if (!emit_op(op::kUnreachable)) return false;
         set_unreachable();
         break;
       case 0x01: break;  // nop
@@ -531,7 +540,7 @@ bool Compiler::body(uint32_t type_index) {
         if (top.kind != kIf) return r.invalid("else without if");
         if (!materialize_top(top.nr) || !pops(top.results, top.nr)) return false;
         if (vals.n != top.height) return r.invalid("type mismatch: values remain at else");
-        if (!emit(op::kJmp) || !emit_target(top)) return false;
+        if (!emit_op(op::kJmp) || !emit_target(top)) return false;
         code[top.else_at] = pc();
         mark_label();
         top.else_at = kNone;
@@ -553,7 +562,7 @@ bool Compiler::body(uint32_t type_index) {
         patch_chain(c.fixups, pc());
         mark_label();
         if (c.kind == kFunc) {
-          if (!emit(op::kReturn) || !emit(c.nr) || !emit(canon(0))) return false;
+          if (!emit_op(op::kReturn) || !emit(c.nr) || !emit(canon(0))) return false;
         } else if (!pushes(c.results, c.nr)) {
           return false;
         }
@@ -585,7 +594,7 @@ bool Compiler::body(uint32_t type_index) {
         if (n > uint32_t(r.end - r.p)) return r.malformed("unexpected end: br_table");
         if (!pop(ValType::I32, &idx)) return false;
         if (!materialize_all()) return false;
-        if (!emit(op::kBrTable) || !emit(idx) || !emit(n)) return false;
+        if (!emit_op(op::kBrTable) || !emit(idx) || !emit(n)) return false;
         uint32_t arity = kNone;
         for (uint32_t i = 0; i <= n && !r.failed(); i++) {
           uint32_t d = r.u32();
@@ -619,7 +628,7 @@ bool Compiler::body(uint32_t type_index) {
         if (!materialize_top(cf.nparams)) return false;
         uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
-        if (!emit(op::kCall) || !emit(f) || !emit(base)) return false;
+        if (!emit_op(op::kCall) || !emit(f) || !emit(base)) return false;
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }
@@ -635,7 +644,7 @@ bool Compiler::body(uint32_t type_index) {
         if (!materialize_top(cf.nparams)) return false;
         uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
-        if (!emit(op::kCallIndirect) || !emit(ti) || !emit(tab) || !emit(idx) || !emit(base)) return false;
+        if (!emit_op(op::kCallIndirect) || !emit(ti) || !emit(tab) || !emit(idx) || !emit(base)) return false;
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }
@@ -665,7 +674,7 @@ bool Compiler::body(uint32_t type_index) {
           if (t1 != kUnknown && t2 != kUnknown && t1 != t2) return r.invalid("type mismatch");
           want = t1 != kUnknown ? t1 : t2;
         }
-        if (!emit(op::kSelect) || !emit(s2) || !emit(s1) || !emit(sc) || !emit(canon(vals.n))) return false;
+        if (!emit_op(op::kSelect) || !emit(s2) || !emit(s1) || !emit(sc) || !emit(canon(vals.n))) return false;
         if (!produced(want, pc() - 1)) return false;
         break;
       }
@@ -691,9 +700,9 @@ bool Compiler::body(uint32_t type_index) {
         if (opc == 0x24) {
           uint32_t src;
           if (!gd.mut) return r.invalid("global is immutable");
-          if (!pop(gd.type, &src) || !emit(opc) || !emit(src) || !emit(g)) return false;
+          if (!pop(gd.type, &src) || !emit_op(opc) || !emit(src) || !emit(g)) return false;
         } else {
-          if (!emit(opc) || !emit(canon(vals.n)) || !emit(g) || !produced(uint8_t(gd.type), pc() - 2))
+          if (!emit_op(opc) || !emit(canon(vals.n)) || !emit(g) || !produced(uint8_t(gd.type), pc() - 2))
             return false;
         }
         break;
@@ -713,7 +722,7 @@ bool Compiler::body(uint32_t type_index) {
       case 0x3F: {
         if (!zero_byte()) return false;
         if (m->memories.n == 0) return r.invalid("unknown memory 0");
-        if (!emit(opc) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
+        if (!emit_op(opc) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
       case 0x40: {
@@ -721,32 +730,32 @@ bool Compiler::body(uint32_t type_index) {
         if (!zero_byte()) return false;
         if (m->memories.n == 0) return r.invalid("unknown memory 0");
         if (!pop(ValType::I32, &src)) return false;
-        if (!emit(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
+        if (!emit_op(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
       case 0x41: {
         int32_t v = int32_t(r.sleb(32));
-        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
             !produced(0x7F, pc() - 2))
           return false;
         break;
       }
       case 0x42: {
         uint64_t v = uint64_t(r.sleb(64));
-        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
             !emit(uint32_t(v >> 32)) || !produced(0x7E, pc() - 3))
           return false;
         break;
       }
       case 0x43: {
         uint32_t v = r.fixed32();
-        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(v) || !produced(0x7D, pc() - 2))
+        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(v) || !produced(0x7D, pc() - 2))
           return false;
         break;
       }
       case 0x44: {
         uint64_t v = r.fixed64();
-        if (r.failed() || !emit(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
+        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
             !emit(uint32_t(v >> 32)) || !produced(0x7C, pc() - 3))
           return false;
         break;
@@ -755,7 +764,7 @@ bool Compiler::body(uint32_t type_index) {
         uint8_t b = r.u8();
         if (r.failed()) return false;
         if (b != 0x70 && b != 0x6F) return r.malformed("malformed reference type");
-        if (!emit(opc) || !emit(canon(vals.n)) || !produced(b, pc() - 1)) return false;
+        if (!emit_op(opc) || !emit(canon(vals.n)) || !produced(b, pc() - 1)) return false;
         break;
       }
       case 0xD1: {
@@ -763,7 +772,7 @@ bool Compiler::body(uint32_t type_index) {
         uint32_t src;
         if (!pop(kUnknown, &t, &src)) return false;
         if (t != kUnknown && !is_ref(t)) return r.invalid("type mismatch: ref.is_null needs a reference");
-        if (!emit(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
+        if (!emit_op(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
       case 0xD2: {
@@ -771,7 +780,7 @@ bool Compiler::body(uint32_t type_index) {
         if (r.failed()) return false;
         if (f >= m->func_types.n) return r.invalid("unknown function");
         if (!refs || !refs[f]) return r.invalid("undeclared function reference");
-        if (!emit(opc) || !emit(canon(vals.n)) || !emit(f) || !produced(0x70, pc() - 2)) return false;
+        if (!emit_op(opc) || !emit(canon(vals.n)) || !emit(f) || !produced(0x70, pc() - 2)) return false;
         break;
       }
       case 0xFC:
@@ -788,12 +797,12 @@ bool Compiler::body(uint32_t type_index) {
           if (!memarg(kAlign[k], &offset)) return false;
           if (opc <= 0x35) {
             if (!pop(ValType::I32, &addr)) return false;
-            if (!emit(opc) || !emit(addr) || !emit(offset) || !emit(canon(vals.n)) ||
+            if (!emit_op(opc) || !emit(addr) || !emit(offset) || !emit(canon(vals.n)) ||
                 !produced(kType[k], pc() - 1))
               return false;
           } else {
             if (!pop(kType[k], nullptr, &val) || !pop(ValType::I32, &addr)) return false;
-            if (!emit(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
+            if (!emit_op(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
           }
           break;
         }

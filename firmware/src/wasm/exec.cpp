@@ -94,11 +94,10 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 }  // namespace
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results) {
-  // Label addresses are constants of this function; the table is filled on first use (two
-  // threads racing here would store identical values).
-  static const void* labels[op::kCount];
-  static std::atomic<bool> labels_ready{false};
-  if (!labels_ready.load(std::memory_order_acquire)) {
+  // Called once with f == nullptr by dispatch_offsets() to publish the handler offsets.
+  const char* const dispatch_base = static_cast<const char*>(&&L_bad);
+  if (!f) {
+  const void* labels[op::kCount];
   for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
 #define REG(n, name) labels[n] = &&L_##name
   REG(op::kUnreachable, unreachable);
@@ -223,7 +222,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kJmpCmp + 9, jc9);
   REG(op::kJmpCmpI + 9, jci9);
 #undef REG
-  labels_ready.store(true, std::memory_order_release);
+  int32_t* out = reinterpret_cast<int32_t*>(results);
+  for (uint32_t i = 0; i < op::kCount; i++)
+    out[i] = int32_t(static_cast<const char*>(labels[i]) - dispatch_base);
+  return trap_ok();
   }
 
   Trap trap = trap_ok();
@@ -250,7 +252,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
   uint32_t base = 0;
 
-#define NEXT() goto* labels[*pc++]
+#define NEXT() goto*(dispatch_base + int32_t(*pc++))
 #define S(i) fp[pc[i]]
 #define TRAP(c, msg)                     \
   do {                                   \
@@ -887,6 +889,17 @@ done:
 #undef BUDGET
 #undef JUMP
 #undef RELOAD
+}
+
+const int32_t* dispatch_offsets() {
+  // Filled on first use; threads racing here would store identical values.
+  static int32_t table[op::kCount];
+  static std::atomic<bool> ready{false};
+  if (!ready.load(std::memory_order_acquire)) {
+    execute(nullptr, nullptr, nullptr, reinterpret_cast<Value*>(table));
+    ready.store(true, std::memory_order_release);
+  }
+  return table;
 }
 
 }  // namespace wasm

@@ -212,6 +212,9 @@ class Store {
 };
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results);
+// Per internal opcode, the offset of its handler from the executor's base label: compiled
+// code stores these instead of opcodes, so dispatch is one add and an indirect jump.
+const int32_t* dispatch_offsets();
 bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages);
 bool table_grow(Store* s, Table* t, uint32_t delta, uint64_t init, uint32_t* old_size);
 uint64_t const_value(const Instance* inst, const ConstExpr& e);
