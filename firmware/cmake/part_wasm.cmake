@@ -4,8 +4,9 @@ if(K32_M32 AND TARGET k32wasm)
   target_compile_options(k32wasm PRIVATE -msse2 -mfpmath=sse)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND TARGET k32wasm)
-  # the dispatch loop is one big function; let GCC keep its registers
-  target_compile_options(k32wasm PRIVATE -fno-gcse)
+  # the dispatch loop is one big function; let GCC keep its registers, and keep the short
+  # local-zeroing loop of a call inline instead of a memset call
+  target_compile_options(k32wasm PRIVATE -fno-gcse -fno-tree-loop-distribute-patterns)
 endif()
 
 file(GLOB K32_WASM_TOOL_SRC CONFIGURE_DEPENDS tools/wasm/*.cpp)

@@ -189,12 +189,12 @@ struct Compiler {
   void patch_chain(uint32_t head, uint32_t target) {
     while (head != kNone) {
       uint32_t next = code[head];
-      code[head] = target;
+      code[head] = target - head;  // relative to the word itself
       head = next;
     }
   }
   bool emit_target(Ctrl& t) {
-    if (t.kind == kLoopK) return emit(t.start_pc);
+    if (t.kind == kLoopK) return emit(t.start_pc - pc());
     if (!emit(t.fixups)) return false;
     t.fixups = pc() - 1;
     return true;
@@ -541,7 +541,7 @@ bool Compiler::body(uint32_t type_index) {
         if (!materialize_top(top.nr) || !pops(top.results, top.nr)) return false;
         if (vals.n != top.height) return r.invalid("type mismatch: values remain at else");
         if (!emit_op(op::kJmp) || !emit_target(top)) return false;
-        code[top.else_at] = pc();
+        code[top.else_at] = pc() - top.else_at;
         mark_label();
         top.else_at = kNone;
         top.kind = kElse;
@@ -557,7 +557,7 @@ bool Compiler::body(uint32_t type_index) {
           // an if without else passes its parameters through as results
           if (c.np != c.nr || (c.np && std::memcmp(c.params, c.results, c.np) != 0))
             return r.invalid("type mismatch: if without else must have matching types");
-          code[c.else_at] = pc();
+          code[c.else_at] = pc() - c.else_at;
         }
         patch_chain(c.fixups, pc());
         mark_label();

@@ -313,12 +313,12 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   }
 #define JCMP(idx, T, cmp)                           \
   L_jc##idx : {                                     \
-    if (T(S(0)) cmp T(S(1))) JUMP(pc[2]);           \
+    if (T(S(0)) cmp T(S(1))) JUMP(pc + 2);          \
     else pc += 3;                                   \
     NEXT();                                         \
   }                                                 \
   L_jci##idx : {                                    \
-    if (T(S(0)) cmp T(pc[1])) JUMP(pc[2]);          \
+    if (T(S(0)) cmp T(pc[1])) JUMP(pc + 2);         \
     else pc += 3;                                   \
     NEXT();                                         \
   }
@@ -372,10 +372,11 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     pc += 3;                                                \
     NEXT();                                                 \
   }
+// Jump targets are stored relative to the word holding them (no code base needed).
 // Loops only iterate through backward jumps, so that is where the budget is checked.
-#define JUMP(target)                              \
+#define JUMP(at)                                  \
   do {                                            \
-    const uint32_t* t_ = code + (target);         \
+    const uint32_t* t_ = (at) + int32_t(*(at));   \
     if (t_ < pc) BUDGET();                        \
     pc = t_;                                      \
   } while (0)
@@ -450,14 +451,14 @@ L_ref_func:
   NEXT();
 
 L_jmp:
-  JUMP(*pc);
+  JUMP(pc);
   NEXT();
 L_jmp_if:
-  if (U32(S(0))) JUMP(pc[1]);
+  if (U32(S(0))) JUMP(pc + 1);
   else pc += 2;
   NEXT();
 L_jmp_unless:
-  if (!U32(S(0))) JUMP(pc[1]);
+  if (!U32(S(0))) JUMP(pc + 1);
   else pc += 2;
   NEXT();
 L_br_if:
@@ -469,7 +470,7 @@ L_br_if:
   // fallthrough
 L_br:
   MOVE(pc[1], pc[2], pc[3]);
-  JUMP(pc[0]);
+  JUMP(pc);
   NEXT();
 L_br_table : {
   uint32_t n = pc[1];
@@ -477,7 +478,7 @@ L_br_table : {
   if (i > n) i = n;
   const uint32_t* e = pc + 2 + 4 * i;
   MOVE(e[1], e[2], e[3]);
-  JUMP(e[0]);
+  JUMP(e);
   NEXT();
 }
   JCMP(0, uint32_t, ==)
