@@ -89,19 +89,6 @@ class Merger {
       if (d != "merge") return fail("unknown $patch directive \"" + d + "\"");
     }
     Value result = orig;
-    // $deleteFromPrimitiveList first, so a key present in both the directive and the list
-    // patch (kubectl sends both when a value moves) ends up as the patch says.
-    for (const auto& m : patch.members()) {
-      if (!starts_with(m.first, kDeleteFrom)) continue;
-      if (!m.second.is_array()) return fail(m.first + " must be a list");
-      std::string key = m.first.substr(kDeleteFrom.size());
-      Value* list = result.find(key);
-      if (!list || !list->is_array()) continue;
-      auto& items = list->items();
-      for (const auto& del : m.second.items())
-        for (size_t i = items.size(); i-- > 0;)
-          if (items[i] == del) items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
-    }
     for (const auto& m : patch.members()) {
       const std::string& k = m.first;
       if (k == kPatch || k == kRetainKeys || starts_with(k, kSetOrder) || starts_with(k, kDeleteFrom)) continue;
@@ -118,6 +105,18 @@ class Merger {
       if (gone) result.erase(k);
       else result.set(k, std::move(merged));
     }
+    // $deleteFromPrimitiveList after the merge: it also removes values the patch list adds.
+    for (const auto& m : patch.members()) {
+      if (!starts_with(m.first, kDeleteFrom)) continue;
+      if (!m.second.is_array()) return fail(m.first + " must be a list");
+      std::string key = m.first.substr(kDeleteFrom.size());
+      Value* list = result.find(key);
+      if (!list || !list->is_array()) continue;
+      auto& items = list->items();
+      for (const auto& del : m.second.items())
+        for (size_t i = items.size(); i-- > 0;)
+          if (items[i] == del) items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     // $setElementOrder/<list>: order the merged list as the patch author's list is ordered.
     for (const auto& m : patch.members()) {
       if (!starts_with(m.first, kSetOrder)) continue;
@@ -126,9 +125,24 @@ class Merger {
       Value* list = result.find(key);
       if (!list || !list->is_array()) continue;
       const Node* child = n ? schema::field(n, key) : nullptr;
-      const Value* live = orig.find(key);
-      normalize_order(list, m.second, live && live->is_array() ? *live : Value::array(),
-                      child && child->merge_key ? child->merge_key : nullptr);
+      const char* mkey = child && child->merge_key ? child->merge_key : nullptr;
+      if (!order_consistent(patch[key], m.second, mkey))
+        return fail("the order in the patch list of " + key + " doesn't match its $setElementOrder list");
+      // Ordering compares against the live list minus the elements this patch deletes; and
+      // apimachinery lets unknown elements go after the server-only ones exactly when the
+      // patch list deletes something (observed with `kubectl patch --local`; its merge of
+      // the two sequences swaps operands on that path).
+      const Value* live_list = orig.find(key);
+      Value live = live_list && live_list->is_array() ? *live_list : Value::array();
+      bool deletes = false;
+      for (const auto& p : patch[key].items()) {
+        if (!(p.is_object() && p[kPatch].as_string() == "delete")) continue;
+        deletes = true;
+        auto& li = live.items();
+        for (size_t i = li.size(); i-- > 0;)
+          if (mkey && li[i].is_object() && same_key(li[i], p, mkey)) li.erase(li.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      normalize_order(list, m.second, live, mkey, deletes);
     }
     const Value* retain = patch.find(kRetainKeys);
     if (retain) {
@@ -152,6 +166,20 @@ class Merger {
     return x && y && *x == *y;
   }
 
+  // apimachinery refuses a patch list whose elements are missing from, or ordered
+  // differently than, its $setElementOrder list ($patch directives aside).
+  static bool order_consistent(const Value& patch_list, const Value& order, const char* key) {
+    if (!patch_list.is_array()) return true;
+    int last = -1;
+    for (const auto& p : patch_list.items()) {
+      if (p.is_object() && p.find(kPatch)) continue;
+      int at = index_in(order, p, key);
+      if (at <= last) return false;
+      last = at;
+    }
+    return true;
+  }
+
   static bool matches(const Value& a, const Value& b, const char* key) {
     return key ? (a.is_object() && b.is_object() && same_key(a, b, key)) : a == b;
   }
@@ -165,9 +193,11 @@ class Merger {
 
   // The element order apimachinery produces: the elements named by `order` (the patch list,
   // or its $setElementOrder) in that order, interleaved with the other ("server-only")
-  // elements, which keep their live order; a server-only element goes first only when both
-  // it and the next ordered element were in the live list and it came first there.
-  static void normalize_order(Value* list, const Value& order, const Value& live, const char* key) {
+  // elements, which keep their live order. Where both candidates are in `live`, the one
+  // that comes first there goes first; otherwise the ordered element goes first, unless
+  // server_first_when_unknown.
+  static void normalize_order(Value* list, const Value& order, const Value& live, const char* key,
+                              bool server_first_when_unknown) {
     auto& items = list->items();
     std::vector<bool> used(items.size(), false);
     std::vector<Value> ordered, server_only;
@@ -190,7 +220,7 @@ class Merger {
       if (!take_left && l < server_only.size()) {
         int li = index_in(live, server_only[l], key);
         int ri = index_in(live, ordered[r], key);
-        take_left = li >= 0 && ri >= 0 && li < ri;
+        take_left = (li >= 0 && ri >= 0) ? li < ri : server_first_when_unknown;
       }
       out.push_back(take_left ? std::move(server_only[l++]) : std::move(ordered[r++]));
     }
@@ -206,6 +236,16 @@ class Merger {
     }
     Value result = orig;
     auto& items = result.items();
+    // Deletions first, as apimachinery does: a list may delete an element and add it anew.
+    for (const auto& p : patch.items()) {
+      const Value* directive = p.is_object() ? p.find(kPatch) : nullptr;
+      if (!key || !directive || directive->as_string() != "delete") continue;
+      if (!p.find(key)) return fail(std::string("a $patch: delete list element needs its merge key \"") + key + "\"");
+      for (size_t i = items.size(); i-- > 0;)
+        if (items[i].is_object() && same_key(items[i], p, key))
+          items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    const Value live = result;  // what ordering compares against: the list minus deletions
     for (const auto& p : patch.items()) {
       if (!key || !p.is_object()) {
         // A set of primitives (or elements without a key): union, keeping the original order.
@@ -225,13 +265,7 @@ class Merger {
       }
       const Value* kv = p.find(key);
       const Value* directive = p.find(kPatch);
-      if (directive && directive->as_string() == "delete") {
-        if (!kv) return fail(std::string("a $patch: delete list element needs its merge key \"") + key + "\"");
-        for (size_t i = items.size(); i-- > 0;)
-          if (items[i].is_object() && same_key(items[i], p, key))
-            items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
-        continue;
-      }
+      if (directive && directive->as_string() == "delete") continue;  // done above
       if (!kv) return fail(std::string("a list element has no merge key \"") + key + "\"");
       bool merged_in = false;
       for (auto& it : items) {
@@ -250,7 +284,7 @@ class Merger {
         if (!gone) items.push_back(std::move(v));
       }
     }
-    normalize_order(&result, patch, orig, key);
+    normalize_order(&result, patch, live, key, false);
     *out = std::move(result);
     return true;
   }
