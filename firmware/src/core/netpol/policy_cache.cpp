@@ -1,0 +1,122 @@
+#include "core/netpol/policy_cache.h"
+
+#include <set>
+
+namespace k32 {
+namespace netpol {
+
+namespace {
+bool policy_needs_target_pod(const std::vector<json::Value>& policies) {
+  // Only label and port-name rules need the target pod: ipBlock and numeric ports do not.
+  for (const auto& p : policies)
+    for (const auto& rule : p["spec"]["egress"].items()) {
+      for (const auto& peer : rule["to"].items())
+        if (peer.find("podSelector") || peer.find("namespaceSelector")) return true;
+      for (const auto& port : rule["ports"].items())
+        if (port["port"].is_string()) return true;
+    }
+  return false;
+}
+}  // namespace
+
+void PolicyCache::record_pods(const std::vector<const json::Value*>& pods) {
+  std::lock_guard<std::mutex> lk(mu_);
+  local_pods_.clear();
+  std::set<std::string> live;
+  for (const json::Value* p : pods) {
+    if (!p) continue;
+    const std::string ns = (*p)["metadata"]["namespace"].as_string();
+    local_pods_[ns + "/" + (*p)["metadata"]["name"].as_string()] = *p;
+    live.insert(ns);
+  }
+  for (auto it = namespaces_.begin(); it != namespaces_.end();)
+    it = live.count(it->first) ? std::next(it) : namespaces_.erase(it);
+}
+
+bool PolicyCache::list_into(const std::string& ns, uint64_t now_ms) {
+  std::vector<json::Value> fresh;
+  if (!list_(ns, &fresh)) return false;  // the API call runs outside any lock the caller holds
+  std::lock_guard<std::mutex> lk(mu_);
+  NsEntry& e = namespaces_[ns];
+  e.policies = std::move(fresh);
+  e.loaded = true;
+  e.listed_ms = now_ms;
+  return true;
+}
+
+bool PolicyCache::ensure_namespace(const std::string& ns, uint64_t now_ms) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = namespaces_.find(ns);
+    if (it != namespaces_.end() && it->second.loaded) return true;
+    namespaces_[ns];  // recorded: relisted from now on even when this load fails
+  }
+  return list_into(ns, now_ms);
+}
+
+void PolicyCache::relist_due(uint64_t now_ms) {
+  std::vector<std::string> due;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (const auto& kv : namespaces_)
+      if (!kv.second.loaded || now_ms - kv.second.listed_ms >= relist_ms_) due.push_back(kv.first);
+  }
+  for (const auto& ns : due) list_into(ns, now_ms);
+}
+
+bool PolicyCache::loaded(const std::string& ns) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = namespaces_.find(ns);
+  return it != namespaces_.end() && it->second.loaded;
+}
+
+const PolicyCache::Cached& PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read,
+                                               const std::string& key, uint64_t now_ms) {
+  auto it = m.find(key);
+  if (it != m.end() && now_ms - it->second.read_ms < pod_cache_ms_) return it->second;
+  Cached c;
+  c.read_ms = now_ms;
+  c.found = read && read(key, &c.obj);
+  return m[key] = std::move(c);
+}
+
+Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const std::string& target_key,
+                           uint64_t now_ms) {
+  const std::string ns = caller_key.substr(0, caller_key.find('/'));
+  std::vector<json::Value> policies;
+  json::Value caller;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = namespaces_.find(ns);
+    if (it == namespaces_.end() || !it->second.loaded) {
+      Verdict v;
+      v.allowed = false;
+      v.reason = "NetworkPolicies of namespace " + ns + " not loaded yet";
+      return v;
+    }
+    policies = it->second.policies;
+    auto pit = local_pods_.find(caller_key);
+    if (pit != local_pods_.end()) caller = pit->second;
+  }
+  if (caller.is_null()) {  // started after the last sync: its labels are not known yet
+    caller = json::Value::object();
+    caller.at_or_insert("metadata").set("namespace", ns);
+  }
+  json::Value pod_copy;
+  if (!target_key.empty() && policy_needs_target_pod(policies)) {
+    std::lock_guard<std::mutex> lk(mu_);
+    const Cached& p = cached(target_pods_, read_pod_, target_key, now_ms);
+    if (p.found) {
+      pod_copy = p.obj;
+      const Cached& n = cached(target_namespaces_, read_ns_, target_key.substr(0, target_key.find('/')), now_ms);
+      if (n.found) dst.namespace_labels = n.obj["metadata"]["labels"];
+    }
+  }
+  if (!pod_copy.is_null()) dst.pod = &pod_copy;
+  std::vector<const json::Value*> ptrs;
+  for (const auto& p : policies) ptrs.push_back(&p);
+  return evaluate_egress(ptrs, caller, dst);
+}
+
+}  // namespace netpol
+}  // namespace k32

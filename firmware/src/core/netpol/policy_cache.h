@@ -1,0 +1,72 @@
+// A worker's view of NetworkPolicy (spec 004 "Enforcement and propagation"): the kubelet
+// records its pods' labels at every pod sync, loads a namespace's policies before the
+// first pod of that namespace starts, relists every K32_POLICY_RELIST_MS, and target pods
+// read for label/port-name rules are kept K32_POLICY_POD_CACHE_MS. Calls of pods whose
+// namespace is not loaded yet are denied. Time comes in as an argument (testable).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/json/json.h"
+#include "core/netpol/netpol_eval.h"
+
+namespace k32 {
+namespace netpol {
+
+class PolicyCache {
+ public:
+  // Lists the NetworkPolicies of a namespace from the API server; false when unreachable.
+  using ListPolicies = std::function<bool(const std::string& ns, std::vector<json::Value>* out)>;
+  // Reads one object (a pod "ns/name" or a Namespace "name") from the API; false when absent.
+  using ReadObject = std::function<bool(const std::string& key, json::Value* out)>;
+
+  PolicyCache(uint32_t relist_ms, uint32_t pod_cache_ms, ListPolicies list, ReadObject read_pod, ReadObject read_ns)
+      : relist_ms_(relist_ms), pod_cache_ms_(pod_cache_ms), list_(std::move(list)),
+        read_pod_(std::move(read_pod)), read_ns_(std::move(read_ns)) {}
+
+  // Pod sync: the node's pods now (objects with metadata.namespace/name/labels).
+  // Namespaces without a pod any more are forgotten.
+  void record_pods(const std::vector<const json::Value*>& pods);
+  // Before a pod of `ns` starts: loads its policies unless loaded. False when the API
+  // could not be read (the pod may start; its calls are denied until a relist succeeds).
+  bool ensure_namespace(const std::string& ns, uint64_t now_ms);
+  // Relists every recorded namespace whose list is older than the relist interval.
+  void relist_due(uint64_t now_ms);
+  bool loaded(const std::string& ns) const;
+
+  // Decides one connection of the local pod `caller_key` ("ns/name"). For a pod behind a
+  // Service, target_key names it ("ns/name") and dst.pod is filled from the cache/API.
+  Verdict check(const std::string& caller_key, Destination dst, const std::string& target_key, uint64_t now_ms);
+
+ private:
+  struct NsEntry {
+    bool loaded = false;
+    uint64_t listed_ms = 0;
+    std::vector<json::Value> policies;
+  };
+  struct Cached {
+    bool found = false;
+    uint64_t read_ms = 0;
+    json::Value obj;
+  };
+  bool list_into(const std::string& ns, uint64_t now_ms);
+  const Cached& cached(std::map<std::string, Cached>& m, const ReadObject& read, const std::string& key, uint64_t now_ms);
+
+  const uint32_t relist_ms_;
+  const uint32_t pod_cache_ms_;
+  ListPolicies list_;
+  ReadObject read_pod_;
+  ReadObject read_ns_;
+  mutable std::mutex mu_;
+  std::map<std::string, NsEntry> namespaces_;
+  std::map<std::string, json::Value> local_pods_;  // "ns/name" -> pod (labels as of the last sync)
+  std::map<std::string, Cached> target_pods_;
+  std::map<std::string, Cached> target_namespaces_;
+};
+
+}  // namespace netpol
+}  // namespace k32
