@@ -49,6 +49,8 @@ int tcp_recv(Socket s, void* buf, size_t len, uint32_t timeout_ms);
 bool tcp_send_all(Socket s, const void* buf, size_t len);
 void tcp_close(Socket s);
 void tcp_shutdown(Socket s);
+// Half-close: no more sending; the peer reads end-of-stream, answers still arrive.
+void tcp_shutdown_write(Socket s);
 bool local_ip_of(Socket s, char* ip, size_t cap);
 // First byte waiting on the socket without consuming it; -ETIMEDOUT when none arrived,
 // 0x100 when the peer closed, other negatives on error. (Tells TLS from plain HTTP.)

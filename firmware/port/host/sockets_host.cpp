@@ -137,6 +137,10 @@ void tcp_shutdown(Socket s) {
   if (s >= 0) ::shutdown(s, SHUT_RDWR);
 }
 
+void tcp_shutdown_write(Socket s) {
+  if (s >= 0) ::shutdown(s, SHUT_WR);
+}
+
 bool local_ip_of(Socket s, char* ip, size_t cap) {
   sockaddr_in a{};
   socklen_t len = sizeof a;

@@ -1,0 +1,92 @@
+// The HTTP server over real loopback sockets: keep-alive, chunked bodies, limits, and
+// garbage requests that must get an error (or a close) while the server keeps serving.
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "check.h"
+#include "core/http/http_client.h"
+#include "core/http/http_server.h"
+#include "core/util/text.h"
+#include "port.h"
+
+using namespace k32;
+
+static std::string exchange(uint16_t port, const std::string& raw, uint32_t timeout_ms = 2000) {
+  int err = 0;
+  port::Socket s = port::tcp_connect("127.0.0.1", port, 1000, &err);
+  if (s == port::kNoSocket) return "CONNECT-FAILED";
+  port::tcp_send_all(s, raw.data(), raw.size());
+  port::tcp_shutdown_write(s);  // no more input: the server answers what it got, then closes
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    int n = port::tcp_recv(s, buf, sizeof buf, timeout_ms);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  port::tcp_close(s);
+  return out;
+}
+
+int main() {
+  http::Server srv;
+  http::ServerConfig cfg;
+  cfg.bind_ip = "127.0.0.1";
+  cfg.port = 0;
+  cfg.max_body_bytes = 1024;
+  // Port 0 is not reported back by the port layer: try a few high ports.
+  uint16_t port = 0;
+  std::string err;
+  bool started = false;
+  auto handler = [](http::Request& req, http::ResponseWriter& w) {
+    if (req.header("X-K32-Body-Too-Large")) {
+      w.send(413, "text/plain", "too large");
+      return;
+    }
+    w.send(200, "text/plain", req.method + " " + req.path + " q=" + req.query_param("q") + " body=" + req.body);
+  };
+  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+    uint8_t r[2];
+    port::random_fill(r, sizeof r);
+    port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
+    cfg.port = port;
+    started = srv.start(cfg, handler, &err);
+  }
+  CHECK(started);
+  if (!started) TEST_MAIN_END();
+
+  // Two requests on one keep-alive connection, the second with a chunked body.
+  std::string two = exchange(port, "GET /a?q=1%202 HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+  CHECK(two.find("GET /a q=1 2 body=") != std::string::npos);
+  CHECK(two.find("POST /b q= body=abc") != std::string::npos);
+  CHECK(exchange(port, "POST /c HTTP/1.1\r\nContent-Length: 5000\r\n\r\n").find(" 413 ") != std::string::npos);
+  CHECK(exchange(port, "BROKEN\r\n\r\n").find(" 400 ") != std::string::npos);
+  CHECK(exchange(port, "GET /x HTTP/1.1\r\nno-colon-here\r\n\r\n").find(" 400 ") != std::string::npos);
+  CHECK(exchange(port, "GET /x HTTP/1.1\r\nContent-Length: -4\r\n\r\n").find(" 400 ") != std::string::npos);
+  CHECK(exchange(port, "GET /x HTTP/1.1\r\n" + std::string(20000, 'a') + "\r\n\r\n").find(" 431 ") != std::string::npos);
+
+  // Garbage of every shape: the server may answer an error or close, never stop serving.
+  uint32_t seed = 1234;
+  const std::string base = "POST /p?q=v HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+  for (int i = 0; i < 300; ++i) {
+    std::string m = base;
+    for (int k = 0; k < 3; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      m[(seed >> 8) % m.size()] = static_cast<char>(seed >> 24);
+    }
+    exchange(port, m, 300);
+  }
+  port::sleep_ms(500);
+  std::string after = exchange(port, "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  CHECK(after.find("GET /alive") != std::string::npos);
+
+  // The client side against the same server.
+  http::Endpoint ep{"127.0.0.1", port};
+  http::ClientResponse resp;
+  CHECK_EQ(http::request(ep, "PUT", "/d?q=z", {}, "xyz", 2000, 4096, &resp), 0);
+  CHECK_EQ(resp.status, 200);
+  CHECK_EQ(resp.body, std::string("PUT /d q=z body=xyz"));
+  TEST_MAIN_END();
+}
