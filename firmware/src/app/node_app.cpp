@@ -3,12 +3,17 @@
 #include <cstdio>
 #include <mutex>
 
+#include "app/channel_routes.h"
 #include "app/http_node_api.h"
 #include "app/ingress_controller.h"
 #include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
 #include "core/console/console.h"
 #include "core/http/http_server.h"
+#include "core/kubelet/kubelet.h"
+#include "core/podserver/log_proxy.h"
+#include "core/podserver/pod_server.h"
+#include "core/sched/scheduler.h"
 #include "core/node/node_heartbeat.h"
 #include "core/node/node_lifecycle.h"
 #include "core/util/log.h"
@@ -77,9 +82,18 @@ struct Node {
   // The pod server's handler: a request with X-Kube32-Pod reaches that pod's k32_handle.
   // The ingress calls the same handler in-process for pods of the control plane.
   std::function<void(http::Request&, http::ResponseWriter&)> pod_handler;
+  // Publishing on a channel topic from this node (pods with CHANNEL_IPC): the local hub on
+  // the control plane, the control plane's hub through the API on workers. Subscribers on
+  // any node read from `hub`.
+  std::function<bool(const std::string&, const std::string&)> publish;
+  ChannelBridge* bridge = nullptr;
   HttpNodeApi* node_api = nullptr;
   node::Heartbeat* heartbeat = nullptr;
   node::NodeLifecycle* lifecycle = nullptr;
+  kubelet::ApiClient* kubelet_api = nullptr;
+  kubelet::Kubelet* kubelet = nullptr;
+  podserver::PodServer* pod_server = nullptr;
+  sched::Scheduler* scheduler = nullptr;
   std::mutex token_mu;
   std::string token;
   std::string api_ca_file;  // set when the API port also speaks TLS
@@ -100,6 +114,27 @@ struct Node {
 };
 
 void heartbeat_main(void* p) { static_cast<node::Heartbeat*>(p)->run(); }
+
+// The node's kubelet and pod server, talking to the API server at `api` over HTTP.
+void make_kubelet(Node* n, const http::Endpoint& api) {
+  n->kubelet_api = new kubelet::ApiClient(api, [n]() { return n->current_token(); });
+  kubelet::KubeletConfig kc;
+  kc.node_name = n->cfg.name;
+  kc.node_ip = n->cfg.bind_ip;
+  kc.sd_dir = n->cfg.sd_dir;
+  kc.api_host = api.host;
+  kc.api_port = api.port;
+  kc.sync_ms = K32_POD_SYNC_MS;
+  kc.runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
+  kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
+  n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
+  n->pod_server = new podserver::PodServer(n->kubelet);
+  // k32_channel_publish goes to this node's channel hub (SSE streams, subscribers).
+  n->kubelet->hooks().publish = [n](kubelet::Container&, const std::string& topic, const std::string& data) {
+    n->hub.publish(topic, data);
+    return static_cast<int32_t>(0);
+  };
+}
 
 bool ensure_namespace(store::ObjectStore* st, const char* name) {
   json::Value existing;
@@ -207,13 +242,6 @@ std::string ready_line(const Node& n) {
   return "K32_READY " + json::dump(r);
 }
 
-void not_found_json(http::ResponseWriter& w, const std::string& what) {
-  json::Value e = json::Value::object();
-  e.set("error", "not found");
-  e.set("message", what);
-  w.send(404, "application/json", json::dump(e));
-}
-
 }  // namespace
 
 int run_node(const node::NodeConfig& cfg_in) {
@@ -242,6 +270,13 @@ int run_node(const node::NodeConfig& cfg_in) {
     ac.api_port = cfg.api_port;
     n->api = new api::ApiServer(&n->store, ac);
     n->api->set_token(n->token);
+    mount_channel_routes(n->api, &n->hub);
+    n->publish = [n](const std::string& topic, const std::string& payload) {
+      n->hub.publish(topic, payload);
+      return true;
+    };
+    make_kubelet(n, http::Endpoint{cfg.bind_ip, cfg.api_port});
+    n->api->add_route(podserver::make_log_route(&n->store, n->kubelet));
     http::ServerConfig sc;
     sc.name = "api";
     sc.bind_ip = cfg.bind_ip;
@@ -291,17 +326,19 @@ int run_node(const node::NodeConfig& cfg_in) {
   } else if (!http::parse_base_url(cfg.control_plane_url, &api_ep)) {
     logf("[NODE] --control-plane must be http://IP:PORT (got \"%s\")", cfg.control_plane_url.c_str());
     return 2;
+  } else {
+    make_kubelet(n, api_ep);
   }
 
-  n->pod_handler = [](http::Request& rq, http::ResponseWriter& w) {
-    const std::string* pod = rq.header("X-Kube32-Pod");
-    not_found_json(w, pod ? "pod " + *pod + " does not run on this node" : "missing X-Kube32-Pod header");
-  };
+  podserver::PodServer* pods = n->pod_server;
+  n->pod_handler = [pods](http::Request& rq, http::ResponseWriter& w) { pods->handle(rq, w); };
   http::ServerConfig pc;
   pc.name = "pods";
   pc.bind_ip = cfg.bind_ip;
   pc.port = cfg.pod_port;
-  pc.conn_stack_bytes = 128 * 1024;
+  // In-process k32_handle calls need K32_INPROC_CALL_STACK_BYTES free (spec 004), on top
+  // of what the server itself uses.
+  pc.conn_stack_bytes = K32_INPROC_CALL_STACK_BYTES + 64 * 1024;
   if (!n->pod_http.start(pc, [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); }, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
@@ -313,10 +350,23 @@ int run_node(const node::NodeConfig& cfg_in) {
     return 2;
   }
 
+  if (cfg.role == node::Role::Worker) {
+    n->bridge = new ChannelBridge(api_ep, [n]() { return n->current_token(); }, &n->hub);
+    n->publish = [n](const std::string& topic, const std::string& payload) { return n->bridge->publish(topic, payload); };
+    port::thread_start("channels", 32 * 1024, port::Region::Any, [](void* p) {
+      Node* node = static_cast<Node*>(p);
+      node->bridge->run([node]() { return node->hub.topics(); });
+    }, n);
+  }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
   port::thread_start("heartbeat", 64 * 1024, port::Region::Any, heartbeat_main, n->heartbeat);
+  if (cfg.role == node::Role::ControlPlane) {
+    n->scheduler = new sched::Scheduler(&n->store);
+    port::thread_start("scheduler", 64 * 1024, port::Region::Any, &sched::Scheduler::thread_main, n->scheduler);
+  }
+  port::thread_start("kubelet", 64 * 1024, port::Region::Any, &kubelet::Kubelet::thread_main, n->kubelet);
 
   std::printf("%s\n", ready_line(*n).c_str());
   std::fflush(stdout);

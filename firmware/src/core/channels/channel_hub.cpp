@@ -66,6 +66,13 @@ size_t Hub::publish(const std::string& topic, const std::string& payload) {
   return targets.size();
 }
 
+std::set<std::string> Hub::topics() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::set<std::string> out;
+  for (const auto& s : subs_) out.insert(s->topics_.begin(), s->topics_.end());
+  return out;
+}
+
 size_t Hub::subscribers(const std::string& topic) {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;

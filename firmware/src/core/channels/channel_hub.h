@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ class Hub {
   // Returns how many subscribers received it.
   size_t publish(const std::string& topic, const std::string& payload);
   size_t subscribers(const std::string& topic);
+  // The union of every subscription's topics (what a worker asks the control plane for).
+  std::set<std::string> topics();
 
  private:
   std::mutex mu_;

@@ -1,0 +1,168 @@
+#include "app/channel_routes.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "core/http/conn_reader.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace app {
+
+bool valid_topic(const std::string& t) {
+  if (t.empty() || t.size() > 128) return false;
+  for (char c : t)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+namespace {
+
+void status_error(http::ResponseWriter& w, int code, const char* reason, const std::string& msg) {
+  api::ApiError e{code, reason, msg, json::Value()};
+  w.send(code, "application/json", json::dump(api::status_object(e)));
+}
+
+}  // namespace
+
+void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
+  api->add_route([hub](http::Request& req, http::ResponseWriter& w, const api::RequestInfo*) {
+    const std::string prefix = std::string(kChannelsPath) + "/";
+    if (req.method == "POST" && text::starts_with(req.path, prefix)) {
+      std::string topic = req.path.substr(prefix.size());
+      if (!valid_topic(topic)) {
+        status_error(w, 400, "BadRequest", "invalid channel topic \"" + topic + "\": 1 to 128 of A-Z a-z 0-9 . _ -");
+        return true;
+      }
+      json::Value msg;
+      json::ParseError pe;
+      if (req.body.size() > kMaxChannelMessage) {
+        status_error(w, 413, "RequestEntityTooLarge", "channel messages are limited to 8192 bytes");
+        return true;
+      }
+      if (!json::parse(req.body, &msg, &pe)) {
+        status_error(w, 400, "BadRequest", "channel message is not JSON: " + pe.message);
+        return true;
+      }
+      size_t n = hub->publish(topic, json::dump(msg));
+      json::Value r = json::Value::object();
+      r.set("topic", topic);
+      r.set("delivered", static_cast<int64_t>(n));
+      w.send(200, "application/json", json::dump(r));
+      return true;
+    }
+    if (req.method == "GET" && req.path == kChannelsPath) {
+      std::vector<std::string> topics;
+      for (const auto& t : text::split(req.query_param("topics"), ',')) {
+        if (t.empty()) continue;
+        if (!valid_topic(t)) {
+          status_error(w, 400, "BadRequest", "invalid channel topic \"" + t + "\"");
+          return true;
+        }
+        topics.push_back(t);
+      }
+      if (topics.empty()) {
+        status_error(w, 400, "BadRequest", "topics=<a,b,...> is required");
+        return true;
+      }
+      auto sub = hub->subscribe(topics);
+      bool ok = w.begin_stream(200, "application/json");
+      uint64_t last_write = port::monotonic_ms();
+      while (ok) {
+        channels::Message m;
+        if (sub->next(&m, 1000)) {
+          json::Value line = json::Value::object();
+          line.set("topic", m.topic);
+          line.set("payload", m.payload);
+          ok = w.write_chunk(json::dump(line) + "\n");
+          last_write = port::monotonic_ms();
+        } else if (port::tcp_peer_closed(w.socket())) {
+          break;
+        } else if (port::monotonic_ms() - last_write > 15000) {
+          ok = w.write_chunk("\n");  // keep-alive line: proxies and the bridge see a live stream
+          last_write = port::monotonic_ms();
+        }
+      }
+      hub->unsubscribe(sub);
+      w.end_stream();
+      w.close_after();
+      return true;
+    }
+    return false;
+  });
+}
+
+bool ChannelBridge::publish(const std::string& topic, const std::string& payload) {
+  std::vector<http::Header> headers{{"Content-Type", "application/json"}};
+  std::string tok = token_();
+  if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
+  http::ClientResponse resp;
+  int rc = http::request(cp_, "POST", std::string(kChannelsPath) + "/" + topic, headers, payload, 5000, 4096, &resp);
+  return rc == 0 && resp.status == 200;
+}
+
+void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
+  for (;;) {
+    std::set<std::string> topics = wanted();
+    if (topics.empty()) {
+      port::sleep_ms(1000);
+      continue;
+    }
+    std::string list;
+    for (const auto& t : topics) list += (list.empty() ? "" : ",") + t;
+    int err = 0;
+    port::Socket s = port::tcp_connect(cp_.host.c_str(), cp_.port, 3000, &err);
+    if (s == port::kNoSocket) {
+      port::sleep_ms(1000);
+      continue;
+    }
+    http::Conn conn(s);
+    std::string req = "GET " + std::string(kChannelsPath) + "?topics=" + list + " HTTP/1.1\r\nHost: " + cp_.host + "\r\n";
+    std::string tok = token_();
+    if (!tok.empty()) req += "Authorization: Bearer " + tok + "\r\n";
+    req += "\r\n";
+    http::ConnReader reader(&conn);
+    std::string head, line;
+    if (!conn.send_all(req.data(), req.size()) || reader.read_head(&head, 4096, 5000) != http::ReadStatus::Ok ||
+        head.find(" 200 ") == std::string::npos) {
+      port::tcp_close(s);
+      port::sleep_ms(1000);
+      continue;
+    }
+    // Chunked lines; re-subscribe when the wanted set changes.
+    uint64_t next_check = port::monotonic_ms() + 1000;
+    std::string pending;
+    for (;;) {
+      http::ReadStatus st = reader.read_line(&line, 64, 1000);
+      if (st == http::ReadStatus::Timeout) {
+        if (wanted() != topics) break;
+        continue;
+      }
+      if (st != http::ReadStatus::Ok) break;
+      unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
+      if (n == 0) break;
+      std::string part, crlf;
+      if (reader.read_exact(n, &part, 5000) != http::ReadStatus::Ok || reader.read_line(&crlf, 2, 5000) != http::ReadStatus::Ok) break;
+      pending += part;
+      size_t nl;
+      while ((nl = pending.find('\n')) != std::string::npos) {
+        std::string one = pending.substr(0, nl);
+        pending.erase(0, nl + 1);
+        json::Value msg;
+        json::ParseError pe;
+        if (!one.empty() && json::parse(one, &msg, &pe)) local_->publish(msg["topic"].as_string(), msg["payload"].as_string());
+      }
+      if (port::monotonic_ms() >= next_check) {
+        next_check = port::monotonic_ms() + 1000;
+        if (wanted() != topics) break;
+      }
+    }
+    port::tcp_close(s);
+  }
+}
+
+}  // namespace app
+}  // namespace k32
