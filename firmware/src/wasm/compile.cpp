@@ -1,6 +1,8 @@
 // Validation of function bodies (the spec's algorithm: operand and control stacks) and, in
 // the same pass, compilation to the internal code of ops.h. Stack heights are static in
 // WebAssembly, so every branch gets its target and value move precomputed here.
+#include <utility>
+
 #include "ops.h"
 #include "reader.h"
 
@@ -12,6 +14,7 @@ namespace {
 constexpr uint8_t kUnknown = 0;  // the bottom type of unreachable code
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr uint32_t kMaxLocals = 50000;  // beyond this no call could fit a bounded stack
+constexpr uint32_t kConst = 0x80000000u;  // operand location tag: a deferred constant
 
 const ValType kSingle[] = {ValType::I32, ValType::I64, ValType::F32, ValType::F64,
                            ValType::FuncRef, ValType::ExternRef};
@@ -50,7 +53,9 @@ struct Compiler {
   const uint8_t* refs;
   Vec<uint32_t>& code;
   Vec<uint8_t> vals;   // operand types (kUnknown in unreachable code)
-  Vec<uint32_t> locs;  // slot holding each operand: its canonical slot or a local's slot
+  Vec<uint32_t> locs;  // slot holding each operand: its canonical slot, a local's slot, or
+                       // kConst|index of a constant not yet written anywhere
+  Vec<uint64_t> kvals;  // values of the deferred constants
   Vec<Ctrl> ctrls;
   Vec<LocalRun> locals;
   uint32_t nlocals = 0;
@@ -70,6 +75,7 @@ struct Compiler {
   ~Compiler() {
     vals.release(a);
     locs.release(a);
+    kvals.release(a);
     ctrls.release(a);
     locals.release(a);
   }
@@ -92,7 +98,21 @@ struct Compiler {
   }
   bool push(ValType t) { return push(uint8_t(t)); }
   // Pops one operand; *slot receives where it lives (any slot in unreachable code).
-  bool pop(uint8_t expect, uint8_t* got = nullptr, uint32_t* slot = nullptr) {
+  static bool is_const(uint32_t loc) { return loc >= kConst; }
+  bool push_const(uint8_t t, uint64_t v) {
+    if (!kvals.push(a, v)) return oom();
+    return push(t, kConst | (kvals.n - 1));
+  }
+  // Writes a deferred constant of type t into `dst`.
+  bool emit_const(uint8_t t, uint32_t loc, uint32_t dst) {
+    uint64_t v = kvals[loc & ~kConst];
+    if (t == 0x7E || t == 0x7C)
+      return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
+    return emit_op(op::kI32Const) && emit(dst) && emit(uint32_t(v));
+  }
+  // Pops one operand; *slot receives where it lives (any slot in unreachable code). A
+  // deferred constant is written to the operand's canonical slot first, unless `raw`.
+  bool pop(uint8_t expect, uint8_t* got = nullptr, uint32_t* slot = nullptr, bool raw = false) {
     Ctrl& c = ctrls[ctrls.n - 1];
     uint8_t t;
     if (vals.n == c.height) {
@@ -102,7 +122,12 @@ struct Compiler {
     } else {
       t = vals.p[--vals.n];
       locs.n--;
-      if (slot) *slot = locs.p[vals.n];
+      uint32_t loc = locs.p[vals.n];
+      if (slot && !raw && is_const(loc)) {
+        if (!emit_const(t, loc, canon(vals.n))) return false;
+        loc = canon(vals.n);
+      }
+      if (slot) *slot = loc;
     }
     if (t != expect && t != kUnknown && expect != kUnknown) return r.invalid("type mismatch");
     if (got) *got = t == kUnknown ? expect : t;
@@ -130,7 +155,11 @@ struct Compiler {
   // Puts operand h into its canonical slot (a copy from the local it still refers to).
   bool materialize(uint32_t h) {
     if (locs[h] == canon(h)) return true;
-    if (!emit_op(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) return false;
+    if (is_const(locs[h])) {
+      if (!emit_const(vals[h], locs[h], canon(h))) return false;
+    } else if (!emit_op(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) {
+      return false;
+    }
     locs[h] = canon(h);
     return true;
   }
@@ -326,21 +355,12 @@ struct Compiler {
     return (opc >= 0x46 && opc <= 0x4F) || (opc >= 0x6A && opc <= 0x6C) || (opc >= 0x71 && opc <= 0x78) ||
            (opc >= 0x51 && opc <= 0x5A) || (opc >= 0x7C && opc <= 0x7E) || (opc >= 0x83 && opc <= 0x8A);
   }
-  // If `slot` was just written by an i32.const (or an i64.const that fits in 32 signed
-  // bits), removes that instruction and returns its value as the immediate.
-  bool imm_operand(uint32_t slot, bool is64, uint32_t* imm) {
-    if (!fusable(slot)) return false;
-    uint32_t st = last_op_start;
-    if (!is64 && last_op_code == op::kI32Const) {
-      *imm = code[st + 2];
-    } else if (is64 && last_op_code == op::kI64Const &&
-               code[st + 3] == (code[st + 2] & 0x80000000u ? 0xFFFFFFFFu : 0u)) {
-      *imm = code[st + 2];
-    } else {
-      return false;
-    }
-    code.n = st;
-    last_dst_end = kNone;
+  // The immediate form of a deferred constant operand (i64: only if it fits 32 signed bits).
+  bool imm_of(uint32_t loc, bool is64, uint32_t* imm) const {
+    if (!is_const(loc)) return false;
+    uint64_t v = kvals[loc & ~kConst];
+    if (is64 && uint64_t(int64_t(int32_t(uint32_t(v)))) != v) return false;
+    *imm = uint32_t(v);
     return true;
   }
 
@@ -373,15 +393,38 @@ bool Compiler::numeric(uint32_t opc) {
   for (const NumSig& sig : kNumSigs) {
     if (opc < sig.lo || opc > sig.hi) continue;
     uint32_t sa = 0, sb = 0;
+    if (sig.in2 && has_imm_form(opc)) {
+      uint32_t imm = 0;
+      if (!pop(sig.in2, nullptr, &sb, true)) return false;
+      uint32_t hb = vals.n;
+      if (!pop(sig.in1, nullptr, &sa, true)) return false;
+      uint32_t ha = vals.n;
+      bool commutes = opc == 0x46 || opc == 0x47 || opc == 0x6A || opc == 0x6C || (opc >= 0x71 && opc <= 0x73) ||
+                      opc == 0x51 || opc == 0x52 || opc == 0x7C || opc == 0x7E || (opc >= 0x83 && opc <= 0x85);
+      if (!imm_of(sb, sig.in1 == 0x7E, &imm) && commutes && imm_of(sa, sig.in1 == 0x7E, &imm)) {
+        sa = sb;  // `const op x` of a commutative op is `x op const`
+        sb = kConst;
+        std::swap(ha, hb);
+      } else if (imm_of(sb, sig.in1 == 0x7E, &imm)) {
+        sb = kConst;
+      }
+      if (is_const(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
+      if (is_const(sa)) sa = canon(ha);
+      if (sb == kConst) {
+        op_start = pc();
+        if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(imm) || !emit(canon(vals.n))) return false;
+        return produced(sig.out, pc() - 1);
+      }
+      if (is_const(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
+      if (is_const(sb)) sb = canon(hb);
+      op_start = pc();
+      if (!emit_op(opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
+      return produced(sig.out, pc() - 1);
+    }
     if (sig.in2 && !pop(sig.in2, nullptr, &sb)) return false;
     if (!pop(sig.in1, nullptr, &sa)) return false;
     if (opc >= 0xBC && opc <= 0xBF) return push(sig.out, sa);  // reinterpret: same bits
-    if (sig.in2 && has_imm_form(opc) && imm_operand(sb, sig.in1 == 0x7E, &sb)) {
-      // `x op const`: the constant instruction just emitted becomes an immediate
-      op_start = pc();
-      if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
-      return produced(sig.out, pc() - 1);
-    }
+    op_start = pc();
     if (!emit_op(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
     return produced(sig.out, pc() - 1);
   }
@@ -471,9 +514,11 @@ bool Compiler::local_set(uint32_t idx, bool tee) {
   uint32_t src;
   bool fold = vals.n > ctrls[ctrls.n - 1].height && last_dst_end == pc() && label_pc != pc() &&
               locs[vals.n - 1] == canon(vals.n - 1) && code[last_dst_word] == canon(vals.n - 1);
-  if (!pop(t, &src)) return false;
+  if (!pop(uint8_t(t), nullptr, &src, true)) return false;
   if (!detach_local(idx)) return false;
-  if (fold && last_dst_end == pc()) {
+  if (is_const(src)) {
+    if (!emit_const(uint8_t(t), src, idx)) return false;  // the constant goes straight in
+  } else if (fold && last_dst_end == pc()) {
     code[last_dst_word] = idx;  // the producer writes the local directly
   } else if (src != idx) {
     if (!emit_op(op::kCopy) || !emit(src) || !emit(idx)) return false;
@@ -733,31 +778,15 @@ bool Compiler::body(uint32_t type_index) {
         if (!emit_op(opc) || !emit(src) || !emit(canon(vals.n)) || !produced(0x7F, pc() - 1)) return false;
         break;
       }
-      case 0x41: {
-        int32_t v = int32_t(r.sleb(32));
-        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
-            !produced(0x7F, pc() - 2))
-          return false;
-        break;
-      }
-      case 0x42: {
-        uint64_t v = uint64_t(r.sleb(64));
-        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
-            !emit(uint32_t(v >> 32)) || !produced(0x7E, pc() - 3))
-          return false;
-        break;
-      }
-      case 0x43: {
-        uint32_t v = r.fixed32();
-        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(v) || !produced(0x7D, pc() - 2))
-          return false;
-        break;
-      }
-      case 0x44: {
-        uint64_t v = r.fixed64();
-        if (r.failed() || !emit_op(opc) || !emit(canon(vals.n)) || !emit(uint32_t(v)) ||
-            !emit(uint32_t(v >> 32)) || !produced(0x7C, pc() - 3))
-          return false;
+      case 0x41:
+      case 0x42:
+      case 0x43:
+      case 0x44: {  // constants cost nothing until a consumer needs them in a slot
+        uint64_t v = opc == 0x41 ? uint32_t(int32_t(r.sleb(32)))
+                   : opc == 0x42 ? uint64_t(r.sleb(64))
+                   : opc == 0x43 ? r.fixed32() : r.fixed64();
+        static const uint8_t kT[] = {0x7F, 0x7E, 0x7D, 0x7C};
+        if (r.failed() || !push_const(kT[opc - 0x41], v)) return false;
         break;
       }
       case 0xD0: {
