@@ -18,7 +18,11 @@ metadata:
     kube32.io/event-stream: "/chan/events=demo.topic,kube32.presence"
     kube32.io/stats-topic: "demo.stats"
 spec:
-  defaultBackend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: cluster}}
+  rules:
+  - host: chan.test
+    http:
+      paths:
+      - {path: /chan, pathType: Prefix, backend: {resource: {apiGroup: kube32.io, kind: StaticBundle, name: cluster}}}
 """
 
 
@@ -43,7 +47,7 @@ def read_events(resp, want: int, timeout: float = 10.0):
 @pytest.fixture(scope="module")
 def chan(sim_cluster):
     apply(sim_cluster, MANIFEST)
-    assert wait_until(lambda: get(sim_cluster, "/chan/")[0] == 200)
+    assert wait_until(lambda: get(sim_cluster, "/chan/", host="chan.test")[0] == 200)
     yield sim_cluster
 
 
@@ -77,7 +81,7 @@ def open_channel_stream(cluster, topics: str):
 def test_stats_topic_and_raw_channel_stream(chan):
     conn, resp = open_channel_stream(chan, "demo.stats,demo.topic")
     for _ in range(5):
-        assert get(chan, "/chan/")[0] == 200
+        assert get(chan, "/chan/", host="chan.test")[0] == 200
     api_post(chan, "/apis/kube32.io/v1/channels/demo.topic", b'{"type":"raw"}')
     seen_raw, stats = False, None
     deadline = time.monotonic() + 10
