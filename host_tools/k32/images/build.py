@@ -17,10 +17,11 @@ ABI_INCLUDE = REPO_ROOT / "firmware" / "include" / "runtime"
 SHARED_INCLUDE = IMAGES_DIR / "lib"   # helpers shared by the shipped images, not an image
 NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 # One page of linear memory and an 8 KiB shadow stack: the echo example's limits.memory
-# is 64Ki, so images must start in a single page.
-CFLAGS = ["--target=wasm32", "-nostdlib", "-O2", "-Wall", "-Werror", "-ffile-prefix-map=" + str(REPO_ROOT) + "=."]
+# is 64Ki, so images must start in a single page. -fno-builtin keeps clang from turning
+# the loops of images/lib/mem.c into calls to themselves.
+CFLAGS = ["--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wall", "-Werror", "-ffile-prefix-map=" + str(REPO_ROOT) + "=."]
 LDFLAGS = ["-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--initial-memory=65536",
-           "-Wl,--allow-undefined", "-Wl,--strip-debug"]
+           "-Wl,--strip-debug"]
 
 
 class ImageBuildError(RuntimeError):
@@ -57,6 +58,7 @@ def build_image(name: str, out_dir: Path, images_dir: Path = IMAGES_DIR, clang: 
     sources = sorted(str(p) for p in src_dir.glob("*.c"))
     if not sources:
         raise ImageBuildError(f"{src_dir}: no .c sources")
+    sources += sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
     out_dir.mkdir(parents=True, exist_ok=True)
     wasm = out_dir / f"{name}.wasm"
     cmd = [clang or find_clang(), *CFLAGS, f"-I{SHARED_INCLUDE}", f"-I{ABI_INCLUDE}", *LDFLAGS, "-o", str(wasm), *sources]

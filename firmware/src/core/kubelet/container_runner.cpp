@@ -1,0 +1,191 @@
+#include "core/kubelet/container_runner.h"
+
+#include <chrono>
+
+#include "core/kubelet/kubelet.h"
+#include "core/kubelet/pod_env.h"
+#include "core/kubelet/pod_instance.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "port.h"
+
+namespace k32 {
+namespace kubelet {
+
+namespace {
+
+struct RunnerArg {
+  std::shared_ptr<Pod> pod;
+  size_t index;
+};
+
+void set_state(Pod* p, Container* c, const ContainerState& s, bool ready) {
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    c->state = s;
+    c->ready = ready;
+  }
+  p->kubelet->poke();
+}
+
+ContainerState waiting(const char* reason, const std::string& message) {
+  ContainerState s;
+  s.kind = ContainerState::Waiting;
+  s.reason = reason;
+  s.message = message;
+  return s;
+}
+
+// Sleeps up to ms; false when the pod is stopping.
+bool pause(Pod* p, uint32_t ms) {
+  std::unique_lock<std::mutex> lock(p->mu);
+  p->cv.wait_for(lock, std::chrono::milliseconds(ms), [p] { return p->stopping.load(); });
+  return !p->stopping.load();
+}
+
+// Runs the container once; returns its terminated state.
+ContainerState run_once(Pod* p, Container* c) {
+  ContainerState t;
+  t.kind = ContainerState::Terminated;
+  std::string reason, message;
+  std::string env_err;
+  if (!build_env(p, c, &c->env, &env_err)) {
+    t.reason = "CreateContainerConfigError";
+    t.message = env_err;
+    t.exit_code = 1;
+    return t;
+  }
+  bool ok;
+  {
+    std::lock_guard<std::mutex> lock(c->call_mu);
+    ok = instantiate_container(c, p->kubelet->config().sd_dir, &reason, &message);
+  }
+  if (!ok) {
+    t.reason = reason;
+    t.message = message;
+    t.exit_code = 128;
+    p->kubelet->event(*p, "Warning", reason == "ImageDigestMismatch" || reason == "ErrImagePull" ? "Failed" : "Failed",
+                      "container " + c->name + ": " + message);
+    logf("[KUBELET] %s container %s: %s", p->key().c_str(), c->name.c_str(), message.c_str());
+    return t;
+  }
+  ContainerState run;
+  run.kind = ContainerState::Running;
+  run.reason.clear();
+  run.started_at = port::wall_time_s();
+  t.started_at = run.started_at;
+  set_state(p, c, run, c->main_fn == nullptr);  // request pods are ready once instantiated
+  p->kubelet->event(*p, "Normal", "Started", "Started container " + c->name);
+  if (c->main_fn) {
+    wasm::Value res{0};
+    wasm::Trap trap;
+    {
+      std::lock_guard<std::mutex> lock(c->call_mu);
+      trap = wasm::call(c->store, c->main_fn, nullptr, 0, &res, c->main_returns ? 1 : 0);
+    }
+    if (trap.ok()) {
+      t.exit_code = c->main_returns ? static_cast<int32_t>(static_cast<uint32_t>(res.bits)) : 0;
+    } else if (trap.code == wasm::TrapCode::Exit) {
+      t.exit_code = trap.exit_code;
+    } else if (trap.code == wasm::TrapCode::Interrupted && p->stopping) {
+      t.exit_code = 137;
+      t.message = "stopped";
+    } else {
+      t.exit_code = 1;
+      t.message = std::string("wasm trap: ") + trap.message;
+      c->log.line(t.message.data(), t.message.size());
+    }
+    t.reason = t.exit_code == 0 ? "Completed" : "Error";
+  } else {
+    // A request pod lives until it is stopped or one of its calls traps.
+    std::unique_lock<std::mutex> lock(p->mu);
+    p->cv.wait(lock, [p, c] { return p->stopping.load() || c->crashed; });
+    if (c->crashed) {
+      t.exit_code = 1;
+      t.reason = "Error";
+      t.message = c->crash_message;
+      c->crashed = false;
+    } else {
+      t.exit_code = 0;
+      t.reason = "Completed";
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(c->call_mu);
+    release_container(c);
+  }
+  t.finished_at = port::wall_time_s();
+  return t;
+}
+
+void runner_main(void* arg_p) {
+  RunnerArg* arg = static_cast<RunnerArg*>(arg_p);
+  std::shared_ptr<Pod> keep = arg->pod;
+  Pod* p = keep.get();
+  Container* c = p->containers[arg->index].get();
+  delete arg;
+  std::string policy = p->obj["spec"]["restartPolicy"].as_string("Always");
+  int failures = 0;
+  while (!p->stopping) {
+    ContainerState t = run_once(p, c);
+    if (p->stopping) break;
+    bool restart = policy == "Always" || (policy == "OnFailure" && t.exit_code != 0);
+    if (!restart) {
+      set_state(p, c, t, false);
+      break;
+    }
+    if (t.started_at && t.finished_at - t.started_at >= kBackoffResetS) failures = 0;
+    ++failures;
+    uint32_t delay = backoff_ms(failures);
+    {
+      std::lock_guard<std::mutex> lock(p->mu);
+      c->last = t;
+      c->has_last = true;
+      c->state = waiting("CrashLoopBackOff", "back-off " + text::to_string(delay / 1000) + "s restarting failed container=" +
+                                                 c->name + " pod=" + p->name + "_" + p->ns + "(" + p->uid + ")");
+      c->ready = false;
+    }
+    p->kubelet->poke();
+    p->kubelet->event(*p, "Warning", "BackOff", "Back-off restarting failed container " + c->name);
+    if (!pause(p, delay)) break;
+    // The next instance starts with a fresh log; the old one is --previous.
+    c->previous.clear();
+    uint64_t next = 0;
+    std::string old = c->log.read_from(0, &next);
+    c->previous.append(old.data(), old.size());
+    c->log.clear();
+    {
+      std::lock_guard<std::mutex> lock(p->mu);
+      c->has_previous = true;
+      c->restarts++;
+      c->state = waiting("ContainerCreating", "");
+    }
+  }
+  std::lock_guard<std::mutex> lock(p->mu);
+  p->runners--;
+  p->cv.notify_all();
+}
+
+}  // namespace
+
+uint32_t backoff_ms(int failures) {
+  uint64_t d = kBackoffBaseMs;
+  for (int i = 1; i < failures && d < kBackoffMaxMs; ++i) d *= 2;
+  return d > kBackoffMaxMs ? kBackoffMaxMs : static_cast<uint32_t>(d);
+}
+
+bool start_runner(const std::shared_ptr<Pod>& pod, size_t index) {
+  RunnerArg* arg = new RunnerArg{pod, index};
+  {
+    std::lock_guard<std::mutex> lock(pod->mu);
+    pod->runners++;
+  }
+  if (port::thread_start("pod", pod->kubelet->config().runner_stack_bytes, port::Region::Any, &runner_main, arg)) return true;
+  delete arg;
+  std::lock_guard<std::mutex> lock(pod->mu);
+  pod->runners--;
+  return false;
+}
+
+}  // namespace kubelet
+}  // namespace k32

@@ -1,0 +1,228 @@
+// The k32 imports of the pod ABI (declared by the generated k32_abi_table.h). `user` is
+// the calling Container; capability checks happen at registration (pod_instance.cpp).
+#include <cstring>
+
+#include "core/kubelet/kubelet.h"
+#include "core/util/text.h"
+#include "k32_abi_table.h"
+#include "port.h"
+
+namespace k32 {
+namespace abi {
+
+using kubelet::Container;
+using wasm::Caller;
+using wasm::Trap;
+using wasm::Value;
+
+namespace {
+
+constexpr uint32_t kMaxArgBytes = 1024 * 1024;  // longest string a pod may pass in
+
+inline uint32_t u32(const Value& v) { return static_cast<uint32_t>(v.bits); }
+inline Trap ret(Value* r, int32_t v) {
+  r[0].bits = static_cast<uint32_t>(v);
+  return wasm::trap_ok();
+}
+inline Container* ctr(void* user) { return static_cast<Container*>(user); }
+
+// Reads guest bytes [ptr, ptr+len) into *out; false when out of bounds.
+bool read_in(Caller& c, uint32_t ptr, uint32_t len, std::string* out) {
+  if (len > kMaxArgBytes) return false;
+  out->resize(len);
+  return len == 0 || c.read(ptr, &(*out)[0], len);
+}
+
+// Copies min(len, cap) bytes of s to the guest; returns the full length or K32_ERR_FAULT.
+int32_t copy_out(Caller& c, uint32_t ptr, uint32_t cap, const std::string& s) {
+  uint32_t n = s.size() < cap ? static_cast<uint32_t>(s.size()) : cap;
+  if (n && !c.write(ptr, s.data(), n)) return kErrFault;
+  return static_cast<int32_t>(s.size());
+}
+
+bool header_safe(const std::string& s) {
+  for (char ch : s)
+    if (ch == '\r' || ch == '\n' || ch == '\0') return false;
+  return true;
+}
+
+const char* content_type_of(const std::string& path) {
+  static const struct { const char* ext; const char* type; } kTypes[] = {
+      {".html", "text/html; charset=utf-8"}, {".htm", "text/html; charset=utf-8"}, {".css", "text/css"},
+      {".js", "application/javascript"}, {".mjs", "application/javascript"}, {".json", "application/json"},
+      {".svg", "image/svg+xml"}, {".png", "image/png"}, {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"}, {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
+      {".wasm", "application/wasm"}, {".woff2", "font/woff2"}};
+  for (const auto& t : kTypes)
+    if (text::ends_with(path, t.ext)) return t.type;
+  return "application/octet-stream";
+}
+
+}  // namespace
+
+// ---- request ----
+Trap host_k32_req_method(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->req) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), k->req->method));
+}
+Trap host_k32_req_path(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->req) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), k->req->path));
+}
+Trap host_k32_req_query(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->req) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), k->req->query));
+}
+Trap host_k32_req_header(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->req) return ret(r, kErrInval);
+  std::string name;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &name)) return ret(r, kErrFault);
+  const std::string* v = k->req->header(name.c_str());
+  if (!v) return ret(r, kErrNoent);
+  return ret(r, copy_out(c, u32(a[2]), u32(a[3]), *v));
+}
+Trap host_k32_req_body(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->req) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), k->req->body));
+}
+
+// ---- response ----
+Trap host_k32_resp_status(Caller&, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  uint32_t s = u32(a[0]);
+  if (!k->resp || s < 100 || s > 599 || !k->resp->body.empty()) return ret(r, kErrInval);
+  k->resp->status = static_cast<int>(s);
+  k->resp->sent = true;
+  return ret(r, 0);
+}
+Trap host_k32_resp_header(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->resp || !k->resp->body.empty()) return ret(r, kErrInval);
+  std::string name, value;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &name) || !read_in(c, u32(a[2]), u32(a[3]), &value)) return ret(r, kErrFault);
+  if (name.empty() || !header_safe(name) || !header_safe(value) || name.find(':') != std::string::npos)
+    return ret(r, kErrInval);
+  k->resp->headers.push_back({name, value});
+  return ret(r, 0);
+}
+Trap host_k32_resp_write(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->resp) return ret(r, kErrInval);
+  std::string data;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &data)) return ret(r, kErrFault);
+  k->resp->body += data;
+  k->resp->sent = true;
+  return ret(r, static_cast<int32_t>(data.size()));
+}
+Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->resp) return ret(r, kErrInval);
+  std::string path;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &path)) return ret(r, kErrFault);
+  uint32_t status = u32(a[2]);
+  if (status != 0 && (status < 100 || status > 599)) return ret(r, kErrInval);
+  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos) return ret(r, kErrNoent);
+  // Bundles live beside SD images only for now; embedded bundles (images/web/<name>/)
+  // arrive with the StaticBundle work.
+  const std::string& sd = k->pod->kubelet->config().sd_dir;
+  const std::string prefix = "wasm://sd/";
+  if (sd.empty() || k->image.compare(0, prefix.size(), prefix) != 0) return ret(r, kErrNoent);
+  std::string img = k->image.substr(prefix.size());
+  img = img.substr(0, img.find('@'));
+  std::string base = sd + "/kube32/images/" + img + "/" + path;
+  const std::string* ae = k->req ? k->req->header("Accept-Encoding") : nullptr;
+  bool gzip_ok = ae && ae->find("gzip") != std::string::npos;
+  char* data = nullptr;
+  size_t len = 0;
+  bool gz = false;
+  if (gzip_ok && port::file_read((base + ".gz").c_str(), &data, &len)) {
+    gz = true;
+  } else if (!port::file_read(base.c_str(), &data, &len)) {
+    if (port::file_size((base + ".gz").c_str()) >= 0) {  // only the .gz exists, client refuses gzip
+      k->resp->status = 406;
+      k->resp->body.clear();
+      k->resp->sent = true;
+      return ret(r, 0);
+    }
+    return ret(r, kErrNoent);
+  }
+  k->resp->status = status ? static_cast<int>(status) : 200;
+  k->resp->headers.push_back({"Content-Type", content_type_of(path)});
+  if (gz) k->resp->headers.push_back({"Content-Encoding", "gzip"});
+  k->resp->headers.push_back({"Vary", "Accept-Encoding"});
+  k->resp->body.assign(data, len);
+  k->resp->sent = true;
+  port::mem_free(data);
+  return ret(r, 0);
+}
+
+// ---- environment, logs, time ----
+Trap host_k32_env_get(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  std::string key;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &key)) return ret(r, kErrFault);
+  for (const std::string& kv : k->env) {
+    if (kv.size() > key.size() && kv[key.size()] == '=' && kv.compare(0, key.size(), key) == 0)
+      return ret(r, copy_out(c, u32(a[2]), u32(a[3]), kv.substr(key.size() + 1)));
+  }
+  return ret(r, kErrNoent);
+}
+Trap host_k32_log(Caller& c, const Value* a, Value* r, void* user) {
+  std::string msg;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &msg)) return ret(r, kErrFault);
+  ctr(user)->log.line(msg.data(), msg.size());
+  return ret(r, 0);
+}
+Trap host_k32_time_ms(Caller&, const Value*, Value* r, void*) {
+  r[0].bits = port::wall_clock_set() ? static_cast<uint64_t>(port::wall_time_s()) * 1000u : 0u;
+  return wasm::trap_ok();
+}
+Trap host_k32_uptime_ms(Caller&, const Value*, Value* r, void*) {
+  r[0].bits = port::monotonic_ms();
+  return wasm::trap_ok();
+}
+
+// ---- calls ----
+Trap host_k32_http_call(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  auto& hook = k->pod->kubelet->hooks().http_call;
+  if (!hook) return ret(r, kErrNotsup);
+  return ret(r, hook(*k, c, a));
+}
+Trap host_k32_http_status(Caller&, const Value*, Value* r, void* user) { return ret(r, ctr(user)->last_http_status); }
+
+// ---- channels ----
+Trap host_k32_channel_publish(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  std::string topic, data;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &topic) || !read_in(c, u32(a[2]), u32(a[3]), &data)) return ret(r, kErrFault);
+  if (topic.empty()) return ret(r, kErrInval);
+  auto& hook = k->pod->kubelet->hooks().publish;
+  return ret(r, hook ? hook(*k, topic, data) : kErrNotsup);
+}
+Trap host_k32_channel_subscribe(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  std::string topic;
+  if (!read_in(c, u32(a[0]), u32(a[1]), &topic)) return ret(r, kErrFault);
+  if (topic.empty()) return ret(r, kErrInval);
+  auto& hook = k->pod->kubelet->hooks().subscribe;
+  return ret(r, hook ? hook(*k, topic) : kErrNotsup);
+}
+Trap host_k32_event_topic(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->ev_topic) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), *k->ev_topic));
+}
+Trap host_k32_event_data(Caller& c, const Value* a, Value* r, void* user) {
+  Container* k = ctr(user);
+  if (!k->ev_data) return ret(r, kErrInval);
+  return ret(r, copy_out(c, u32(a[0]), u32(a[1]), *k->ev_data));
+}
+
+}  // namespace abi
+}  // namespace k32

@@ -1,0 +1,316 @@
+#include "core/kubelet/kubelet.h"
+
+#include <chrono>
+#include <set>
+
+#include "core/kubelet/container_runner.h"
+#include "core/kubelet/pod_instance.h"
+#include "core/kubelet/pod_status.h"
+#include "core/sched/quantity.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+#include "k32_abi_table.h"
+#include "port.h"
+
+namespace k32 {
+namespace kubelet {
+
+namespace {
+
+bool terminal(const json::Value& pod) {
+  const std::string& ph = pod["status"]["phase"].str();
+  return ph == "Succeeded" || ph == "Failed";
+}
+
+std::string pod_path(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
+
+}  // namespace
+
+void Kubelet::poke() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Kubelet::run() {
+  for (;;) {
+    sync_once();
+    std::unique_lock<std::mutex> lock(mu_);
+    wake_.wait_for(lock, std::chrono::milliseconds(cfg_.sync_ms), [this] { return poked_; });
+    poked_ = false;
+  }
+}
+
+std::shared_ptr<Pod> Kubelet::find(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : it->second;
+}
+
+void Kubelet::event(const Pod& pod, const char* type, const char* reason, const std::string& message) {
+  std::string now = text::rfc3339(port::wall_time_s());
+  json::Value ev = json::Value::object();
+  ev.set("kind", "Event");
+  ev.set("apiVersion", "v1");
+  json::Value md = json::Value::object();
+  md.set("name", pod.name + "." + text::uuid4().substr(0, 8));
+  md.set("namespace", pod.ns);
+  ev.set("metadata", md);
+  json::Value obj = json::Value::object();
+  obj.set("kind", "Pod");
+  obj.set("apiVersion", "v1");
+  obj.set("namespace", pod.ns);
+  obj.set("name", pod.name);
+  obj.set("uid", pod.uid);
+  ev.set("involvedObject", obj);
+  ev.set("reason", reason);
+  ev.set("message", message);
+  ev.set("type", type);
+  json::Value src = json::Value::object();
+  src.set("component", "kubelet");
+  src.set("host", cfg_.node_name);
+  ev.set("source", src);
+  ev.set("firstTimestamp", now);
+  ev.set("lastTimestamp", now);
+  ev.set("count", 1);
+  api_->call("POST", "/api/v1/namespaces/" + pod.ns + "/events", &ev, nullptr);
+}
+
+void Kubelet::start_pod(const json::Value& obj) {
+  auto p = std::make_shared<Pod>();
+  p->kubelet = this;
+  p->ns = obj["metadata"]["namespace"].as_string();
+  p->name = obj["metadata"]["name"].as_string();
+  p->uid = obj["metadata"]["uid"].as_string();
+  p->obj = obj;
+  p->start_time = port::wall_time_s();
+  for (const auto& cs : obj["spec"]["containers"].items()) {
+    auto c = std::unique_ptr<Container>(new Container());
+    c->pod = p.get();
+    c->name = cs["name"].as_string();
+    c->image = cs["image"].as_string();
+    std::string unknown;
+    c->caps = capabilities_of(cs, &unknown);
+    if (!unknown.empty())
+      logf("[KUBELET] %s/%s container %s: ignoring unknown capabilities %s", p->ns.c_str(), p->name.c_str(), c->name.c_str(),
+           unknown.c_str());
+    c->max_pages = kDefaultMaxPages;
+    const json::Value* lim = cs.path({"resources", "limits", "memory"});
+    int64_t bytes = 0;
+    if (lim && sched::parse_quantity(lim->is_int() ? text::to_string(lim->as_int()) : lim->as_string(), &bytes))
+      c->max_pages = static_cast<uint32_t>(bytes / wasm::kPageSize > 65536 ? 65536 : bytes / wasm::kPageSize);
+    p->containers.push_back(std::move(c));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pods_[p->key()] = p;
+  }
+  logf("[KUBELET] starting pod %s (%u container(s))", p->key().c_str(), static_cast<unsigned>(p->containers.size()));
+  event(*p, "Normal", "Scheduled", "Successfully assigned " + p->key() + " to " + cfg_.node_name);
+  for (size_t i = 0; i < p->containers.size(); ++i)
+    if (!start_runner(p, i)) {
+      std::lock_guard<std::mutex> lock(p->mu);
+      p->containers[i]->state.reason = "CreateContainerError";
+      p->containers[i]->state.message = "no memory for the container's thread";
+    }
+}
+
+void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
+  p->stopping = true;
+  for (auto& c : p->containers) {
+    std::lock_guard<std::mutex> lock(c->store_mu);
+    if (c->store) wasm::store_interrupt(c->store);
+  }
+  std::unique_lock<std::mutex> lock(p->mu);
+  p->cv.notify_all();
+  p->cv.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return p->runners == 0; });
+  if (p->runners) logf("[KUBELET] pod %s: %d container(s) still stopping", p->key().c_str(), p->runners);
+}
+
+void Kubelet::stop_all() {
+  std::vector<std::shared_ptr<Pod>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& kv : pods_) all.push_back(kv.second);
+    pods_.clear();
+  }
+  for (auto& p : all) stop_pod(p, 5000);
+}
+
+void Kubelet::report(Pod& p) {
+  json::Value status;
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    status = pod_status(p, cfg_.node_ip, p.obj["status"]);
+  }
+  std::string dump = json::dump(status);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = reported_.find(p.key());
+    if (it != reported_.end() && it->second == dump) return;
+  }
+  json::Value body = p.obj;
+  body.set("status", status);
+  json::Value out;
+  int rc = api_->call("PUT", pod_path(p.ns, p.name) + "/status", &body, &out);
+  if (rc == 200) {
+    std::lock_guard<std::mutex> lock(mu_);
+    reported_[p.key()] = dump;
+    p.obj = out;  // the new resourceVersion for the next write
+  } else if (rc == 409) {
+    // Someone else wrote the pod: re-read it and write again on the next pass.
+    json::Value cur;
+    if (api_->call("GET", pod_path(p.ns, p.name), nullptr, &cur) == 200) p.obj = cur;
+    poke();
+  }
+}
+
+bool Kubelet::sync_once() {
+  json::Value list;
+  int rc = api_->call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, nullptr, &list);
+  if (rc != 200) return false;
+  std::set<std::string> seen;
+  for (const auto& obj : list["items"].items()) {
+    if (obj["spec"]["nodeName"].as_string() != cfg_.node_name) continue;  // the selector is advisory
+    std::string key = obj["metadata"]["namespace"].as_string() + "/" + obj["metadata"]["name"].as_string();
+    seen.insert(key);
+    std::shared_ptr<Pod> p = find(key);
+    if (p && p->uid != obj["metadata"]["uid"].as_string()) {  // same name, new pod
+      stop_pod(p, 5000);
+      std::lock_guard<std::mutex> lock(mu_);
+      pods_.erase(key);
+      reported_.erase(key);
+      p = nullptr;
+    }
+    bool deleting = !obj["metadata"]["deletionTimestamp"].is_null();
+    if (deleting) {
+      if (p) {
+        int64_t grace = obj["metadata"]["deletionGracePeriodSeconds"].as_int(30);
+        stop_pod(p, static_cast<uint32_t>(grace > 0 ? grace * 1000 : 1000));
+        event(*p, "Normal", "Killing", "Stopping container(s) of pod " + key);
+        std::lock_guard<std::mutex> lock(mu_);
+        pods_.erase(key);
+        reported_.erase(key);
+      }
+      api_->call("DELETE", pod_path(obj["metadata"]["namespace"].as_string(), obj["metadata"]["name"].as_string()) +
+                               "?gracePeriodSeconds=0", nullptr, nullptr);
+      continue;
+    }
+    if (!p) {
+      if (terminal(obj)) continue;  // finished before this kubelet (re)started
+      start_pod(obj);
+      p = find(key);
+      if (!p) continue;
+    } else {
+      // Keep spec/metadata fresh (labels for env, resourceVersion for status writes).
+      std::lock_guard<std::mutex> lock(p->mu);
+      p->obj = obj;
+    }
+    report(*p);
+  }
+  // Pods removed without a graceful phase (force delete, or deleted while Pending).
+  std::vector<std::shared_ptr<Pod>> gone;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = pods_.begin(); it != pods_.end();) {
+      if (!seen.count(it->first)) {
+        gone.push_back(it->second);
+        reported_.erase(it->first);
+        it = pods_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& p : gone) {
+    logf("[KUBELET] pod %s removed from the API: stopping it", p->key().c_str());
+    stop_pod(p, 5000);
+  }
+  return true;
+}
+
+int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodResponse* out) {
+  std::shared_ptr<Pod> p = find(key);
+  if (!p || p->stopping) return abi::kErrNoent;
+  if (port::stack_free_bytes() < cfg_.inproc_stack_bytes) return abi::kErrNomem;
+  for (auto& cp : p->containers) {
+    Container* c = cp.get();
+    std::lock_guard<std::mutex> lock(c->call_mu);
+    if (!c->handle_fn || !c->store) continue;
+    c->req = &rq;
+    c->resp = out;
+    wasm::Value res{0};
+    wasm::Trap trap = wasm::call(c->store, c->handle_fn, nullptr, 0, &res, 1);
+    c->req = nullptr;
+    c->resp = nullptr;
+    int32_t rv = static_cast<int32_t>(static_cast<uint32_t>(res.bits));
+    if (!trap.ok()) {
+      std::string msg = std::string("wasm trap in k32_handle: ") + trap.message;
+      c->log.line(msg.data(), msg.size());
+      if (!(trap.code == wasm::TrapCode::Interrupted && p->stopping)) {
+        std::lock_guard<std::mutex> plock(p->mu);
+        c->crashed = true;
+        c->crash_message = msg;
+        p->cv.notify_all();
+      }
+      *out = PodResponse();
+      out->status = 500;
+      out->body = msg + "\n";
+      out->sent = true;
+    } else if (rv < 0 && !out->sent) {
+      out->status = 500;
+      out->body = "k32_handle returned " + text::to_string(rv) + "\n";
+    }
+    return 0;
+  }
+  return abi::kErrNoent;
+}
+
+int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic, const std::string& data) {
+  std::shared_ptr<Pod> p = find(key);
+  if (!p || p->stopping) return abi::kErrNoent;
+  for (auto& cp : p->containers) {
+    Container* c = cp.get();
+    std::lock_guard<std::mutex> lock(c->call_mu);
+    if (!c->event_fn || !c->store) continue;
+    c->ev_topic = &topic;
+    c->ev_data = &data;
+    wasm::Value res{0};
+    wasm::Trap trap = wasm::call(c->store, c->event_fn, nullptr, 0, &res, 1);
+    c->ev_topic = nullptr;
+    c->ev_data = nullptr;
+    if (!trap.ok()) {
+      std::string msg = std::string("wasm trap in k32_event: ") + trap.message;
+      c->log.line(msg.data(), msg.size());
+    }
+    return 0;
+  }
+  return abi::kErrNoent;
+}
+
+LogRing* Kubelet::log_of(const std::string& key, const std::string& container, bool previous, std::string* err,
+                         std::shared_ptr<Pod>* keep) {
+  std::shared_ptr<Pod> p = find(key);
+  *keep = p;
+  if (!p) {
+    *err = "pod " + key + " does not run on node " + cfg_.node_name;
+    return nullptr;
+  }
+  for (auto& c : p->containers) {
+    if (!container.empty() && c->name != container) continue;
+    if (previous && !c->has_previous) {
+      *err = "previous terminated container \"" + c->name + "\" in pod \"" + p->name + "\" not found";
+      return nullptr;
+    }
+    return previous ? &c->previous : &c->log;
+  }
+  *err = "container " + container + " is not valid for pod " + p->name;
+  return nullptr;
+}
+
+}  // namespace kubelet
+}  // namespace k32

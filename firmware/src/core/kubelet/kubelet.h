@@ -1,0 +1,95 @@
+// The kubelet of a node (control plane and workers alike): lists the pods bound to this
+// node through the API, runs their Wasm containers, reports their status, restarts them
+// with back-off, stops them on deletion and serves their logs and in-process calls.
+#pragma once
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/kubelet/api_client.h"
+#include "core/kubelet/pod_runtime.h"
+
+namespace k32 {
+namespace kubelet {
+
+struct KubeletConfig {
+  std::string node_name;
+  std::string node_ip;      // status.podIP and status.hostIP
+  std::string sd_dir;       // card root for wasm://sd/ images; empty: no card
+  std::string api_host;     // KUBERNETES_SERVICE_HOST
+  uint16_t api_port = 6443; // KUBERNETES_SERVICE_PORT
+  uint32_t sync_ms = 2000;
+  uint32_t runner_stack_bytes = 128 * 1024;
+  uint32_t inproc_stack_bytes = 128 * 1024;  // free native stack an in-process call needs
+};
+
+// Restart back-off: base doubling per consecutive failure, capped; a container that ran
+// kBackoffResetS without failing starts again from the base.
+constexpr uint32_t kBackoffBaseMs = 2000;
+constexpr uint32_t kBackoffMaxMs = 300000;
+constexpr int64_t kBackoffResetS = 60;
+// A container without limits.memory gets this many Wasm pages at most.
+constexpr uint32_t kDefaultMaxPages = 16;
+
+// Hooks the channels and calls areas install (defaults answer K32_ERR_NOTSUP).
+struct Hooks {
+  std::function<int32_t(Container&, const std::string& topic, const std::string& data)> publish;
+  std::function<int32_t(Container&, const std::string& topic)> subscribe;
+  // Arguments are the raw k32_http_call arguments; the hook reads/writes guest memory.
+  std::function<int32_t(Container&, wasm::Caller&, const wasm::Value* args)> http_call;
+};
+
+class Kubelet {
+ public:
+  Kubelet(KubeletConfig cfg, ApiClient* api) : cfg_(std::move(cfg)), api_(api) {}
+  const KubeletConfig& config() const { return cfg_; }
+  Hooks& hooks() { return hooks_; }
+
+  // Runs sync passes forever (every sync_ms, sooner when a container changes state).
+  void run();
+  static void thread_main(void* self) { static_cast<Kubelet*>(self)->run(); }
+  // One pass: list this node's pods, start/stop, report status. False when the API
+  // could not be reached.
+  bool sync_once();
+
+  // Delivers a request to the pod's k32_handle on the calling thread. Returns 0 with
+  // *out filled, K32_ERR_NOENT (no such pod here / no handler), K32_ERR_NOMEM (not
+  // enough native stack for an in-process call).
+  int32_t call_pod(const std::string& key, const http::Request& rq, PodResponse* out);
+  // Delivers a channel message to the pod's k32_event export.
+  int32_t deliver_event(const std::string& key, const std::string& topic, const std::string& data);
+
+  // Logs of a container ("" = the first one); *keep holds the pod while the ring is read.
+  // nullptr with *err when unknown here.
+  LogRing* log_of(const std::string& key, const std::string& container, bool previous, std::string* err,
+                  std::shared_ptr<Pod>* keep);
+  std::shared_ptr<Pod> find(const std::string& key);
+
+  // Called by container runners when a state changed: wakes the sync loop to report.
+  void poke();
+  // A Kubernetes Event about a pod (best effort).
+  void event(const Pod& pod, const char* type, const char* reason, const std::string& message);
+  ApiClient* api() { return api_; }
+  // Stops every pod (node shutdown, tests).
+  void stop_all();
+
+ private:
+  void start_pod(const json::Value& obj);
+  void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
+  void report(Pod& p);
+
+  KubeletConfig cfg_;
+  ApiClient* api_;
+  Hooks hooks_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool poked_ = false;
+  std::map<std::string, std::shared_ptr<Pod>> pods_;
+  std::map<std::string, std::string> reported_;  // key -> last status written
+};
+
+}  // namespace kubelet
+}  // namespace k32

@@ -1,0 +1,24 @@
+// A container's environment at start: Service links (spec 004's table), the API server's
+// KUBERNETES_SERVICE_HOST/PORT, HOSTNAME, then env entries (value, configMapKeyRef,
+// secretKeyRef, fieldRef) which win over injected names.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/json/json.h"
+#include "core/kubelet/pod_runtime.h"
+
+namespace k32 {
+namespace kubelet {
+
+// False with *err naming the variable and the missing source (CreateContainerConfigError).
+bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string* err);
+
+// The Service-link variables of one Service for a pod (pure; used by build_env and tests).
+// `endpoints` is the Service's Endpoints object (may be null); node_ip is used when the
+// Service selects the pod itself.
+void service_env(const json::Value& svc, const json::Value& endpoints, const json::Value& pod, const std::string& node_ip,
+                 std::vector<std::pair<std::string, std::string>>* out);
+
+}  // namespace kubelet
+}  // namespace k32

@@ -1,0 +1,161 @@
+#include "core/kubelet/pod_instance.h"
+
+#include "core/kubelet/image_source.h"
+#include "core/util/text.h"
+#include "k32_abi_table.h"
+#include "port.h"
+
+namespace k32 {
+namespace kubelet {
+
+namespace {
+
+void* pod_alloc(void*, size_t bytes) { return port::mem_alloc(bytes, port::Region::Any); }
+void pod_free(void*, void* p) { port::mem_free(p); }
+const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr};
+
+// Imports a container may not use answer K32_ERR_PERM without reaching the host.
+wasm::Trap perm_denied(wasm::Caller&, const wasm::Value*, wasm::Value* r, void*) {
+  r[0].bits = static_cast<uint32_t>(abi::kErrPerm);
+  return wasm::trap_ok();
+}
+
+bool wasi_write(void* ctx, int, const uint8_t* data, size_t len) {
+  static_cast<Container*>(ctx)->log.append(reinterpret_cast<const char*>(data), len);
+  return true;
+}
+uint64_t wasi_clock(void*, uint32_t id) {
+  if (id == 0) return static_cast<uint64_t>(port::wall_time_s()) * 1000000000ull;
+  return port::monotonic_ms() * 1000000ull;
+}
+void wasi_random(void*, uint8_t* buf, size_t len) { port::random_fill(buf, len); }
+
+}  // namespace
+
+uint32_t capabilities_of(const json::Value& container, std::string* unknown) {
+  uint32_t bits = 0;
+  const json::Value* add = container.path({"securityContext", "capabilities", "add"});
+  if (!add) return 0;
+  for (const auto& v : add->items()) {
+    bool known = false;
+    for (const auto& cap : abi::kCapabilities)
+      if (v.as_string() == cap.name) {
+        bits |= cap.bit;
+        known = true;
+      }
+    if (!known && unknown) *unknown += (unknown->empty() ? "" : ", ") + v.as_string();
+  }
+  return bits;
+}
+
+bool instantiate_container(Container* c, const std::string& sd_dir, std::string* reason, std::string* message) {
+  ImageRef ref;
+  std::string err;
+  if (!parse_image_ref(c->image, &ref, &err)) {
+    *reason = "InvalidImageName";
+    *message = err;
+    return false;
+  }
+  ImageBytes img;
+  if (!load_image(ref, sd_dir, &img, reason, message)) return false;
+  c->image_id = "wasm://" + ref.source + "/" + ref.name + "@sha256:" + img.sha256;
+  wasm::Error werr{};
+  c->module = wasm::module_load(img.data, img.len, kPodAllocator, &werr);
+  if (!c->module) {
+    *reason = "CreateContainerError";
+    *message = "image " + c->image + " is not a valid Wasm module: " + werr.message;
+    return false;
+  }
+  wasm::Limits lim;
+  lim.max_memory_pages = c->max_pages;
+  lim.value_stack_slots = 8192;
+  lim.call_depth = 512;
+  c->store = wasm::store_new(kPodAllocator, lim);
+  if (!c->store) {
+    *reason = "CreateContainerError";
+    *message = "out of memory creating the Wasm store";
+    release_container(c);
+    return false;
+  }
+  c->wasi_env.clear();
+  for (const std::string& kv : c->env) c->wasi_env.push_back(kv.c_str());
+  c->wasi_argv[0] = c->name.c_str();
+  c->wasi = wasm::WasiConfig{1, c->wasi_argv, static_cast<int>(c->wasi_env.size()), c->wasi_env.data(),
+                             &wasi_write, c, &wasi_clock, &wasi_random, c};
+  bool ok = wasm::wasi_define(c->store, &c->wasi);
+  for (size_t i = 0; ok && i < abi::kHostImportCount; ++i) {
+    const abi::HostImport& h = abi::kHostImports[i];
+    bool allowed = h.capability == abi::kCapNone || (c->caps & h.capability);
+    ok = wasm::store_define_host(c->store, abi::kImportModule, h.name, h.sig, allowed ? h.fn : &perm_denied, c);
+  }
+  if (!ok) {
+    *reason = "CreateContainerError";
+    *message = "out of memory defining the pod ABI";
+    release_container(c);
+    return false;
+  }
+  wasm::Trap trap = wasm::trap_ok();
+  c->inst = wasm::instantiate(c->store, c->module, &werr, &trap);
+  if (!c->inst) {
+    *reason = "CreateContainerError";
+    if (!trap.ok()) {
+      *message = std::string("start function trapped: ") + trap.message;
+    } else if (werr.kind == wasm::Error::OutOfMemory || std::string(werr.message).find("memory") != std::string::npos) {
+      *message = "module needs more linear memory than limits.memory allows (" + text::to_string(c->max_pages) +
+                 " page(s) of 64Ki): " + werr.message;
+    } else {
+      *message = werr.message;
+    }
+    release_container(c);
+    return false;
+  }
+  wasm::Extern e;
+  c->handle_fn = wasm::instance_export(c->inst, "k32_handle", &e) && e.kind == wasm::ExternKind::Func
+                     ? static_cast<wasm::Func*>(e.ptr) : nullptr;
+  c->event_fn = wasm::instance_export(c->inst, "k32_event", &e) && e.kind == wasm::ExternKind::Func
+                    ? static_cast<wasm::Func*>(e.ptr) : nullptr;
+  c->main_fn = nullptr;
+  if (wasm::instance_export(c->inst, "k32_main", &e) && e.kind == wasm::ExternKind::Func) {
+    c->main_fn = static_cast<wasm::Func*>(e.ptr);
+    c->main_returns = true;
+  } else if (wasm::instance_export(c->inst, "_start", &e) && e.kind == wasm::ExternKind::Func) {
+    c->main_fn = static_cast<wasm::Func*>(e.ptr);
+    c->main_returns = false;
+  }
+  // Exports must have the ABI's signatures; a mismatch is the pod author's bug, said clearly.
+  char sig[32];
+  for (wasm::Func* f : {c->handle_fn, c->event_fn}) {
+    if (f && (!wasm::func_signature(f, sig, sizeof sig) || std::string(sig) != ":i")) {
+      *reason = "CreateContainerError";
+      *message = std::string("export k32_handle/k32_event must be () -> i32, found ") + sig;
+      release_container(c);
+      return false;
+    }
+  }
+  if (c->main_fn && wasm::func_signature(c->main_fn, sig, sizeof sig) && std::string(sig) != (c->main_returns ? ":i" : ":")) {
+    *reason = "CreateContainerError";
+    *message = std::string(c->main_returns ? "export k32_main must be () -> i32" : "export _start must be () -> ()") + ", found " + sig;
+    release_container(c);
+    return false;
+  }
+  if (!c->handle_fn && !c->main_fn) {
+    *reason = "CreateContainerError";
+    *message = "the module exports none of k32_handle, k32_main, _start";
+    release_container(c);
+    return false;
+  }
+  return true;
+}
+
+void release_container(Container* c) {
+  std::lock_guard<std::mutex> lock(c->store_mu);
+  if (c->store) wasm::store_free(c->store);
+  if (c->module) wasm::module_free(c->module);
+  c->store = nullptr;
+  c->module = nullptr;
+  c->inst = nullptr;
+  c->handle_fn = c->event_fn = c->main_fn = nullptr;
+}
+
+}  // namespace kubelet
+}  // namespace k32

@@ -1,0 +1,99 @@
+// What the kubelet holds for each pod it runs: its containers' Wasm stores and instances,
+// their state (what status reports), their logs, and the request being served.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/http/http_message.h"
+#include "core/json/json.h"
+#include "core/kubelet/log_ring.h"
+#include "wasm/wasm.h"
+
+namespace k32 {
+namespace kubelet {
+
+class Kubelet;
+struct Pod;
+
+// A response a pod built in k32_handle.
+struct PodResponse {
+  int status = 200;
+  std::vector<http::Header> headers;
+  std::string body;
+  bool sent = false;  // something was written (status, body or asset)
+};
+
+// Kubernetes container state, as containerStatuses reports it.
+struct ContainerState {
+  enum Kind : uint8_t { Waiting, Running, Terminated } kind = Waiting;
+  std::string reason = "ContainerCreating";
+  std::string message;
+  int32_t exit_code = 0;
+  int64_t started_at = 0;   // unix s
+  int64_t finished_at = 0;
+};
+
+struct Container {
+  Pod* pod = nullptr;
+  std::string name;
+  std::string image;
+  std::string image_id;      // wasm://<source>/<name>@sha256:<hex> once loaded
+  uint32_t caps = 0;         // abi::Capability bits
+  uint32_t max_pages = 16;   // from limits.memory
+  std::vector<std::string> env;  // "KEY=VALUE", built at each start
+  LogRing log;
+  LogRing previous;
+  bool has_previous = false;
+
+  // ---- guarded by Pod::mu ----
+  ContainerState state;
+  bool has_last = false;
+  ContainerState last;
+  int32_t restarts = 0;
+  bool ready = false;
+  bool crashed = false;       // k32_handle trapped: the runner restarts the container
+  std::string crash_message;
+
+  // ---- the instance; call_mu serialises every entry into it ----
+  std::mutex call_mu;
+  std::mutex store_mu;        // guards `store` for store_interrupt from other threads
+  wasm::Module* module = nullptr;
+  wasm::Store* store = nullptr;
+  wasm::Instance* inst = nullptr;
+  wasm::Func* handle_fn = nullptr;
+  wasm::Func* event_fn = nullptr;
+  wasm::Func* main_fn = nullptr;
+  bool main_returns = false;  // k32_main (returns i32) vs _start
+  wasm::WasiConfig wasi{};
+  std::vector<const char*> wasi_env;
+  const char* wasi_argv[1] = {nullptr};
+
+  // ---- per call (under call_mu) ----
+  const http::Request* req = nullptr;
+  PodResponse* resp = nullptr;
+  const std::string* ev_topic = nullptr;
+  const std::string* ev_data = nullptr;
+  int32_t last_http_status = 0;
+};
+
+struct Pod {
+  Kubelet* kubelet = nullptr;
+  std::string ns, name, uid;
+  json::Value obj;  // the pod as last read from the API
+  std::vector<std::unique_ptr<Container>> containers;
+  std::atomic<bool> stopping{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  int runners = 0;  // container runner threads still alive (under mu)
+  int64_t start_time = 0;
+  std::string key() const { return ns + "/" + name; }
+};
+
+}  // namespace kubelet
+}  // namespace k32

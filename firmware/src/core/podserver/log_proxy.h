@@ -1,0 +1,13 @@
+// GET /api/v1/namespaces/<ns>/pods/<name>/log on the control plane: served from the local
+// kubelet for its own pods, proxied to the worker's pod server (/kube32/logs) otherwise.
+#pragma once
+#include "core/api/api_server.h"
+#include "core/kubelet/kubelet.h"
+
+namespace k32 {
+namespace podserver {
+
+api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local);
+
+}  // namespace podserver
+}  // namespace k32

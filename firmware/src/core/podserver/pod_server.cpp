@@ -1,0 +1,132 @@
+#include "core/podserver/pod_server.h"
+
+#include "core/util/text.h"
+#include "k32_abi_table.h"
+#include "port.h"
+
+namespace k32 {
+namespace podserver {
+
+namespace {
+
+void node_error(http::ResponseWriter& w, int status, int32_t code, const std::string& message) {
+  json::Value e = json::Value::object();
+  e.set("error", message);
+  e.set("code", static_cast<int64_t>(code));
+  w.add_header(kResultHeader, text::to_string(code));
+  w.send(status, "application/json", json::dump(e));
+}
+
+bool flag(const std::string& v) { return v == "true" || v == "1"; }
+
+}  // namespace
+
+bool parse_log_query(const http::Request& rq, LogQuery* q, std::string* err) {
+  q->container = rq.query_param("container");
+  q->previous = flag(rq.query_param("previous"));
+  q->follow = flag(rq.query_param("follow"));
+  bool present = false;
+  std::string tail = rq.query_param("tailLines", &present);
+  if (!present) tail = rq.query_param("tail", &present);
+  uint64_t n = 0;
+  if (present && !tail.empty()) {
+    if (tail == "-1") {
+      q->tail = -1;
+    } else if (!text::parse_uint(tail, 1u << 30, &n)) {
+      *err = "tailLines must be a non-negative integer (got \"" + tail + "\")";
+      return false;
+    } else {
+      q->tail = static_cast<int64_t>(n);
+    }
+  }
+  std::string from = rq.query_param("from", &present);
+  if (present) {
+    if (!text::parse_uint(from, UINT64_MAX >> 1, &n)) {
+      *err = "from must be a byte offset (got \"" + from + "\")";
+      return false;
+    }
+    q->from = static_cast<int64_t>(n);
+  }
+  std::string wait = rq.query_param("waitMs", &present);
+  if (present) {
+    if (!text::parse_uint(wait, 10000, &n)) {
+      *err = "waitMs must be 0..10000 (got \"" + wait + "\")";
+      return false;
+    }
+    q->wait_ms = static_cast<uint32_t>(n);
+  }
+  return true;
+}
+
+void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery& q, http::ResponseWriter& w) {
+  std::string err;
+  std::shared_ptr<kubelet::Pod> keep;
+  kubelet::LogRing* ring = k->log_of(key, q.container, q.previous, &err, &keep);
+  if (!ring) {
+    node_error(w, 404, abi::kErrNoent, err);
+    return;
+  }
+  if (q.from >= 0) {
+    if (q.wait_ms) ring->wait_beyond(static_cast<uint64_t>(q.from), q.wait_ms);
+    uint64_t next = 0;
+    std::string data = ring->read_from(static_cast<uint64_t>(q.from), &next);
+    w.add_header(kLogOffsetHeader, text::to_string(static_cast<int64_t>(next)));
+    w.send(200, "text/plain", data);
+    return;
+  }
+  uint64_t end = ring->end();
+  std::string first = ring->tail(q.tail);
+  if (!q.follow || q.previous) {
+    w.add_header(kLogOffsetHeader, text::to_string(static_cast<int64_t>(end)));
+    w.send(200, "text/plain", first);
+    return;
+  }
+  if (!w.begin_stream(200, "text/plain")) return;
+  if (!first.empty() && !w.write_chunk(first)) return;
+  uint64_t off = end;
+  while (!keep->stopping && !port::tcp_peer_closed(w.socket())) {
+    if (!ring->wait_beyond(off, 1000)) continue;
+    std::string data = ring->read_from(off, &off);
+    if (!data.empty() && !w.write_chunk(data)) return;
+  }
+  w.end_stream();
+}
+
+void PodServer::handle(http::Request& rq, http::ResponseWriter& w) {
+  if (rq.path == kLogsPath) {
+    LogQuery q;
+    std::string err;
+    if (rq.method != "GET") {
+      node_error(w, 405, abi::kErrInval, "logs are read with GET");
+    } else if (!parse_log_query(rq, &q, &err)) {
+      node_error(w, 400, abi::kErrInval, err);
+    } else {
+      serve_local_log(k_, rq.query_param("pod"), q, w);
+    }
+    return;
+  }
+  const std::string* pod = rq.header(kPodHeader);
+  if (!pod) {
+    node_error(w, 400, abi::kErrInval, std::string("missing ") + kPodHeader + " header (<namespace>/<name>)");
+    return;
+  }
+  kubelet::PodResponse resp;
+  int32_t rc = k_->call_pod(*pod, rq, &resp);
+  if (rc == abi::kErrNoent) {
+    node_error(w, 404, rc, "pod " + *pod + " does not run on this node (or serves no requests)");
+    return;
+  }
+  if (rc == abi::kErrNomem) {
+    node_error(w, 503, rc, "not enough native stack for an in-process call");
+    return;
+  }
+  std::string ctype = "application/octet-stream";
+  for (const auto& h : resp.headers) {
+    if (text::iequals(h.name, "Content-Type")) ctype = h.value;
+    else w.add_header(h.name, h.value);
+  }
+  w.send(resp.status, ctype, resp.body);
+}
+
+}  // namespace podserver
+}  // namespace k32

@@ -1,0 +1,42 @@
+// The pod HTTP server's handler (port 7000 on boards): a request with
+// X-Kube32-Pod: <namespace>/<name> goes to that pod's k32_handle on this node;
+// GET /kube32/logs?pod=<ns>/<name>[&container=&previous=&tail=&follow=&from=] serves a
+// container's log (the control plane proxies kubectl logs here for worker pods).
+#pragma once
+#include "core/http/http_message.h"
+#include "core/kubelet/kubelet.h"
+
+namespace k32 {
+namespace podserver {
+
+constexpr const char* kPodHeader = "X-Kube32-Pod";
+constexpr const char* kLogsPath = "/kube32/logs";
+constexpr const char* kLogOffsetHeader = "X-Kube32-Log-Offset";
+// Set on answers the node (not the pod) gave: the K32_ERR_* code of the failed delivery.
+constexpr const char* kResultHeader = "X-Kube32-Result";
+
+struct LogQuery {
+  std::string container;
+  bool previous = false;
+  bool follow = false;
+  int64_t tail = -1;        // lines; -1 = everything held
+  int64_t from = -1;        // absolute byte offset to resume at; -1 = use tail
+  uint32_t wait_ms = 0;     // with `from`: wait this long for new bytes
+};
+// Reads container/previous/follow/tailLines|tail/from/waitMs; false with *err.
+bool parse_log_query(const http::Request& rq, LogQuery* q, std::string* err);
+
+// Serves one container's log from this node's kubelet.
+void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery& q, http::ResponseWriter& w);
+
+class PodServer {
+ public:
+  explicit PodServer(kubelet::Kubelet* k) : k_(k) {}
+  void handle(http::Request& rq, http::ResponseWriter& w);
+
+ private:
+  kubelet::Kubelet* k_;
+};
+
+}  // namespace podserver
+}  // namespace k32
