@@ -401,16 +401,17 @@ bool Compiler::numeric(uint32_t opc) {
       uint32_t ha = vals.n;
       bool commutes = opc == 0x46 || opc == 0x47 || opc == 0x6A || opc == 0x6C || (opc >= 0x71 && opc <= 0x73) ||
                       opc == 0x51 || opc == 0x52 || opc == 0x7C || opc == 0x7E || (opc >= 0x83 && opc <= 0x85);
-      if (!imm_of(sb, sig.in1 == 0x7E, &imm) && commutes && imm_of(sa, sig.in1 == 0x7E, &imm)) {
+      bool use_imm = false;
+      if (imm_of(sb, sig.in1 == 0x7E, &imm)) {
+        use_imm = true;
+      } else if (commutes && imm_of(sa, sig.in1 == 0x7E, &imm)) {
         sa = sb;  // `const op x` of a commutative op is `x op const`
-        sb = kConst;
         std::swap(ha, hb);
-      } else if (imm_of(sb, sig.in1 == 0x7E, &imm)) {
-        sb = kConst;
+        use_imm = true;
       }
       if (is_const(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
       if (is_const(sa)) sa = canon(ha);
-      if (sb == kConst) {
+      if (use_imm) {
         op_start = pc();
         if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(imm) || !emit(canon(vals.n))) return false;
         return produced(sig.out, pc() - 1);
@@ -824,14 +825,27 @@ bool Compiler::body(uint32_t type_index) {
                                           0x7D, 0x7C, 0x7F, 0x7F, 0x7E, 0x7E, 0x7E};
           uint32_t k = opc - 0x28, offset = 0, addr = 0, val = 0;
           if (!memarg(kAlign[k], &offset)) return false;
+          // a constant address (C globals) folds with the offset into one absolute address
+          uint32_t imm = 0;
           if (opc <= 0x35) {
-            if (!pop(ValType::I32, &addr)) return false;
-            if (!emit_op(opc) || !emit(addr) || !emit(offset) || !emit(canon(vals.n)) ||
-                !produced(kType[k], pc() - 1))
-              return false;
+            if (!pop(0x7F, nullptr, &addr, true)) return false;
+            if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
+              if (!emit_op(op::kAbs + k) || !emit(imm + offset)) return false;
+            } else {
+              if (is_const(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
+              if (is_const(addr)) addr = canon(vals.n);
+              if (!emit_op(opc) || !emit(addr) || !emit(offset)) return false;
+            }
+            if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
           } else {
-            if (!pop(kType[k], nullptr, &val) || !pop(ValType::I32, &addr)) return false;
-            if (!emit_op(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
+            if (!pop(kType[k], nullptr, &val) || !pop(0x7F, nullptr, &addr, true)) return false;
+            if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
+              if (!emit_op(op::kAbs + k) || !emit(val) || !emit(imm + offset)) return false;
+            } else {
+              if (is_const(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
+              if (is_const(addr)) addr = canon(vals.n);
+              if (!emit_op(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
+            }
           }
           break;
         }

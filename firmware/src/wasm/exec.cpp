@@ -221,6 +221,29 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kJmpCmpI + 8, jci8);
   REG(op::kJmpCmp + 9, jc9);
   REG(op::kJmpCmpI + 9, jci9);
+  REG(op::kAbs + 0x00, 0x28_a);
+  REG(op::kAbs + 0x01, 0x29_a);
+  REG(op::kAbs + 0x02, 0x28_a);
+  REG(op::kAbs + 0x03, 0x29_a);
+  REG(op::kAbs + 0x04, 0x2C_a);
+  REG(op::kAbs + 0x05, 0x2D_a);
+  REG(op::kAbs + 0x06, 0x2E_a);
+  REG(op::kAbs + 0x07, 0x2F_a);
+  REG(op::kAbs + 0x08, 0x30_a);
+  REG(op::kAbs + 0x09, 0x31_a);
+  REG(op::kAbs + 0x0A, 0x32_a);
+  REG(op::kAbs + 0x0B, 0x33_a);
+  REG(op::kAbs + 0x0C, 0x34_a);
+  REG(op::kAbs + 0x0D, 0x35_a);
+  REG(op::kAbs + 0x0E, 0x36_a);
+  REG(op::kAbs + 0x0F, 0x37_a);
+  REG(op::kAbs + 0x10, 0x36_a);
+  REG(op::kAbs + 0x11, 0x37_a);
+  REG(op::kAbs + 0x12, 0x3A_a);
+  REG(op::kAbs + 0x13, 0x3B_a);
+  REG(op::kAbs + 0x14, 0x3A_a);
+  REG(op::kAbs + 0x15, 0x3B_a);
+  REG(op::kAbs + 0x16, 0x36_a);
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++)
@@ -362,6 +385,15 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     S(2) = (conv);                                          \
     pc += 3;                                                \
     NEXT();                                                 \
+  }                                                         \
+  L_##name##_a : {                                          \
+    uint64_t ea = pc[0];                                    \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v;                                                    \
+    std::memcpy(&v, mem + ea, sizeof(T));                   \
+    S(1) = (conv);                                          \
+    pc += 2;                                                \
+    NEXT();                                                 \
   }
 #define STORE(name, T)                                      \
   L_##name : {                                              \
@@ -371,9 +403,15 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     std::memcpy(mem + ea, &v, sizeof(T));                   \
     pc += 3;                                                \
     NEXT();                                                 \
+  }                                                         \
+  L_##name##_a : {                                          \
+    uint64_t ea = pc[1];                                    \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v = T(S(0));                                          \
+    std::memcpy(mem + ea, &v, sizeof(T));                   \
+    pc += 2;                                                \
+    NEXT();                                                 \
   }
-// Jump targets are stored relative to the word holding them (no code base needed).
-// Loops only iterate through backward jumps, so that is where the budget is checked.
 #define JUMP(at)                                  \
   do {                                            \
     const uint32_t* t_ = (at) + int32_t(*(at));   \

@@ -86,3 +86,23 @@
   (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))
 (assert_return (invoke "grow" (i32.const 1)) (i32.const 0))
 (assert_return (invoke "grow" (i32.const 1)) (i32.const -1))
+
+;; constant addresses fold with the offset into an absolute address
+(module
+  (memory 1)
+  (func (export "load-abs") (result i32) (i32.load offset=65532 (i32.const 0)))
+  (func (export "load-abs-oob") (result i32) (i32.load offset=65533 (i32.const 0)))
+  (func (export "load-wrap") (result i32) (i32.load offset=2 (i32.const 0xffffffff)))
+  (func (export "store-abs") (param i32) (i32.store offset=8 (i32.const 4) (local.get 0)))
+  (func (export "store-abs-oob") (i64.store (i32.const 65529) (i64.const 1)))
+  (func (export "load12") (result i64) (i64.load (i32.const 12)))
+  (func (export "store8-abs") (i32.store8 (i32.const 65535) (i32.const 0x1ff)))
+  (func (export "load8-abs") (result i32) (i32.load8_s (i32.const 65535))))
+(assert_return (invoke "load-abs") (i32.const 0))
+(assert_trap (invoke "load-abs-oob") "out of bounds memory access")
+(assert_trap (invoke "load-wrap") "out of bounds memory access")
+(assert_return (invoke "store-abs" (i32.const 0x11223344)))
+(assert_return (invoke "load12") (i64.const 0x11223344))
+(assert_trap (invoke "store-abs-oob") "out of bounds memory access")
+(assert_return (invoke "store8-abs"))
+(assert_return (invoke "load8-abs") (i32.const -1))
