@@ -11,6 +11,7 @@
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
+#include "k32_abi_table.h"
 #include "core/podserver/log_proxy.h"
 #include "core/podserver/pod_server.h"
 #include "core/sched/scheduler.h"
@@ -129,10 +130,9 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
   n->pod_server = new podserver::PodServer(n->kubelet);
-  // k32_channel_publish goes to this node's channel hub (SSE streams, subscribers).
+  // k32_channel_publish takes the node's publish path (the hub here, the bridge on workers).
   n->kubelet->hooks().publish = [n](kubelet::Container&, const std::string& topic, const std::string& data) {
-    n->hub.publish(topic, data);
-    return static_cast<int32_t>(0);
+    return n->publish && n->publish(topic, data) ? 0 : abi::kErrIo;
   };
 }
 
