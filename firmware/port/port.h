@@ -99,3 +99,23 @@ void log_line(const char* line);
 
 }  // namespace port
 }  // namespace k32
+
+// ---- TLS client (the control plane's https:// calls, spec 004 "HTTPS") ----
+namespace k32 {
+namespace port {
+struct TlsClient;
+enum class TlsFail : uint8_t { None = 0, Cert, Handshake, Timeout, Io };
+// The trust store: the platform's bundle (boards: ESP-IDF's common CA subset; simulator:
+// the OS roots) plus an optional extra PEM file (the simulator's --egress-ca). May be
+// called again to replace it. False with err when a file cannot be read or parsed.
+bool tls_client_trust(const char* extra_pem_path, char* err, size_t errcap);
+// TLS 1.2 handshake over a connected socket within timeout_ms: SNI for DNS names, the
+// chain to the trust store, the certificate naming `host` (DNS name or IPv4 address),
+// validity dates only once wall_clock_set(). nullptr on failure, with *fail and a reason.
+TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, TlsFail* fail, char* reason,
+                             size_t reason_cap);
+int tls_client_recv(TlsClient* t, void* buf, size_t len, uint32_t timeout_ms);  // as tcp_recv
+bool tls_client_send_all(TlsClient* t, const void* buf, size_t len);
+void tls_client_free(TlsClient* t);  // sends close_notify; the socket stays open
+}  // namespace port
+}  // namespace k32
