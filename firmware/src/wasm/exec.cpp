@@ -269,7 +269,6 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   uint64_t* fp = stack_base;
   const uint32_t* pc = nullptr;
   Instance* inst = nullptr;
-  const uint32_t* code = nullptr;
   uint8_t* mem = nullptr;
   uint64_t memsize = 0;
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
@@ -536,11 +535,12 @@ L_ret : {
   pc = fr.pc;
   fp = fr.fp;
   if (!pc) goto done;
+  // Memory can only have moved under us if another instance ran (memory.grow in this
+  // instance reloads at once; host functions reload after returning).
   if (fr.inst != inst) {
     inst = fr.inst;
-    code = inst->module->code.p;
+    RELOAD();
   }
-  RELOAD();
   NEXT();
 }
 
@@ -589,19 +589,17 @@ do_call : {
     RELOAD();
     NEXT();
   }
-  const FuncCode* fc = callee->code;
-  if (depth >= max_depth || uint64_t(stack_end - nfp) < uint64_t(fc->nlocals) + fc->max_height)
+  if (depth >= max_depth || uint64_t(stack_end - nfp) < callee->frame_slots)
     TRAP(CallStackExhausted, nullptr);
   BUDGET();
   frames[depth++] = Frame{pc, fp, inst};
-  for (uint32_t i = cnp; i < fc->nlocals; i++) nfp[i] = 0;
+  for (uint32_t i = cnp, n = callee->nlocals; i < n; i++) nfp[i] = 0;
   fp = nfp;
   if (callee->inst != inst) {
     inst = callee->inst;
-    code = inst->module->code.p;
     RELOAD();
   }
-  pc = code + fc->code;
+  pc = callee->entry;
   NEXT();
 }
 

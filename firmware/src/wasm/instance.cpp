@@ -87,7 +87,9 @@ bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
   for (uint32_t i = 0; i < ndef; i++) {
     own[i].type = &m->types[m->funcs[i].type];
     own[i].inst = inst;
-    own[i].code = &m->funcs[i];
+    own[i].entry = m->code.p + m->funcs[i].code;
+    own[i].nlocals = m->funcs[i].nlocals;
+    own[i].frame_slots = m->funcs[i].nlocals + m->funcs[i].max_height;
     inst->funcs[m->nfunc_imports + i] = &own[i];
   }
   for (uint32_t i = m->ntable_imports; i < m->tables.n; i++) {

@@ -142,8 +142,10 @@ class Module {
 // ---- runtime objects, all owned by a Store ----
 struct Func {
   const FuncType* type;
-  Instance* inst;        // null for host functions
-  const FuncCode* code;  // wasm functions
+  Instance* inst;         // null for host functions
+  const uint32_t* entry;  // wasm functions: first code word
+  uint32_t nlocals;       // params + declared locals
+  uint32_t frame_slots;   // nlocals + maximum operand height
   HostFn host;
   void* user;
 };
