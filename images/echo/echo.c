@@ -35,7 +35,19 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   k32_resp_write((const uint8_t*)path, (uint32_t)p);
   k32_writes("\n");
   k32_resp_write(body, (uint32_t)b);
-  k32_channel_publish("echo.events", 11, (const uint8_t*)path, (uint32_t)p);
+  /* The publish result goes into the log, so a missing CHANNEL_IPC grant shows (-1). */
+  int32_t rc = k32_channel_publish("echo.events", 11, (const uint8_t*)path, (uint32_t)p);
+  if (rc != 0) {
+    char line[40] = "publish failed: ";
+    uint32_t n = 16;
+    uint32_t v = (uint32_t)(rc < 0 ? -rc : rc);
+    if (rc < 0) line[n++] = '-';
+    char digits[12];
+    uint32_t d = 0;
+    do { digits[d++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (d) line[n++] = digits[--d];
+    k32_log(line, n);
+  }
   return 0;
 }
 

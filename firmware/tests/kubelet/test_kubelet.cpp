@@ -1,0 +1,248 @@
+// Kubelet pieces without a network: image references and digests, the log ring,
+// back-off, Service-link env, and the embedded echo/hello/crasher images run through
+// the real ABI table (capabilities, memory limits, traps).
+#include <cstring>
+
+#include "check.h"
+#include "core/json/json.h"
+#include "core/kubelet/container_runner.h"
+#include "core/kubelet/embedded_images.h"
+#include "core/kubelet/image_source.h"
+#include "core/kubelet/kubelet.h"
+#include "core/kubelet/log_ring.h"
+#include "core/kubelet/pod_env.h"
+#include "core/kubelet/pod_instance.h"
+#include "core/kubelet/sha256.h"
+#include "k32_abi_table.h"
+
+using namespace k32;
+using namespace k32::kubelet;
+
+static json::Value parse(const char* s) {
+  json::Value v;
+  json::ParseError pe;
+  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
+  return v;
+}
+
+static std::string sha(const char* s) { return sha256_hex(reinterpret_cast<const uint8_t*>(s), std::strlen(s)); }
+
+static void test_sha256() {
+  CHECK_EQ(sha(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+  CHECK_EQ(sha("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+  CHECK_EQ(sha("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+           std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+  // Every embedded image carries the digest of its bytes.
+  size_t n = 0;
+  const EmbeddedImage* imgs = embedded_images(&n);
+  CHECK(n >= 3);
+  for (size_t i = 0; i < n; ++i) CHECK_EQ(sha256_hex(imgs[i].data, imgs[i].size), std::string(imgs[i].sha256));
+}
+
+static void test_image_refs() {
+  ImageRef r;
+  std::string err;
+  CHECK(parse_image_ref("wasm://embedded/echo", &r, &err) && r.source == "embedded" && r.name == "echo" && r.pin.empty());
+  std::string pin(64, 'A');
+  CHECK(parse_image_ref("wasm://sd/app@sha256:" + pin, &r, &err) && r.source == "sd" && r.pin == std::string(64, 'a'));
+  CHECK(!parse_image_ref("docker.io/nginx", &r, &err) && err.find("wasm://embedded/<name>") != std::string::npos);
+  CHECK(!parse_image_ref("wasm://flash/x", &r, &err) && err.find("unknown source") != std::string::npos);
+  CHECK(!parse_image_ref("wasm://sd/..", &r, &err));
+  CHECK(!parse_image_ref("wasm://sd/a@sha256:12", &r, &err) && err.find("64 hex") != std::string::npos);
+  CHECK(!parse_image_ref("wasm://embedded/", &r, &err));
+  ImageBytes b;
+  std::string reason, msg;
+  CHECK(parse_image_ref("wasm://embedded/echo@sha256:" + std::string(64, '0'), &r, &err));
+  CHECK(!load_image(r, "", &b, &reason, &msg) && reason == "ImageDigestMismatch");
+  ImageBytes b2;
+  CHECK(parse_image_ref("wasm://embedded/nope", &r, &err));
+  CHECK(!load_image(r, "", &b2, &reason, &msg) && reason == "ErrImagePull");
+  ImageBytes b3;
+  CHECK(parse_image_ref("wasm://sd/echo", &r, &err));
+  CHECK(!load_image(r, "", &b3, &reason, &msg) && msg.find("no SD card") != std::string::npos);
+}
+
+static void test_log_ring() {
+  LogRing ring(32);
+  ring.line("one", 3);
+  ring.line("two\n", 4);
+  ring.line("three", 5);
+  CHECK_EQ(ring.tail(-1), std::string("one\ntwo\nthree\n"));
+  CHECK_EQ(ring.tail(2), std::string("two\nthree\n"));
+  CHECK_EQ(ring.tail(0), std::string());
+  uint64_t next = 0;
+  CHECK_EQ(ring.read_from(4, &next), std::string("two\nthree\n"));
+  CHECK_EQ(next, 14u);
+  std::string big(40, 'x');
+  ring.append(big.data(), big.size());  // bounded: only the newest 32 bytes stay
+  CHECK_EQ(ring.tail(-1), std::string(32, 'x'));
+  CHECK_EQ(ring.end(), 54u);
+  CHECK_EQ(ring.read_from(0, &next).size(), 32u);  // an offset already dropped is clamped
+  CHECK(!ring.wait_beyond(54, 10));
+  CHECK(ring.wait_beyond(53, 10));
+}
+
+static void test_backoff() {
+  CHECK_EQ(backoff_ms(1), kBackoffBaseMs);
+  CHECK_EQ(backoff_ms(2), 2 * kBackoffBaseMs);
+  CHECK_EQ(backoff_ms(3), 4 * kBackoffBaseMs);
+  CHECK_EQ(backoff_ms(40), kBackoffMaxMs);
+}
+
+static std::string find_env(const std::vector<std::pair<std::string, std::string>>& v, const std::string& k) {
+  for (const auto& e : v)
+    if (e.first == k) return e.second;
+  return "<unset>";
+}
+
+static void test_service_env() {
+  json::Value pod = parse("{\"metadata\":{\"name\":\"client\",\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[]}}");
+  json::Value svc = parse("{\"metadata\":{\"name\":\"my-db\"},\"spec\":{\"selector\":{\"app\":\"db\"},\"ports\":["
+                          "{\"name\":\"http\",\"port\":80,\"targetPort\":7000},{\"name\":\"admin\",\"port\":81,\"targetPort\":7001}]}}");
+  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000},{\"name\":\"admin\",\"port\":7001}]}]}");
+  std::vector<std::pair<std::string, std::string>> out;
+  service_env(svc, ep, pod, "10.0.0.1", &out);
+  CHECK_EQ(find_env(out, "MY_DB_SERVICE_HOST"), std::string("10.0.0.7"));
+  CHECK_EQ(find_env(out, "MY_DB_SERVICE_PORT"), std::string("7000"));
+  CHECK_EQ(find_env(out, "MY_DB_SERVICE_PORT_HTTP"), std::string("7000"));
+  CHECK_EQ(find_env(out, "MY_DB_SERVICE_PORT_ADMIN"), std::string("7001"));
+  CHECK_EQ(find_env(out, "MY_DB_PORT"), std::string("tcp://10.0.0.7:7000"));
+  CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP"), std::string("tcp://10.0.0.7:7001"));
+  CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_PROTO"), std::string("tcp"));
+  CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_PORT"), std::string("7001"));
+  CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_ADDR"), std::string("10.0.0.7"));
+  // A Service selecting the starting pod itself points at the local node.
+  json::Value self = parse("{\"metadata\":{\"name\":\"client\"},\"spec\":{\"selector\":{\"app\":\"client\"},\"ports\":[{\"port\":80,\"targetPort\":\"web\"}]}}");
+  json::Value pod2 = parse("{\"metadata\":{\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[{\"ports\":[{\"name\":\"web\",\"containerPort\":7000}]}]}}");
+  out.clear();
+  service_env(self, json::Value(), pod2, "10.0.0.1", &out);
+  CHECK_EQ(find_env(out, "CLIENT_SERVICE_HOST"), std::string("10.0.0.1"));
+  CHECK_EQ(find_env(out, "CLIENT_SERVICE_PORT"), std::string("7000"));
+  // Headless, ExternalName, selector-less and backend-less Services inject nothing.
+  for (const char* s : {"{\"metadata\":{\"name\":\"h\"},\"spec\":{\"clusterIP\":\"None\",\"selector\":{\"app\":\"db\"},\"ports\":[{\"port\":1}]}}",
+                        "{\"metadata\":{\"name\":\"x\"},\"spec\":{\"type\":\"ExternalName\",\"selector\":{\"app\":\"db\"},\"ports\":[{\"port\":1}]}}",
+                        "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"ports\":[{\"port\":1}]}}"}) {
+    out.clear();
+    service_env(parse(s), ep, pod, "10.0.0.1", &out);
+    CHECK(out.empty());
+  }
+  out.clear();
+  service_env(svc, json::Value(), pod, "10.0.0.1", &out);
+  CHECK(out.empty());
+}
+
+// A pod runtime built by hand (no API): the real ABI table and interpreter.
+struct Harness {
+  KubeletConfig cfg;
+  Kubelet k{cfg, nullptr};
+  Pod pod;
+  Container c;
+  Harness(const char* image, uint32_t pages, uint32_t caps) {
+    pod.kubelet = &k;
+    pod.ns = "default";
+    pod.name = "t";
+    c.pod = &pod;
+    c.name = "c";
+    c.image = image;
+    c.max_pages = pages;
+    c.caps = caps;
+    c.env = {"GREETING=hello from test"};
+  }
+};
+
+static void test_echo_in_process() {
+  Harness h("wasm://embedded/echo", 1, abi::kCapNone);
+  std::string reason, msg;
+  CHECK(instantiate_container(&h.c, "", &reason, &msg));
+  CHECK(h.c.handle_fn && h.c.event_fn && !h.c.main_fn);
+  CHECK(h.c.image_id.find("wasm://embedded/echo@sha256:") == 0);
+  http::Request rq;
+  rq.method = "POST";
+  rq.path = "/echo/hello";
+  rq.body = "ping";
+  PodResponse resp;
+  h.c.req = &rq;
+  h.c.resp = &resp;
+  wasm::Value res{0};
+  wasm::Trap t = wasm::call(h.c.store, h.c.handle_fn, nullptr, 0, &res, 1);
+  CHECK(t.ok());
+  CHECK_EQ(resp.status, 200);
+  CHECK_EQ(resp.body, std::string("hello from test\nPOST /echo/hello\nping"));
+  // Without CHANNEL_IPC the publish answered K32_ERR_PERM, which echo logs.
+  CHECK(h.c.log.tail(-1).find("publish failed: -1") != std::string::npos);
+  // Response calls outside k32_handle are K32_ERR_INVAL, not a crash.
+  h.c.req = nullptr;
+  h.c.resp = nullptr;
+  t = wasm::call(h.c.store, h.c.handle_fn, nullptr, 0, &res, 1);
+  CHECK(t.ok());
+  release_container(&h.c);
+}
+
+static void test_capability_granted() {
+  Harness h("wasm://embedded/echo", 1, abi::kCapChannelIpc);
+  std::string published;
+  h.k.hooks().publish = [&](Container&, const std::string& topic, const std::string& data) {
+    published = topic + ":" + data;
+    return 0;
+  };
+  std::string reason, msg;
+  CHECK(instantiate_container(&h.c, "", &reason, &msg));
+  http::Request rq;
+  rq.method = "GET";
+  rq.path = "/p";
+  PodResponse resp;
+  h.c.req = &rq;
+  h.c.resp = &resp;
+  wasm::Value res{0};
+  CHECK(wasm::call(h.c.store, h.c.handle_fn, nullptr, 0, &res, 1).ok());
+  CHECK_EQ(published, std::string("echo.events:/p"));
+  CHECK(h.c.log.tail(-1).empty());
+  release_container(&h.c);
+}
+
+static void test_memory_limit() {
+  Harness h("wasm://embedded/echo", 0, abi::kCapNone);  // limits.memory below one page
+  std::string reason, msg;
+  CHECK(!instantiate_container(&h.c, "", &reason, &msg));
+  CHECK_EQ(reason, std::string("CreateContainerError"));
+  CHECK(msg.find("limits.memory") != std::string::npos);
+  CHECK(h.c.store == nullptr);
+}
+
+static void test_run_to_completion() {
+  Harness h("wasm://embedded/hello", 1, abi::kCapNone);
+  h.c.env.push_back("HOSTNAME=t");
+  std::string reason, msg;
+  CHECK(instantiate_container(&h.c, "", &reason, &msg));
+  CHECK(h.c.main_fn && h.c.main_returns && !h.c.handle_fn);
+  wasm::Value res{1};
+  CHECK(wasm::call(h.c.store, h.c.main_fn, nullptr, 0, &res, 1).ok());
+  CHECK_EQ(static_cast<uint32_t>(res.bits), 0u);
+  CHECK_EQ(h.c.log.tail(-1), std::string("hello from a Kube32 pod\nhello on stdout from t\n"));
+  release_container(&h.c);
+
+  Harness x("wasm://embedded/crasher", 1, abi::kCapNone);
+  CHECK(instantiate_container(&x.c, "", &reason, &msg));
+  wasm::Trap t = wasm::call(x.c.store, x.c.main_fn, nullptr, 0, &res, 1);
+  CHECK(!t.ok() && t.code == wasm::TrapCode::Unreachable);
+  release_container(&x.c);
+  Harness y("wasm://embedded/crasher", 1, abi::kCapNone);
+  y.c.env = {"CRASH_MODE=exit"};
+  CHECK(instantiate_container(&y.c, "", &reason, &msg));
+  CHECK(wasm::call(y.c.store, y.c.main_fn, nullptr, 0, &res, 1).ok());
+  CHECK_EQ(static_cast<uint32_t>(res.bits), 3u);
+  release_container(&y.c);
+}
+
+int main() {
+  test_sha256();
+  test_image_refs();
+  test_log_ring();
+  test_backoff();
+  test_service_env();
+  test_echo_in_process();
+  test_capability_granted();
+  test_memory_limit();
+  test_run_to_completion();
+  TEST_MAIN_END();
+}
