@@ -139,7 +139,8 @@ void ApiServer::serve_discovery(http::Request& req, http::ResponseWriter& w, boo
           return;
         }
       }
-      w.add_header("Cache-Control", "public, immutable");
+      // Only the hash-addressed v3 documents never change; the rest may with a firmware update.
+      w.add_header("Cache-Control", req.query_param("hash").empty() ? "no-cache" : "public, immutable");
       w.send(200, doc.content_type, std::string(reinterpret_cast<const char*>(doc.data), doc.len));
     } else {
       send_error(w, {404, "NotFound", "the server could not find the requested resource", json::Value()});

@@ -170,6 +170,26 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
   validate_object(r, obj, &errs);
   if (!errs.empty()) return invalid(r.kind, name, errs);
 
+  // managedFields: apply writes were tracked by server_side_apply; every other write is an
+  // Update by its field manager (the fieldManager parameter, else the client's name).
+  std::string manager = req.query_param("fieldManager");
+  if (manager.empty()) {
+    const std::string* ua = req.header("User-Agent");
+    manager = ua ? ua->substr(0, ua->find('/')) : "unknown";
+    if (manager.empty() || manager.size() > 128) manager = "unknown";
+  }
+  const std::string* ct = req.header("Content-Type");
+  bool is_apply = ct && text::lower(*ct).find("application/apply-patch") == 0;
+  if (!is_apply) {
+    std::string merr;
+    if (!patch::record_update(r.kind_key(), old, manager, sub, &obj, &merr))
+      return bad_request("metadata.managedFields is malformed: " + merr);
+  }
+  if (json::Value* mf = obj.at_or_insert("metadata").find("managedFields")) {
+    for (auto& e : mf->items())
+      if (e["manager"].as_string() == manager) e.set("time", text::rfc3339(port::wall_time_s()));
+  }
+
   if (req.query_param("dryRun") == "All") {
     *stored = obj;
     return ApiError();
