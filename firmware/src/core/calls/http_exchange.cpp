@@ -180,6 +180,10 @@ ExchangeResult http_exchange(CallStream& s, const std::string& request_head, con
   }
   r.status = status;
   http::parse_header_lines(head, false, &r.headers);
+  if (lim.on_head && !lim.on_head(status, r.headers)) {
+    r.rc = K32_ERR_IO;
+    return r;
+  }
 
   size_t delivered = 0;
   bool too_big = false;
