@@ -7,6 +7,7 @@ import tempfile
 import click
 
 from . import api as api_bench
+from .ingress import ingress as ingress_bench
 from .wasm import wasm as wasm_bench
 
 
@@ -16,6 +17,7 @@ def bench():
 
 
 bench.add_command(wasm_bench)
+bench.add_command(ingress_bench)
 
 
 def _print_api(result: dict) -> None:

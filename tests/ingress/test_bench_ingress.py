@@ -1,0 +1,36 @@
+"""Smoke test of `k32 bench ingress --json`: a tiny run, checking the report's shape and that
+what was measured is consistent (not how fast it is: speed belongs to the bench itself)."""
+import json
+import shutil
+
+from click.testing import CliRunner
+
+from k32.bench.cli import bench
+from k32.bench.ingress import CASES
+
+MEASURED = {"generator", "requests", "errors", "requestsPerSec", "p50_ms", "p99_ms"}
+
+
+def test_bench_ingress_json_shape():
+    args = ["ingress", "--json", "--load", "python", "--requests", "40", "--connections", "2",
+            "--callgrind-requests", "10" if shutil.which("valgrind") else "0",
+            "--backend-timeout", "20"]
+    result = CliRunner().invoke(bench, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["generator"] == "python" and report["connections"] == 2
+    rows = {r["case"]: r for r in report["rows"]}
+    assert list(rows) == list(CASES)
+    for case in ("static", "nginx-static"):
+        assert rows[case]["status"] == "ok", rows[case]
+    for case, row in rows.items():
+        if row["status"] != "ok":
+            assert row["status"].startswith("unavailable: ") and case.startswith("echo"), row
+            assert row["instructionsPerRequest"] is None
+            continue
+        assert MEASURED <= set(row), row
+        assert row["requests"] + row["errors"] == 40 and row["errors"] == 0
+        assert 0 < row["p50_ms"] <= row["p99_ms"]
+        assert row["requestsPerSec"] > 0
+        if report["instructions"] == "ok":
+            assert isinstance(row["instructionsPerRequest"], int) and row["instructionsPerRequest"] > 0
