@@ -35,7 +35,7 @@ def read_events(resp, want: int, timeout: float = 10.0):
     events, name = [], None
     deadline = time.monotonic() + timeout
     while len(events) < want and time.monotonic() < deadline:
-        line = resp.fp.readline().decode()
+        line = resp.readline().decode()
         if line.startswith("event: "):
             name = line[7:].strip()
         elif line.startswith("data: ") and name:
@@ -86,7 +86,7 @@ def test_stats_topic_and_raw_channel_stream(chan):
     seen_raw, stats = False, None
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not (seen_raw and stats):
-        line = resp.fp.readline().strip()
+        line = resp.readline().strip()
         if not line:
             continue
         msg = json.loads(line)

@@ -75,7 +75,7 @@ def test_telemetry_and_event_stream(ui):
     seen = set()
     buf = b""
     while not {"cluster", "presence"} <= seen:
-        buf += resp.fp.readline()
+        buf += resp.readline()
         if buf.endswith(b"\n") and buf.startswith(b"event: "):
             seen.add(buf[7:].strip().decode())
         if buf.endswith(b"\n"):
