@@ -146,12 +146,12 @@ int32_t errno_to_k32(int err) {
 }
 
 std::string build_request_head(const std::string& method, const std::string& target, const std::string& host_header,
-                               const std::vector<http::Header>& headers, size_t body_len) {
+                               const std::vector<http::Header>& headers, size_t body_len, bool keep_alive) {
   std::string h = method + " " + target + " HTTP/1.1\r\nHost: " + host_header + "\r\n";
   for (const auto& x : headers) h += x.name + ": " + x.value + "\r\n";
   if (body_len > 0 || method == "POST" || method == "PUT" || method == "PATCH")
     h += "Content-Length: " + std::to_string(body_len) + "\r\n";
-  h += "Connection: close\r\n\r\n";
+  h += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
   return h;
 }
 

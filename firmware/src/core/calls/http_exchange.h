@@ -35,9 +35,10 @@ struct ExchangeResult {
 using BodySink = std::function<bool(const char* data, size_t len)>;
 
 // The request head: "<method> <target> HTTP/1.1", Host, the given headers, Content-Length
-// when there is a body (or the method carries one), and Connection: close.
+// when there is a body (or the method carries one), and Connection: close (or keep-alive
+// for the node-to-node pool).
 std::string build_request_head(const std::string& method, const std::string& target, const std::string& host_header,
-                               const std::vector<http::Header>& headers, size_t body_len);
+                               const std::vector<http::Header>& headers, size_t body_len, bool keep_alive = false);
 
 // Sends the request and reads the response; the body goes to `sink`.
 ExchangeResult http_exchange(CallStream& s, const std::string& request_head, const uint8_t* body, size_t body_len,

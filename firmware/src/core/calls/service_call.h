@@ -1,0 +1,97 @@
+// Calls to Services (spec 004 "Services"): resolution to ready backing pods (from the
+// store on the control plane, from the API with a 3 s cache on workers), NetworkPolicy
+// per candidate pod, call-chain loop checks, then the pod in-process on the caller's
+// thread (same node, with the native stack check) or over a keep-alive pool to the
+// target node's pod server with X-Kube32-Pod and X-Kube32-Call-Chain.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/calls/call_client.h"
+#include "core/store/object_store.h"
+
+namespace k32 {
+namespace calls {
+
+constexpr const char* kPodHeader = "X-Kube32-Pod";
+constexpr const char* kChainHeader = "X-Kube32-Call-Chain";
+
+struct Backend {
+  std::string key;   // "ns/name"
+  std::string ip;    // status.podIP (the node's address)
+  std::string node;  // spec.nodeName
+  uint16_t port = 0; // resolved target port
+  json::Value pod;   // the pod object when the resolver has it (control plane)
+};
+
+// Resolves (ns, service, port 0 = first): sets *exists; fills the ready backends.
+// Returns 0, or K32_ERR_NOENT (no such Service or port), K32_ERR_IO (API unreachable).
+using ServiceResolver = std::function<int32_t(const std::string& ns, const std::string& svc, uint16_t port,
+                                              bool* exists, std::vector<Backend>* out)>;
+
+// Control plane: reads the store on every call, so a change applies from the next call.
+ServiceResolver store_service_resolver(store::ObjectStore* st);
+
+// Worker: GETs the Service and its Endpoints through `get` (HTTP status, body) and keeps
+// each answer for cache_ms.
+class ApiServiceResolver {
+ public:
+  using Get = std::function<int(const std::string& path, json::Value* out)>;
+  ApiServiceResolver(Get get, uint32_t cache_ms) : get_(std::move(get)), cache_ms_(cache_ms) {}
+  int32_t resolve(const std::string& ns, const std::string& svc, uint16_t port, bool* exists, std::vector<Backend>* out);
+
+ private:
+  struct Entry {
+    uint64_t at = 0;
+    int32_t rc = 0;
+    bool exists = false;
+    json::Value service, endpoints;
+  };
+  Get get_;
+  uint32_t cache_ms_;
+  std::mutex mu_;
+  std::map<std::string, Entry> cache_;
+};
+
+// "a/b,c/d" -> {"a/b","c/d"}
+std::vector<std::string> parse_chain(const std::string& chain);
+
+// What an in-process call returns (the kubelet's PodResponse, without the kubelet).
+struct LocalResponse {
+  int status = 200;
+  std::string body;
+};
+
+struct ServiceCallerEnv {
+  std::string node_name;
+  ServiceResolver resolve;
+  uint32_t inproc_stack_bytes = 0;  // free native stack an in-process call needs
+  // Same node: delivers the request to the pod's k32_handle on this thread.
+  std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out)> local;
+  size_t head_max = 1024;
+};
+
+class ServiceCaller {
+ public:
+  explicit ServiceCaller(ServiceCallerEnv env) : env_(std::move(env)) {}
+  ~ServiceCaller();
+  // Plugs into CallEnv::service; `client` supplies NetworkPolicy and the [NETPOL] log.
+  int32_t call(CallClient& client, const ServiceCall& sc, CallReply* rep, bool* exists);
+
+ private:
+  int32_t call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain, CallReply* rep);
+  port::Socket take_idle(const std::string& addr);
+  void give_back(const std::string& addr, port::Socket s);
+
+  ServiceCallerEnv env_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<port::Socket>> idle_;
+  uint32_t next_ = 0;  // round-robin start among allowed backends
+};
+
+}  // namespace calls
+}  // namespace k32
