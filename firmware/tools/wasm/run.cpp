@@ -92,7 +92,7 @@ void print_result(ValType t, Value v) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--stack-slots N] [--time] MODULE "
+               "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--stack-slots N] [--call-depth N] [--time] MODULE "
                "[INVOKE-ARGS...] [-- PROGRAM-ARGS...]\n");
   return 2;
 }
@@ -120,6 +120,8 @@ int run_main(int argc, char** argv) {
     else if (std::strcmp(a, "--time") == 0) timing = true;
     else if (std::strcmp(a, "--stack-slots") == 0 && i + 1 < argc)
       lim.value_stack_slots = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (std::strcmp(a, "--call-depth") == 0 && i + 1 < argc)
+      lim.call_depth = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (a[0] == '-' && a[1] == '-') return usage();
     else if (!path) path = a;
     else invoke_args.push_back(a);

@@ -23,6 +23,9 @@ BUILD_DIR = REPO_ROOT / "build" / "bench-wasm"
 # What each workload stresses; integer ones carry the strictest target.
 KINDS = {"fib": "call", "sha256": "integer", "matmul": "float", "sort": "memory", "json": "integer"}
 RESULT = re.compile(r"result (\d+) ns (\d+)")
+# Stack budget of a pod for the RAM-per-instance figure (what a kubelet would configure).
+POD_STACK_SLOTS = 1024
+POD_CALL_DEPTH = 256
 
 
 class BenchError(Exception):
@@ -167,14 +170,17 @@ def code_size_m32_os() -> int | None:
 
 
 def instance_ram(tool: Path, wasm: Path) -> dict:
-    """Store bytes beyond linear memory and the value stack, for one instance of `wasm`."""
-    r = subprocess.run([str(tool), "run", "--time", "--stack-slots", "1024", str(wasm)],
+    """Store bytes beyond linear memory for one instance of `wasm`, with pod-sized stacks
+    (POD_STACK_SLOTS value slots, POD_CALL_DEPTH frames)."""
+    r = subprocess.run([str(tool), "run", "--time", "--stack-slots", str(POD_STACK_SLOTS),
+                        "--call-depth", str(POD_CALL_DEPTH), str(wasm)],
                        capture_output=True, text=True)
     m = re.search(r"store_bytes (\d+) memory_bytes (\d+) stack_bytes (\d+) code_bytes (\d+)", r.stderr)
     if not m:
         return {}
     store, memory, stack, code = (int(x) for x in m.groups())
     return {"store_bytes": store, "linear_memory_bytes": memory, "value_stack_bytes": stack,
+            "call_depth": POD_CALL_DEPTH,
             "beyond_linear_memory_bytes": store - memory, "module_code_bytes": code}
 
 
@@ -257,5 +263,5 @@ def wasm(workloads, repeat, as_json):
     ram = s["instance_ram"]
     if ram:
         click.echo(f"RAM per instance beyond linear memory: {ram['beyond_linear_memory_bytes']} bytes "
-                   f"(of which value stack {ram['value_stack_bytes']}; compiled module "
+                   f"(value stack {ram['value_stack_bytes']}, {ram['call_depth']} frames; compiled module "
                    f"{ram['module_code_bytes']} bytes, shared by instances)")
