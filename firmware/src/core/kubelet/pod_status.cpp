@@ -68,8 +68,7 @@ json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Val
     cs.set("started", c.state.kind == ContainerState::Running);
     statuses.push(cs);
     if (c.state.kind == ContainerState::Running) running++;
-    else if (c.state.exit_code == 0) succeeded++;
-    else failed++;
+    if (c.state.kind == ContainerState::Terminated) ++(c.state.exit_code == 0 ? succeeded : failed);
     if (c.ready) ready++;
     if (c.state.kind == ContainerState::Waiting && c.has_last) restarting = true;
   }
