@@ -8,6 +8,7 @@ import click
 
 from . import api as api_bench
 from .ingress import ingress as ingress_bench
+from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
 
 
@@ -18,6 +19,7 @@ def bench():
 
 bench.add_command(wasm_bench)
 bench.add_command(ingress_bench)
+bench.add_command(pods_bench)
 
 
 def _print_api(result: dict) -> None:
