@@ -277,6 +277,11 @@ int run_node(const node::NodeConfig& cfg_in) {
     };
     make_kubelet(n, http::Endpoint{cfg.bind_ip, cfg.api_port});
     n->api->add_route(podserver::make_log_route(&n->store, n->kubelet));
+    // Pods bound to this node start at once instead of at the next sync period.
+    kubelet::Kubelet* kl = n->kubelet;
+    n->store.add_listener([kl](const store::Event& ev) {
+      if (ev.resource == "pods" && ev.object["spec"]["nodeName"].as_string() == kl->config().node_name) kl->poke();
+    });
     http::ServerConfig sc;
     sc.name = "api";
     sc.bind_ip = cfg.bind_ip;
