@@ -859,9 +859,7 @@ bool Compiler::body(uint32_t type_index) {
 
 }  // namespace
 
-bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* body_end,
-                      const uint8_t* refs_declared) {
-  (void)body_end;
+bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* refs_declared) {
   r.section = "code";
   uint32_t type = m->func_types[m->nfunc_imports + def_index];
   FuncCode fc{m->code.n, 0, 0, type};

@@ -8,8 +8,7 @@
 namespace k32 {
 namespace wasm {
 
-bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* body_end,
-                      const uint8_t* refs_declared);
+bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* refs_declared);
 
 namespace {
 
@@ -115,7 +114,7 @@ struct Loader {
   }
 
   // Constant expression of the expected type; global.get only of imported globals.
-  bool const_expr(ConstExpr* e, ValType want, bool in_func_body_refs) {
+  bool const_expr(ConstExpr* e, ValType want) {
     uint8_t op = r.u8();
     if (r.failed()) return false;
     ValType got;
@@ -169,7 +168,6 @@ struct Loader {
       return r.malformed("illegal opcode: constant expression must end with end");
     }
     if (got != want) return r.invalid("type mismatch in constant expression");
-    (void)in_func_body_refs;
     return true;
   }
 
@@ -289,7 +287,7 @@ struct Loader {
     for (uint32_t i = 0; i < n && !r.failed(); i++) {
       GlobalDef g;
       if (!globaltype(&g.type, &g.mut)) return false;
-      if (!const_expr(&g.init, g.type, false)) return false;
+      if (!const_expr(&g.init, g.type)) return false;
       if (!m->globals.push(a, g)) return oom();
     }
     return !r.failed();
@@ -350,7 +348,7 @@ struct Loader {
         if (flags & 2) s.table = r.u32();
         if (r.failed()) return false;
         if (s.table >= m->tables.n) return r.invalid("unknown table");
-        if (!const_expr(&s.offset, ValType::I32, false)) return false;
+        if (!const_expr(&s.offset, ValType::I32)) return false;
       }
       bool exprs = flags & 4;
       if (flags & 3) {
@@ -369,7 +367,7 @@ struct Loader {
       for (uint32_t k = 0; k < count && !r.failed(); k++) {
         ConstExpr e;
         if (exprs) {
-          if (!const_expr(&e, s.type, false)) return false;
+          if (!const_expr(&e, s.type)) return false;
         } else {
           uint32_t f = r.u32();
           if (r.failed()) return false;
@@ -405,7 +403,7 @@ struct Loader {
       const uint8_t* body_end = r.p + size;
       const uint8_t* saved_end = r.end;
       r.end = body_end;
-      if (!compile_function(m, r, i, body_end, refs.p)) return false;
+      if (!compile_function(m, r, i, refs.p)) return false;
       if (r.p != body_end) return r.malformed("section size mismatch: function body");
       r.end = saved_end;
     }
@@ -429,7 +427,7 @@ struct Loader {
       if (d.mode == SegMode::Active) {
         if (r.failed()) return false;
         if (d.memory >= m->memories.n) return r.invalid("unknown memory");
-        if (!const_expr(&d.offset, ValType::I32, false)) return false;
+        if (!const_expr(&d.offset, ValType::I32)) return false;
       }
       uint32_t len = r.u32();
       const uint8_t* bytes = r.bytes(len);
