@@ -2,11 +2,17 @@
 //   k32-call call [options] URL        one or more k32_http_call's as a pod would make them;
 //                                      prints one JSON line per call {"rc","status","len","body","ms"}
 //   k32-call gateway --port P [...]    an API server with only the egress gateway mounted
+//   k32-call bench --repeat N [URL]    Service-call latency in-process and over the node
+//                                      pool (a native handler stands in for the pod), and
+//                                      the TLS handshake+request time to URL; one JSON object
 // Options: -X METHOD, -H "Name: value" (repeatable), -d BODY, --cap N, --timeout MS,
 //   --pod NS/NAME, --objects FILE (JSON list of Pods/Nodes/Namespaces/NetworkPolicies for
 //   the store), --ca PEM (extra trusted roots), --worker (worker limits; https:// through
 //   --gateway IP:PORT with --token T), --parallel N, --repeat N, --token T (gateway).
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +24,7 @@
 #include "core/calls/call_client.h"
 #include "core/calls/egress_client.h"
 #include "core/calls/egress_gateway.h"
+#include "core/calls/service_call.h"
 #include "core/http/http_server.h"
 #include "core/store/object_store.h"
 #include "k32_board.h"
@@ -179,6 +186,124 @@ int run_calls(const Opts& o) {
   return 0;
 }
 
+struct Stats {
+  double mean_ms = 0, p50_ms = 0, p99_ms = 0, per_s = 0;
+  uint32_t n = 0, failed = 0;
+};
+
+Stats time_calls(uint32_t n, const std::function<int32_t()>& one) {
+  std::vector<double> us;
+  Stats s;
+  uint64_t t_all = port::monotonic_ms();
+  for (uint32_t i = 0; i < n; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    int32_t rc = one();
+    auto t1 = std::chrono::steady_clock::now();
+    if (rc < 100) ++s.failed;
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  uint64_t total_ms = port::monotonic_ms() - t_all;
+  std::sort(us.begin(), us.end());
+  double sum = 0;
+  for (double u : us) sum += u;
+  s.n = n;
+  if (n) {
+    s.mean_ms = sum / n / 1000.0;
+    s.p50_ms = us[n / 2] / 1000.0;
+    s.p99_ms = us[std::min<size_t>(n - 1, (n * 99) / 100)] / 1000.0;
+    s.per_s = total_ms ? n * 1000.0 / double(total_ms) : 0;
+  }
+  return s;
+}
+
+std::string stats_json(const Stats& s) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "{\"n\":%u,\"failed\":%u,\"mean_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"calls_per_s\":%.1f}",
+                s.n, s.failed, s.mean_ms, s.p50_ms, s.p99_ms, s.per_s);
+  return buf;
+}
+
+int run_bench(const Opts& o) {
+  static store::ObjectStore st;
+  std::string err;
+  if (!st.open("", &err)) return 1;
+  static http::Server srv;
+  http::ServerConfig cfg;
+  cfg.bind_ip = "127.0.0.1";
+  bool started = false;
+  for (int i = 0; i < 20 && !started; ++i) {
+    uint16_t r;
+    port::random_fill(&r, sizeof r);
+    cfg.port = static_cast<uint16_t>(20000 + r % 40000);
+    started = srv.start(cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(200, "text/plain", "pong"); }, &err);
+  }
+  if (!started) {
+    std::fprintf(stderr, "k32-call: bench: %s\n", err.c_str());
+    return 1;
+  }
+  auto mk = [&](const std::string& name, const std::string& node) {
+    json::Value p;
+    json::ParseError pe;
+    json::parse(R"({"metadata":{"name":")" + name + R"(","namespace":"default","labels":{"app":")" + name +
+                    R"("}},"spec":{"nodeName":")" + node + R"("},"status":{"phase":"Running","podIP":"127.0.0.1","conditions":[{"type":"Ready","status":"True"}]}})",
+                &p, &pe);
+    st.create("pods", "default", name, p, nullptr);
+    json::Value s;
+    json::parse(R"({"metadata":{"name":")" + name + R"(","namespace":"default"},"spec":{"selector":{"app":")" + name +
+                    R"("},"ports":[{"port":80,"targetPort":)" + std::to_string(cfg.port) + "}]}}",
+                &s, &pe);
+    st.create("services", "default", name, s, nullptr);
+  };
+  mk("local", "cp");
+  mk("remote", "worker-1");
+  calls::ServiceCallerEnv se;
+  se.node_name = "cp";
+  se.resolve = calls::store_service_resolver(&st);
+  se.inproc_stack_bytes = 0;  // the bench thread's stack is not the pod runner's
+  se.head_max = K32_RESP_HEAD_MAX_CP;
+  se.local = [](const std::string&, const http::Request&, calls::LocalResponse* out) -> int32_t {
+    out->status = 200;
+    out->body = "pong";
+    return 0;
+  };
+  static calls::ServiceCaller sc(se);
+  calls::CallEnv env;
+  env.head_max = K32_RESP_HEAD_MAX_CP;
+  env.sessions = &calls::node_tls_sessions();
+  static calls::CallClient* client = nullptr;
+  env.policy = [](const calls::CallArgs& a, const netpol::Destination& d, const std::string& t) {
+    json::Value pod = json::Value::object();
+    pod.at_or_insert("metadata").set("namespace", a.caller_ns);
+    return calls::store_policy_check(&st, pod, d, t);
+  };
+  env.service = [](const calls::ServiceCall& s, calls::CallReply* rep, bool* exists) {
+    return sc.call(*client, s, rep, exists);
+  };
+  client = new calls::CallClient(env);
+  uint8_t buf[256];
+  auto one = [&](const std::string& url) {
+    calls::CallArgs a;
+    a.caller_ns = "default";
+    a.caller_name = "bench";
+    a.method = "GET";
+    a.url = url;
+    a.resp = buf;
+    a.resp_cap = sizeof buf;
+    return client->call(a).rc;
+  };
+  uint32_t n = o.repeat > 1 ? o.repeat : 1000;
+  Stats local = time_calls(n, [&] { return one("http://local/"); });
+  Stats remote = time_calls(n, [&] { return one("http://remote/"); });
+  std::string tls = "null";
+  if (!o.url.empty()) {
+    uint32_t tn = n < 50 ? n : 50;  // handshakes are slow: a few tens tell the time
+    tls = stats_json(time_calls(tn, [&] { return one(o.url); }));
+  }
+  std::printf("{\"in_process\":%s,\"cross_node\":%s,\"tls_handshake_and_request\":%s}\n", stats_json(local).c_str(),
+              stats_json(remote).c_str(), tls.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -215,6 +340,7 @@ int main(int argc, char** argv) {
     if (!o.ca.empty()) return 1;  // without --ca only https:// calls are affected
   }
   if (o.mode == "gateway") return run_gateway(o);
+  if (o.mode == "bench") return run_bench(o);
   if (o.mode != "call") usage("mode must be call or gateway");
   if (o.url.empty()) usage("missing URL");
   return run_calls(o);

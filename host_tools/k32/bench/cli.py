@@ -7,6 +7,7 @@ import tempfile
 import click
 
 from . import api as api_bench
+from .calls import calls as calls_bench
 from .ingress import ingress as ingress_bench
 from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
@@ -20,6 +21,7 @@ def bench():
 bench.add_command(wasm_bench)
 bench.add_command(ingress_bench)
 bench.add_command(pods_bench)
+bench.add_command(calls_bench)
 
 
 def _print_api(result: dict) -> None:
