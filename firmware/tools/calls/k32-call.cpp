@@ -194,7 +194,7 @@ struct Stats {
 Stats time_calls(uint32_t n, const std::function<int32_t()>& one) {
   std::vector<double> us;
   Stats s;
-  uint64_t t_all = port::monotonic_ms();
+  auto t_all = std::chrono::steady_clock::now();
   for (uint32_t i = 0; i < n; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     int32_t rc = one();
@@ -202,7 +202,7 @@ Stats time_calls(uint32_t n, const std::function<int32_t()>& one) {
     if (rc < 100) ++s.failed;
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
-  uint64_t total_ms = port::monotonic_ms() - t_all;
+  double total_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t_all).count();
   std::sort(us.begin(), us.end());
   double sum = 0;
   for (double u : us) sum += u;
@@ -211,7 +211,7 @@ Stats time_calls(uint32_t n, const std::function<int32_t()>& one) {
     s.mean_ms = sum / n / 1000.0;
     s.p50_ms = us[n / 2] / 1000.0;
     s.p99_ms = us[std::min<size_t>(n - 1, (n * 99) / 100)] / 1000.0;
-    s.per_s = total_ms ? n * 1000.0 / double(total_ms) : 0;
+    s.per_s = total_us > 0 ? n * 1e6 / total_us : 0;
   }
   return s;
 }
