@@ -29,6 +29,10 @@ def test_echo_example_runs_on_the_control_plane(sim_cluster):
     assert status == 200
     assert body == b"hello from echo\nPOST /echo/hello\nping"
     assert headers["content-type"] == "text/plain"
+    # echo published its path on echo.events, which its kube32.io/event-topics annotation
+    # subscribes it to: k32_event logged it.
+    logs = wait_until(lambda: "event echo.events: /echo/hello" in (out := sim_cluster.kubectl("logs", "echo").stdout) and out)
+    assert logs, sim_cluster.kubectl("logs", "echo").stdout
 
 
 def test_pod_server_errors(sim_cluster):

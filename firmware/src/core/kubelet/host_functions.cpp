@@ -211,7 +211,10 @@ Trap host_k32_channel_subscribe(Caller& c, const Value* a, Value* r, void* user)
   if (!read_in(c, u32(a[0]), u32(a[1]), &topic)) return ret(r, kErrFault);
   if (topic.empty()) return ret(r, kErrInval);
   auto& hook = k->pod->kubelet->hooks().subscribe;
-  return ret(r, hook ? hook(*k, topic) : kErrNotsup);
+  if (hook) return ret(r, hook(*k, topic));
+  std::shared_ptr<kubelet::Pod> self = k->pod->kubelet->find(k->pod->key());
+  if (!self) return ret(r, kErrNoent);
+  return ret(r, k->pod->kubelet->subscribe(self, {topic}) ? 0 : kErrNotsup);
 }
 Trap host_k32_event_topic(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);

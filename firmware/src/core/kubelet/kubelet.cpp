@@ -22,6 +22,29 @@ bool terminal(const json::Value& pod) {
   return ph == "Succeeded" || ph == "Failed";
 }
 
+// Delivers the pod's channel messages to k32_event until the pod stops.
+struct EventsArg {
+  std::shared_ptr<Pod> pod;
+};
+
+void events_main(void* a) {
+  EventsArg* arg = static_cast<EventsArg*>(a);
+  std::shared_ptr<Pod> p = arg->pod;
+  delete arg;
+  while (!p->stopping) {
+    std::shared_ptr<channels::Subscription> sub;
+    {
+      std::lock_guard<std::mutex> lock(p->mu);
+      sub = p->sub;
+    }
+    channels::Message m;
+    if (sub && sub->next(&m, 500)) p->kubelet->deliver_event(p->key(), m.topic, m.payload);
+    else if (!sub) port::sleep_ms(200);
+  }
+  std::lock_guard<std::mutex> lock(p->mu);
+  p->events_thread = false;
+}
+
 std::string pod_path(const std::string& ns, const std::string& name) {
   return "/api/v1/namespaces/" + ns + "/pods/" + name;
 }
@@ -80,6 +103,37 @@ void Kubelet::event(const Pod& pod, const char* type, const char* reason, const 
   api_->call("POST", "/api/v1/namespaces/" + pod.ns + "/events", &ev, nullptr);
 }
 
+bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::string>& topics) {
+  if (!hub_) return false;
+  bool start_thread = false;
+  std::shared_ptr<channels::Subscription> old;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    bool added = false;
+    for (const auto& t : topics) {
+      bool have = false;
+      for (const auto& x : p->topics) have = have || x == t;
+      if (!have && !t.empty()) {
+        p->topics.push_back(t);
+        added = true;
+      }
+    }
+    if (added || !p->sub) {
+      old = p->sub;
+      p->sub = hub_->subscribe(p->topics);
+    }
+    if (!p->events_thread) start_thread = p->events_thread = true;
+  }
+  if (old) hub_->unsubscribe(old);
+  if (start_thread &&
+      !port::thread_start("k32_events", cfg_.runner_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
+    std::lock_guard<std::mutex> lock(p->mu);
+    p->events_thread = false;
+    return false;
+  }
+  return true;
+}
+
 void Kubelet::start_pod(const json::Value& obj) {
   auto p = std::make_shared<Pod>();
   p->kubelet = this;
@@ -110,6 +164,11 @@ void Kubelet::start_pod(const json::Value& obj) {
     pods_[p->key()] = p;
   }
   logf("[KUBELET] starting pod %s (%u container(s))", p->key().c_str(), static_cast<unsigned>(p->containers.size()));
+  std::vector<std::string> topics;
+  for (const std::string& t : text::split(obj["metadata"]["annotations"][kEventTopicsAnnotation].as_string(), ','))
+    if (!text::trim(t).empty()) topics.push_back(text::trim(t));
+  if (!topics.empty() && !subscribe(p, topics))
+    logf("[KUBELET] pod %s: no channel hub on this node for %s", p->key().c_str(), kEventTopicsAnnotation);
   event(*p, "Normal", "Scheduled", "Successfully assigned " + p->key() + " to " + cfg_.node_name);
   for (size_t i = 0; i < p->containers.size(); ++i)
     if (!start_runner(p, i)) {
@@ -121,6 +180,13 @@ void Kubelet::start_pod(const json::Value& obj) {
 
 void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
   p->stopping = true;
+  std::shared_ptr<channels::Subscription> sub;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    sub = p->sub;
+    p->sub = nullptr;
+  }
+  if (sub && hub_) hub_->unsubscribe(sub);
   for (auto& c : p->containers) {
     std::lock_guard<std::mutex> lock(c->store_mu);
     if (c->store) wasm::store_interrupt(c->store);

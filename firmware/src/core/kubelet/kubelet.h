@@ -33,6 +33,8 @@ constexpr uint32_t kBackoffMaxMs = 300000;
 constexpr int64_t kBackoffResetS = 60;
 // A container without limits.memory gets this many Wasm pages at most.
 constexpr uint32_t kDefaultMaxPages = 16;
+// Pods name channel topics for k32_event in this annotation (comma separated).
+constexpr const char* kEventTopicsAnnotation = "kube32.io/event-topics";
 
 // Hooks the channels and calls areas install (defaults answer K32_ERR_NOTSUP).
 struct Hooks {
@@ -47,6 +49,10 @@ class Kubelet {
   Kubelet(KubeletConfig cfg, ApiClient* api) : cfg_(std::move(cfg)), api_(api) {}
   const KubeletConfig& config() const { return cfg_; }
   Hooks& hooks() { return hooks_; }
+  // The node's channel hub: k32_event delivery and k32_channel_subscribe (set before run).
+  void set_hub(channels::Hub* hub) { hub_ = hub; }
+  // Adds topics to the pod's k32_event subscription; false when the node has no hub.
+  bool subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::string>& topics);
 
   // Runs sync passes forever (every sync_ms, sooner when a container changes state).
   void run();
@@ -84,6 +90,7 @@ class Kubelet {
   KubeletConfig cfg_;
   ApiClient* api_;
   Hooks hooks_;
+  channels::Hub* hub_ = nullptr;
   std::mutex mu_;
   std::condition_variable wake_;
   bool poked_ = false;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/channels/channel_hub.h"
 #include "core/http/http_message.h"
 #include "core/json/json.h"
 #include "core/kubelet/log_ring.h"
@@ -92,6 +93,11 @@ struct Pod {
   std::condition_variable cv;
   int runners = 0;  // container runner threads still alive (under mu)
   int64_t start_time = 0;
+  // Channel topics delivered to k32_event (the kube32.io/event-topics annotation plus
+  // k32_channel_subscribe), one hub subscription for all of them (under mu).
+  std::vector<std::string> topics;
+  std::shared_ptr<channels::Subscription> sub;
+  bool events_thread = false;
   std::string key() const { return ns + "/" + name; }
 };
 
