@@ -130,6 +130,7 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
   n->pod_server = new podserver::PodServer(n->kubelet);
+  n->kubelet->set_hub(&n->hub);
   // k32_channel_publish takes the node's publish path (the hub here, the bridge on workers).
   n->kubelet->hooks().publish = [n](kubelet::Container&, const std::string& topic, const std::string& data) {
     return n->publish && n->publish(topic, data) ? 0 : abi::kErrIo;
