@@ -254,3 +254,46 @@ spec:
     assert env("ENV_SELF_PORT_7000_TCP_PROTO") == "tcp"
     assert env("NOPE") is None
     delete(sim_cluster, "printenv")
+
+
+def test_logs_tail_follow_and_errors(sim_cluster):
+    w = worker_name(sim_cluster)
+    for name, node in (("echo-logs-cp", None), ("echo-logs-w", w)):
+        sel = f"  nodeSelector: {{kubernetes.io/hostname: {node}}}\n" if node else \
+            "  nodeSelector: {node-role.kubernetes.io/control-plane: ''}\n"
+        apply(sim_cluster, f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+{sel}  containers: [{{name: echo, image: wasm://embedded/echo}}]
+""")
+        pod = wait_until(lambda: (q := get_pod(sim_cluster, name)) and q["status"].get("phase") == "Running" and q)
+        assert pod, get_pod(sim_cluster, name)
+        node_name = pod["spec"]["nodeName"]
+        for i in range(3):
+            assert pod_request(sim_cluster, node_name, f"default/{name}", path=f"/r{i}")[0] == 200
+        out = wait_until(lambda: (o := sim_cluster.kubectl("logs", name).stdout).count("publish failed") == 3 and o)
+        assert out, sim_cluster.kubectl("logs", name).stdout
+        assert sim_cluster.kubectl("logs", name, "--tail", "1").stdout == "publish failed: -1\n"
+        assert sim_cluster.kubectl("logs", name, "-c", "echo", "--tail", "2").stdout.count("\n") == 2
+        bad = sim_cluster.kubectl("logs", name, "-c", "nope")
+        assert bad.returncode != 0 and "nope" in bad.stderr
+        prev = sim_cluster.kubectl("logs", name, "--previous")
+        assert prev.returncode != 0 and "previous terminated container" in prev.stderr
+        # -f streams what arrives after it started.
+        import subprocess
+        from k32.build.tools import kubectl
+        follow = subprocess.Popen([str(kubectl("1.37")), "--kubeconfig", str(sim_cluster.kubeconfig), "--context",
+                                   sim_cluster.context, "logs", "-f", "--tail", "0", name],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1.5)
+            for i in range(2):
+                pod_request(sim_cluster, node_name, f"default/{name}", path=f"/f{i}")
+            time.sleep(2.5)
+        finally:
+            follow.terminate()
+            streamed, _ = follow.communicate(timeout=10)
+        assert streamed.count("publish failed: -1") == 2, streamed
+        delete(sim_cluster, name)

@@ -117,6 +117,11 @@ api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local) 
       return true;
     }
     if (local && node == local->config().node_name) {
+      std::shared_ptr<kubelet::Pod> keep;
+      if (!local->log_of(key, q.container, q.previous, &err, &keep)) {
+        send_status(w, api::bad_request(err));  // kubectl prints the message as is
+        return true;
+      }
       serve_local_log(local, key, q, w);
       return true;
     }
