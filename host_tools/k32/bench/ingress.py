@@ -130,15 +130,14 @@ def _wrk_load(host: str, port: int, method: str, path: str, body: bytes | None,
     p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
     if not (rps and total and p50 and p99):
         raise BenchError(f"wrk: unexpected output:\n{out}")
-    errors = 0
-    for pattern in (r"Non-2xx or 3xx responses:\s+([0-9]+)",):
-        m = re.search(pattern, out)
-        errors += int(m.group(1)) if m else 0
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+([0-9]+)", out)
     sock = re.search(r"Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), "
                      r"timeout ([0-9]+)", out)
+    detail = {"non2xx": int(non2xx.group(1)) if non2xx else 0}
     if sock:
-        errors += sum(int(g) for g in sock.groups())
-    return {"generator": "wrk", "requests": int(total.group(1)), "errors": errors,
+        detail.update(zip(("connect", "read", "write", "timeout"), map(int, sock.groups())))
+    return {"generator": "wrk", "requests": int(total.group(1)),
+            "errors": sum(detail.values()), "errorDetail": detail,
             "requestsPerSec": float(rps.group(1)),
             "p50_ms": round(_wrk_ms(p50.group(1)), 3), "p99_ms": round(_wrk_ms(p99.group(1)), 3)}
 
