@@ -161,6 +161,8 @@ void EgressGateway::serve(http::Request& req, http::ResponseWriter& w) {
   rq.limits.deadline_ms = deadline;
   rq.limits.head_max = env_.head_max;
   rq.limits.body_limit = static_cast<size_t>(limit) + 1;  // limit + 1 tells the worker it overflowed
+  const port::Socket worker = w.socket();
+  rq.limits.abandoned = [worker] { return port::tcp_peer_closed(worker); };  // frees the session early
   int32_t rc = resolve_outside(url.host, deadline, &rq.ip);
   if (rc != 0) {
     answer_error(w, rc, "cannot resolve " + url.host);

@@ -24,6 +24,7 @@ class Reader {
   int32_t fill() {
     for (;;) {
       if (lim_.cancel && lim_.cancel->load()) return K32_ERR_IO;
+      if (lim_.abandoned && lim_.abandoned()) return K32_ERR_IO;
       uint64_t now = port::monotonic_ms();
       if (now >= lim_.deadline_ms) return K32_ERR_TIMEOUT;
       uint64_t left = lim_.deadline_ms - now;

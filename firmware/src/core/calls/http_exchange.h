@@ -20,6 +20,9 @@ struct ExchangeLimits {
   size_t head_max = 1024;            // status line + headers
   size_t body_limit = 0;             // bytes delivered before K32_ERR_TOOBIG
   const std::atomic<bool>* cancel = nullptr;
+  // Polled with `cancel`: true when whoever waits for the answer has gone (the egress
+  // gateway's worker closed its connection), which ends the exchange.
+  std::function<bool()> abandoned;
   // Called once with the final response's head before any body (the egress gateway
   // starts its streamed answer there); returning false ends the exchange (K32_ERR_IO).
   std::function<bool(int status, const std::vector<http::Header>& headers)> on_head;
