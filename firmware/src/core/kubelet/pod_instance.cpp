@@ -1,6 +1,7 @@
 #include "core/kubelet/pod_instance.h"
 
 #include "core/kubelet/image_source.h"
+#include "core/kubelet/kubelet.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
@@ -68,8 +69,8 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   wasm::Limits lim;
   lim.max_memory_pages = c->max_pages;
-  lim.value_stack_slots = 8192;
-  lim.call_depth = 512;
+  lim.value_stack_slots = kValueStackSlots;
+  lim.call_depth = kCallDepth;
   c->store = wasm::store_new(kPodAllocator, lim);
   if (!c->store) {
     *reason = "CreateContainerError";
