@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/kubelet/pod_runtime.h"
+#include "core/util/log.h"
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
 #include "wasm/wasm.h"
@@ -40,6 +41,33 @@ ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane) {
     return 0;
   };
   return e;
+}
+
+// The worker's NetworkPolicy feed when the kubelet does not drive the cache itself: every
+// pod sync period it lists this node's pods, records their labels, loads the policies of
+// new namespaces and relists those due. 16 KiB: a pod list is parsed on this stack.
+constexpr uint32_t kPolicySyncStackBytes = 16 * 1024;
+
+struct PolicySync {
+  kubelet::Kubelet* kubelet;
+  netpol::PolicyCache* cache;
+};
+
+void policy_sync_main(void* arg) {
+  PolicySync* ps = static_cast<PolicySync*>(arg);
+  const std::string path = "/api/v1/pods?fieldSelector=spec.nodeName%3D" + ps->kubelet->config().node_name;
+  for (;;) {
+    json::Value list;
+    if (api_get(ps->kubelet, path, &list) == 200) {
+      std::vector<const json::Value*> pods;
+      for (const auto& p : list["items"].items()) pods.push_back(&p);
+      for (const json::Value* p : pods)
+        ps->cache->ensure_namespace((*p)["metadata"]["namespace"].as_string(), port::monotonic_ms());
+      ps->cache->record_pods(pods);
+      ps->cache->relist_due(port::monotonic_ms());
+    }
+    port::sleep_ms(K32_POD_SYNC_MS);
+  }
 }
 
 }  // namespace
@@ -116,7 +144,8 @@ std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet
   return n;
 }
 
-std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token) {
+std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token,
+                                                bool start_policy_sync) {
   std::unique_ptr<NodeCalls> n(new NodeCalls());
   n->api_resolver.reset(new ApiServiceResolver(
       [kubelet](const std::string& path, json::Value* out) { return api_get(kubelet, path, out); },
@@ -170,6 +199,10 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
   };
   n->client.reset(new CallClient(env));
   install_http_call_hook(kubelet, n->client.get());
+  if (start_policy_sync &&
+      !port::thread_start("k32_netpol", kPolicySyncStackBytes, port::Region::Any, policy_sync_main,
+                          new PolicySync{kubelet, n->policy_cache.get()}))
+    logf("[NETPOL] cannot start the policy sync thread: pods of this node are denied every call");
   return n;
 }
 
