@@ -1,0 +1,121 @@
+"""examples/egress.yaml and examples/egress-policy.yaml on a simulated cluster: the probes
+on the control plane and on a worker reach a local HTTP server on port 8000; with the
+policy, port 8000 stays allowed and any other port is denied with a [NETPOL] line on the
+calling node (a worker within its relist period)."""
+import http.client
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from k32 import REPO_ROOT
+
+EGRESS = REPO_ROOT / "examples" / "egress.yaml"
+POLICY = REPO_ROOT / "examples" / "egress-policy.yaml"
+PROBE_PORT = 8000  # the port the spec's policy allows
+POD_START_S = 60
+WORKER_PROPAGATION_S = 12  # relist 5 s + pod sync 2 s, with margin
+
+
+class Hello(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello from port 8000"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def port_8000():
+    try:
+        srv = ThreadingHTTPServer(("127.0.0.1", PROBE_PORT), Hello)
+    except OSError as e:
+        pytest.skip(f"port {PROBE_PORT} is taken on this machine ({e}); the spec's policy names it")
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def probe(cluster, which: str, url: str | None = None) -> str:
+    cp = next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
+    conn = http.client.HTTPConnection(cp["ip"], cp["ingressPort"], timeout=15)
+    conn.request("GET", f"/egress-probe/{which}" + (f"?url={url}" if url else ""))
+    r = conn.getresponse()
+    body = r.read().decode(errors="replace")
+    conn.close()
+    return body if r.status == 200 else f"HTTP {r.status}: {body}"
+
+
+def wait_for(fn, timeout: float, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last[0]:
+            return last
+        time.sleep(interval)
+    return last
+
+
+def node_log(cluster, role: str) -> str:
+    names = [n["name"] for n in cluster.status()["nodes"] if (n["role"] == "control-plane") == (role == "cp")]
+    return "".join(cluster.log_path(name).read_text(errors="replace") for name in names)
+
+
+@pytest.fixture(scope="module")
+def probes(sim_cluster, port_8000):
+    p = sim_cluster.kubectl("apply", "-f", str(EGRESS))
+    assert p.returncode == 0, p.stderr
+    try:
+        for which in ("cp", "worker"):
+            ok, body = wait_for(lambda: (probe(sim_cluster, which).startswith("rc="), probe(sim_cluster, which)),
+                                POD_START_S)
+            if body.startswith("rc=-95"):
+                pytest.skip("k32_http_call is not wired on this node yet (K32_ERR_NOTSUP): "
+                            "calls::install_*_calls missing in node_app")
+            assert ok, f"{which} probe never answered: {body}"
+        yield sim_cluster
+    finally:
+        sim_cluster.kubectl("delete", "-f", str(POLICY), "--ignore-not-found")
+        sim_cluster.kubectl("delete", "-f", str(EGRESS), "--ignore-not-found")
+
+
+def test_probes_reach_port_8000_without_policy(probes):
+    for which in ("cp", "worker"):
+        body = probe(probes, which)
+        assert body.startswith("rc=200 status=200"), (which, body)
+        assert "hello from port 8000" in body
+
+
+def test_policy_allows_8000_and_denies_other_ports(probes):
+    other = f"http://127.0.0.1:{_closed_port()}/"
+    p = probes.kubectl("apply", "-f", str(POLICY))
+    assert p.returncode == 0, p.stderr
+    try:
+        # The control plane reads policies per call: the next call is denied.
+        assert probe(probes, "cp", other).startswith("rc=-1 "), probe(probes, "cp", other)
+        assert probe(probes, "cp").startswith("rc=200 ")
+        # Workers relist every 5 s.
+        ok, body = wait_for(lambda: (probe(probes, "worker", other).startswith("rc=-1 "),
+                                     probe(probes, "worker", other)), WORKER_PROPAGATION_S)
+        assert ok, body
+        assert probe(probes, "worker").startswith("rc=200 ")
+        port = other.rsplit(":", 1)[1].rstrip("/")
+        time.sleep(0.5)
+        assert f"[NETPOL] default/egress-probe-cp -> http://127.0.0.1:{port} denied: " in node_log(probes, "cp")
+        assert f"[NETPOL] default/egress-probe-worker -> http://127.0.0.1:{port} denied: " in node_log(probes, "worker")
+    finally:
+        probes.kubectl("delete", "-f", str(POLICY), "--ignore-not-found")
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
