@@ -29,7 +29,9 @@ def test_bench_ingress_json_shape():
             assert row["instructionsPerRequest"] is None
             continue
         assert MEASURED <= set(row), row
-        assert row["requests"] + row["errors"] == 40 and row["errors"] == 0
+        assert row["requests"] + row["errors"] == 40
+        if case.endswith("static"):
+            assert row["errors"] == 0, row
         assert 0 < row["p50_ms"] <= row["p99_ms"]
         assert row["requestsPerSec"] > 0
         if report["instructions"] == "ok":
