@@ -275,8 +275,15 @@ struct Compiler {
     return emit_op(when_true ? op::kJmpIf : op::kJmpUnless) && emit(cond);
   }
 
+  // A single result still living in a local is returned straight from it.
+  bool local_result(uint32_t n, uint32_t* slot) const {
+    if (n != 1 || vals.n <= ctrls[ctrls.n - 1].height) return false;
+    *slot = locs[vals.n - 1];
+    return *slot < nlocals;
+  }
   bool emit_return() {
-    uint32_t n = ctrls[0].nr;
+    uint32_t n = ctrls[0].nr, slot;
+    if (local_result(n, &slot)) return emit_op(op::kReturn) && emit(1) && emit(slot);
     if (!materialize_top(n)) return false;
     return emit_op(op::kReturn) && emit(n) && emit(canon(vals.n >= n ? vals.n - n : 0));
   }
@@ -596,6 +603,12 @@ bool Compiler::body(uint32_t type_index) {
         break;
       }
       case 0x0B: {  // end
+        uint32_t slot;
+        if (top.kind == kFunc && top.fixups == kNone && local_result(top.nr, &slot)) {
+          // no branch targets this end: return the local directly (the code below then
+          // emits an unreachable second return)
+          if (!emit_op(op::kReturn) || !emit(1) || !emit(slot)) return false;
+        }
         if (!materialize_top(top.nr)) return false;
         Ctrl c{};
         if (!pop_ctrl(&c)) return false;
