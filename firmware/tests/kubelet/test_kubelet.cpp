@@ -1,6 +1,7 @@
 // Kubelet pieces without a network: image references and digests, the log ring,
 // back-off, Service-link env, and the embedded echo/hello/crasher images run through
 // the real ABI table (capabilities, memory limits, traps).
+#include <atomic>
 #include <cstring>
 
 #include "check.h"
@@ -14,6 +15,7 @@
 #include "core/kubelet/pod_instance.h"
 #include "core/kubelet/sha256.h"
 #include "k32_abi_table.h"
+#include "port.h"
 
 using namespace k32;
 using namespace k32::kubelet;
@@ -234,6 +236,31 @@ static void test_run_to_completion() {
   release_container(&y.c);
 }
 
+// An in-process call from a thread without the configured free stack is K32_ERR_NOMEM.
+struct StackProbe {
+  Kubelet* k;
+  std::atomic<int32_t> rc{1};
+};
+static void stack_probe_main(void* a) {
+  StackProbe* sp = static_cast<StackProbe*>(a);
+  http::Request rq;
+  PodResponse out;
+  sp->rc = sp->k->call_pod("default/none", rq, &out);
+}
+
+static void test_stack_budget() {
+  KubeletConfig cfg;
+  cfg.inproc_stack_bytes = 128 * 1024;
+  Kubelet k(cfg, nullptr);
+  StackProbe small{&k};
+  CHECK(port::thread_start("probe", 64 * 1024, port::Region::Any, &stack_probe_main, &small));
+  StackProbe big{&k};
+  CHECK(port::thread_start("probe", 512 * 1024, port::Region::Any, &stack_probe_main, &big));
+  for (int i = 0; i < 500 && (small.rc == 1 || big.rc == 1); ++i) port::sleep_ms(10);
+  CHECK_EQ(small.rc.load(), abi::kErrNomem);
+  CHECK_EQ(big.rc.load(), abi::kErrNoent);  // enough stack: then the pod is looked up
+}
+
 int main() {
   test_sha256();
   test_image_refs();
@@ -244,5 +271,6 @@ int main() {
   test_capability_granted();
   test_memory_limit();
   test_run_to_completion();
+  test_stack_budget();
   TEST_MAIN_END();
 }

@@ -300,9 +300,10 @@ bool Kubelet::sync_once() {
 }
 
 int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodResponse* out) {
+  // The budget is checked before anything else: a caller short of stack learns it at once.
+  if (port::stack_free_bytes() < cfg_.inproc_stack_bytes) return abi::kErrNomem;
   std::shared_ptr<Pod> p = find(key);
   if (!p || p->stopping) return abi::kErrNoent;
-  if (port::stack_free_bytes() < cfg_.inproc_stack_bytes) return abi::kErrNomem;
   for (auto& cp : p->containers) {
     Container* c = cp.get();
     std::lock_guard<std::mutex> lock(c->call_mu);
