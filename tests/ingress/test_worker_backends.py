@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ingress_helpers import apply, get, ingress_address, wait_until
+from ingress_helpers import apply, ingress_address, wait_until
 
 from k32.sim.testing import make_test_cluster
 
