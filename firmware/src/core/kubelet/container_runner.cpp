@@ -64,8 +64,7 @@ ContainerState run_once(Pod* p, Container* c) {
     t.reason = reason;
     t.message = message;
     t.exit_code = 128;
-    p->kubelet->event(*p, "Warning", reason == "ImageDigestMismatch" || reason == "ErrImagePull" ? "Failed" : "Failed",
-                      "container " + c->name + ": " + message);
+    p->kubelet->event(*p, "Warning", "Failed", "container " + c->name + ": " + message);
     logf("[KUBELET] %s container %s: %s", p->key().c_str(), c->name.c_str(), message.c_str());
     return t;
   }

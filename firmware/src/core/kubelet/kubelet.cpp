@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/kubelet/container_runner.h"
+#include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
 #include "core/kubelet/pod_status.h"
 #include "core/sched/quantity.h"
@@ -75,31 +76,7 @@ std::shared_ptr<Pod> Kubelet::find(const std::string& key) {
 }
 
 void Kubelet::event(const Pod& pod, const char* type, const char* reason, const std::string& message) {
-  std::string now = text::rfc3339(port::wall_time_s());
-  json::Value ev = json::Value::object();
-  ev.set("kind", "Event");
-  ev.set("apiVersion", "v1");
-  json::Value md = json::Value::object();
-  md.set("name", pod.name + "." + text::uuid4().substr(0, 8));
-  md.set("namespace", pod.ns);
-  ev.set("metadata", md);
-  json::Value obj = json::Value::object();
-  obj.set("kind", "Pod");
-  obj.set("apiVersion", "v1");
-  obj.set("namespace", pod.ns);
-  obj.set("name", pod.name);
-  obj.set("uid", pod.uid);
-  ev.set("involvedObject", obj);
-  ev.set("reason", reason);
-  ev.set("message", message);
-  ev.set("type", type);
-  json::Value src = json::Value::object();
-  src.set("component", "kubelet");
-  src.set("host", cfg_.node_name);
-  ev.set("source", src);
-  ev.set("firstTimestamp", now);
-  ev.set("lastTimestamp", now);
-  ev.set("count", 1);
+  json::Value ev = make_pod_event(pod.ns, pod.name, pod.uid, type, reason, message, "kubelet", cfg_.node_name);
   api_->call("POST", "/api/v1/namespaces/" + pod.ns + "/events", &ev, nullptr);
 }
 

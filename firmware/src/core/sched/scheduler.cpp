@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/kubelet/pod_event.h"
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -222,8 +223,8 @@ void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
 
 void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string& message) {
   json::Value pod = pod_in;
-  const std::string& ns = pod["metadata"]["namespace"].str();
-  const std::string& name = pod["metadata"]["name"].str();
+  const std::string ns = pod["metadata"]["namespace"].str();  // copies: pod is edited below
+  const std::string name = pod["metadata"]["name"].str();
   json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
   if (!conds.is_array()) conds = json::Value::array();
   for (auto& c : conds.items())
@@ -246,34 +247,9 @@ void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string&
   json::Value stored;
   if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
   logf("[SCHED] %s/%s unschedulable: %s", ns.c_str(), name.c_str(), message.c_str());
-  json::Value ev = json::Value::object();
-  ev.set("kind", "Event");
-  ev.set("apiVersion", "v1");
-  std::string ev_name = name + "." + text::uuid4().substr(0, 8);
-  json::Value md = json::Value::object();
-  md.set("name", ev_name);
-  md.set("namespace", ns);
-  md.set("uid", text::uuid4());
-  md.set("creationTimestamp", now);
-  ev.set("metadata", md);
-  json::Value obj = json::Value::object();
-  obj.set("kind", "Pod");
-  obj.set("apiVersion", "v1");
-  obj.set("namespace", ns);
-  obj.set("name", name);
-  obj.set("uid", pod["metadata"]["uid"]);
-  ev.set("involvedObject", obj);
-  ev.set("reason", "FailedScheduling");
-  ev.set("message", message);
-  ev.set("type", "Warning");
-  json::Value src = json::Value::object();
-  src.set("component", "default-scheduler");
-  ev.set("source", src);
-  ev.set("firstTimestamp", now);
-  ev.set("lastTimestamp", now);
-  ev.set("count", 1);
-  ev.set("reportingComponent", "default-scheduler");
-  st_->create("events", ns, ev_name, ev, &stored);
+  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Warning", "FailedScheduling",
+                                           message, "default-scheduler", "");
+  st_->create("events", ns, ev["metadata"]["name"].str(), ev, &stored);
 }
 
 int Scheduler::pass() {
