@@ -24,7 +24,7 @@ void send_json_error(http::ResponseWriter& w, int code, const std::string& reaso
 }  // namespace
 
 IngressController::IngressController(store::ObjectStore* st, channels::Hub* hub, IngressConfig cfg)
-    : store_(st), hub_(hub), cfg_(std::move(cfg)), pool_(new UpstreamPool()) {
+    : store_(st), hub_(hub), cfg_(std::move(cfg)), pool_(new UpstreamPool()), started_ms_(port::monotonic_ms()) {
   // An Ingress, Service or Pod change makes the table stale; the rebuild itself happens
   // on the request path (at most every K32_INGRESS_REBUILD_MIN_MS) or on the tick.
   store_->add_listener([this](const store::Event& ev) {
@@ -113,7 +113,7 @@ std::string IngressController::telemetry_json() {
   t.set("pods", pods);
   port::MemStats m = port::mem_stats();
   t.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
-  t.set("uptimeMs", static_cast<int64_t>(port::monotonic_ms()));
+  t.set("uptimeMs", static_cast<int64_t>(port::monotonic_ms() - started_ms_));
   t.set("resourceVersion", static_cast<int64_t>(store_->current_rv()));
   return json::dump(t);
 }
@@ -236,10 +236,26 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
       return;
     }
   }
-  std::vector<const json::Value*> remote;
-  for (const auto& pod : pods)
-    if (pod["spec"]["nodeName"].as_string() != cfg_.node_name && !pod["status"]["podIP"].as_string().empty())
-      remote.push_back(&pod);
+  // Worker pods, on nodes that are Ready, reached at the pod server port their node reports
+  // (7000 on every board; distinct ports for simulated workers sharing one host).
+  struct Remote {
+    const json::Value* pod;
+    uint16_t node_port;
+  };
+  std::vector<Remote> remote;
+  for (const auto& pod : pods) {
+    std::string node_name = pod["spec"]["nodeName"].as_string();
+    if (node_name == cfg_.node_name || pod["status"]["podIP"].as_string().empty()) continue;
+    json::Value node;
+    if (!store_->get("nodes", "", node_name, &node)) continue;
+    bool ready = false;
+    for (const auto& c : node["status"]["conditions"].items())
+      if (c["type"].str() == "Ready") ready = c["status"].str() == "True";
+    int64_t port = node.path({"status", "daemonEndpoints", "kubeletEndpoint", "Port"})
+                       ? node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int()
+                       : 0;
+    if (ready && port > 0 && port <= 65535) remote.push_back(Remote{&pod, static_cast<uint16_t>(port)});
+  }
   if (remote.empty()) {
     w.add_header("Retry-After", "2");
     send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " selects no running pod");
@@ -252,12 +268,12 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     idx = rr_[key]++;
   }
   for (size_t tried = 0; tried < remote.size(); ++tried) {
-    const json::Value& pod = *remote[(idx + tried) % remote.size()];
-    int32_t target = api::resolve_target_port(*port, pod);
-    if (target <= 0) continue;
+    const json::Value& pod = *remote[(idx + tried) % remote.size()].pod;
+    uint16_t node_port = remote[(idx + tried) % remote.size()].node_port;
+    if (api::resolve_target_port(*port, pod) <= 0) continue;
     std::vector<http::Header> extra{{"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})},
                                     {"X-Forwarded-For", req.peer_ip}};
-    if (pool_->relay(pod["status"]["podIP"].str(), static_cast<uint16_t>(target), req, extra, w)) return;
+    if (pool_->relay(pod["status"]["podIP"].str(), node_port, req, extra, w)) return;
   }
   w.add_header("Retry-After", "2");
   send_json_error(w, 503, "ServiceUnavailable", "no pod of service " + key + " answered");

@@ -60,6 +60,7 @@ class IngressController {
   channels::Hub* hub_;
   IngressConfig cfg_;
   UpstreamPool* pool_;
+  uint64_t started_ms_;
   std::mutex mu_;
   RouteTable table_;
   std::vector<json::Value> ingresses_;
