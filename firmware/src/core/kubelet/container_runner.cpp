@@ -123,7 +123,11 @@ void runner_main(void* arg_p) {
   Pod* p = keep.get();
   Container* c = p->containers[arg->index].get();
   delete arg;
-  std::string policy = p->obj["spec"]["restartPolicy"].as_string("Always");
+  std::string policy;
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    policy = p->obj["spec"]["restartPolicy"].as_string("Always");
+  }
   int failures = 0;
   while (!p->stopping) {
     ContainerState t = run_once(p, c);

@@ -186,9 +186,11 @@ void Kubelet::stop_all() {
 
 void Kubelet::report(Pod& p) {
   json::Value status;
+  json::Value body;
   {
     std::lock_guard<std::mutex> lock(p.mu);
     status = pod_status(p, cfg_.node_ip, p.obj["status"]);
+    body = p.obj;
   }
   std::string dump = json::dump(status);
   {
@@ -196,18 +198,23 @@ void Kubelet::report(Pod& p) {
     auto it = reported_.find(p.key());
     if (it != reported_.end() && it->second == dump) return;
   }
-  json::Value body = p.obj;
   body.set("status", status);
   json::Value out;
   int rc = api_->call("PUT", pod_path(p.ns, p.name) + "/status", &body, &out);
   if (rc == 200) {
-    std::lock_guard<std::mutex> lock(mu_);
-    reported_[p.key()] = dump;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      reported_[p.key()] = dump;
+    }
+    std::lock_guard<std::mutex> lock(p.mu);
     p.obj = out;  // the new resourceVersion for the next write
   } else if (rc == 409) {
     // Someone else wrote the pod: re-read it and write again on the next pass.
     json::Value cur;
-    if (api_->call("GET", pod_path(p.ns, p.name), nullptr, &cur) == 200) p.obj = cur;
+    if (api_->call("GET", pod_path(p.ns, p.name), nullptr, &cur) == 200) {
+      std::lock_guard<std::mutex> lock(p.mu);
+      p.obj = cur;
+    }
     poke();
   }
 }

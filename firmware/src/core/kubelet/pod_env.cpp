@@ -102,7 +102,11 @@ void service_env(const json::Value& svc, const json::Value& endpoints, const jso
 
 bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string* err) {
   Kubelet* k = p->kubelet;
-  const json::Value& pod = p->obj;
+  json::Value pod;  // a copy: the sync loop refreshes p->obj under p->mu
+  {
+    std::lock_guard<std::mutex> lock(p->mu);
+    pod = p->obj;
+  }
   std::vector<std::pair<std::string, std::string>> vars;
   vars.push_back({"HOSTNAME", p->name});
   if (pod["spec"]["enableServiceLinks"].as_bool(true)) {

@@ -86,7 +86,7 @@ struct Container {
 struct Pod {
   Kubelet* kubelet = nullptr;
   std::string ns, name, uid;
-  json::Value obj;  // the pod as last read from the API
+  json::Value obj;  // the pod as last read from the API (under mu once runners started)
   std::vector<std::unique_ptr<Container>> containers;
   std::atomic<bool> stopping{false};
   std::mutex mu;
