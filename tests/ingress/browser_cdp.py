@@ -94,11 +94,20 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float) -> bool:
+        """True once `expression` is truthy. Until the document has loaded, the elements it
+        names may not exist yet; such evaluation errors count as "not yet" until the end."""
         deadline = time.monotonic() + timeout
+        last_error = None
         while time.monotonic() < deadline:
-            if self.evaluate(expression):
-                return True
+            try:
+                if self.evaluate(expression):
+                    return True
+                last_error = None
+            except BrowserError as e:
+                last_error = e
             time.sleep(0.2)
+        if last_error:
+            raise last_error
         return False
 
     def screenshot(self, path: Path) -> bytes:
