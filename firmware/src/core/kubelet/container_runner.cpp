@@ -73,6 +73,7 @@ ContainerState run_once(Pod* p, Container* c) {
   run.reason.clear();
   run.started_at = port::wall_time_s();
   t.started_at = run.started_at;
+  c->accepting = c->main_fn == nullptr;
   set_state(p, c, run, c->main_fn == nullptr);  // request pods are ready once instantiated
   p->kubelet->event(*p, "Normal", "Started", "Started container " + c->name);
   if (c->main_fn) {
@@ -109,6 +110,7 @@ ContainerState run_once(Pod* p, Container* c) {
       t.reason = "Completed";
     }
   }
+  c->accepting = false;
   {
     std::lock_guard<std::mutex> lock(c->call_mu);
     release_container(c);

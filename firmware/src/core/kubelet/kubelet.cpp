@@ -290,6 +290,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
   if (!p || p->stopping) return abi::kErrNoent;
   for (auto& cp : p->containers) {
     Container* c = cp.get();
+    if (!c->accepting) continue;
     std::lock_guard<std::mutex> lock(c->call_mu);
     if (!c->handle_fn || !c->store) continue;
     c->req = &rq;
@@ -326,6 +327,7 @@ int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic,
   if (!p || p->stopping) return abi::kErrNoent;
   for (auto& cp : p->containers) {
     Container* c = cp.get();
+    if (!c->accepting) continue;
     std::lock_guard<std::mutex> lock(c->call_mu);
     if (!c->event_fn || !c->store) continue;
     c->ev_topic = &topic;

@@ -61,6 +61,9 @@ struct Container {
   bool crashed = false;       // k32_handle trapped: the runner restarts the container
   std::string crash_message;
 
+  // A request pod's instance is up: k32_handle/k32_event may be entered. Never set for
+  // run-to-completion containers, whose k32_main holds call_mu for its whole run.
+  std::atomic<bool> accepting{false};
   // ---- the instance; call_mu serialises every entry into it ----
   std::mutex call_mu;
   std::mutex store_mu;        // guards `store` for store_interrupt from other threads
