@@ -146,7 +146,6 @@ void Kubelet::start_pod(const json::Value& obj) {
     if (!text::trim(t).empty()) topics.push_back(text::trim(t));
   if (!topics.empty() && !subscribe(p, topics))
     logf("[KUBELET] pod %s: no channel hub on this node for %s", p->key().c_str(), kEventTopicsAnnotation);
-  event(*p, "Normal", "Scheduled", "Successfully assigned " + p->key() + " to " + cfg_.node_name);
   for (size_t i = 0; i < p->containers.size(); ++i)
     if (!start_runner(p, i)) {
       std::lock_guard<std::mutex> lock(p->mu);

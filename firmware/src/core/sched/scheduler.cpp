@@ -217,8 +217,11 @@ void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
   uint64_t rv = 0;
   text::parse_uint(pod["metadata"]["resourceVersion"].as_string(), UINT64_MAX, &rv);
   json::Value stored;
-  if (st_->update("pods", ns, name, pod, rv, &stored) == store::Result::Ok)
-    logf("[SCHED] %s/%s bound to %s", ns.c_str(), name.c_str(), node.c_str());
+  if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
+  logf("[SCHED] %s/%s bound to %s", ns.c_str(), name.c_str(), node.c_str());
+  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Normal", "Scheduled",
+                                           "Successfully assigned " + ns + "/" + name + " to " + node, "default-scheduler", "");
+  st_->create("events", ns, ev["metadata"]["name"].str(), ev, &stored);
 }
 
 void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string& message) {
