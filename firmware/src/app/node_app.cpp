@@ -5,6 +5,7 @@
 
 #include "app/channel_routes.h"
 #include "app/http_node_api.h"
+#include "app/web_assets.h"
 #include "app/ingress_controller.h"
 #include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
@@ -131,6 +132,15 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
   n->pod_server = new podserver::PodServer(n->kubelet);
   n->kubelet->set_hub(&n->hub);
+  n->kubelet->hooks().embedded_asset = [](const std::string& bundle, const std::string& path, const uint8_t** data,
+                                          uint32_t* len) {
+    const WebAsset* a = web_asset_find(bundle, path);
+    if (!a) return false;
+    *data = a->data;
+    *len = a->len;
+    return true;
+  };
+  n->kubelet->hooks().content_type = [](const std::string& path) { return content_type_for(path); };
   // k32_channel_publish takes the node's publish path (the hub here, the bridge on workers).
   n->kubelet->hooks().publish = [n](kubelet::Container&, const std::string& topic, const std::string& data) {
     return n->publish && n->publish(topic, data) ? 0 : abi::kErrIo;
@@ -173,6 +183,7 @@ void add_console_commands(Node* n) {
     s.set("ingressPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.ingress_port : 0));
     s.set("podPort", static_cast<int64_t>(n->cfg.pod_port));
     s.set("bundle", n->cfg.bundle_digest);
+    s.set("board", n->cfg.board);
     s.set("token", !n->current_token().empty());
     s.set("wifi", n->settings.has("wifi"));
     port::MemStats m = port::mem_stats();
