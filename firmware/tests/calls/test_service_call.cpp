@@ -65,7 +65,12 @@ int main() {
   CHECK(pod_port != 0);
 
   std::string svc = R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default"},
-      "spec":{"selector":{"app":"web"},"ports":[{"name":"http","port":80,"targetPort":)" + std::to_string(pod_port) + "}]}}";
+      "spec":{"selector":{"app":"web"},"ports":[{"name":"http","port":80,"targetPort":"http"}]}})";
+  // Pods are reached at their node's pod server port (daemonEndpoints), not the target port.
+  CHECK(st.create("nodes", "", "worker-1",
+                  J(R"({"metadata":{"name":"worker-1"},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":)" +
+                    std::to_string(pod_port) + "}}}}"),
+                  nullptr) == store::Result::Ok);
   CHECK(st.create("services", "default", "web", J(svc), nullptr) == store::Result::Ok);
   CHECK(st.create("services", "default", "empty",
                   J(R"({"metadata":{"name":"empty","namespace":"default"},"spec":{"selector":{"app":"none"},"ports":[{"port":80}]}})"),

@@ -254,6 +254,14 @@ int run_bench(const Opts& o) {
                 &s, &pe);
     st.create("services", "default", name, s, nullptr);
   };
+  {
+    json::Value node;
+    json::ParseError pe;
+    json::parse(R"({"metadata":{"name":"worker-1"},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":)" +
+                    std::to_string(cfg.port) + "}}}}",
+                &node, &pe);
+    st.create("nodes", "", "worker-1", node, nullptr);
+  }
   mk("local", "cp");
   mk("remote", "worker-1");
   calls::ServiceCallerEnv se;

@@ -25,6 +25,11 @@ const json::Value* service_port(const json::Value& svc, uint16_t port) {
 
 }  // namespace
 
+uint16_t pod_server_port(const json::Value& node) {
+  int64_t p = node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int(0);
+  return p > 0 && p <= 65535 ? static_cast<uint16_t>(p) : static_cast<uint16_t>(K32_POD_PORT);
+}
+
 std::vector<std::string> parse_chain(const std::string& chain) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -56,11 +61,26 @@ ServiceResolver store_service_resolver(store::ObjectStore* st) {
       int32_t tp = api::resolve_target_port(*sp, pod);
       if (tp <= 0 || tp > 65535) continue;
       b.port = static_cast<uint16_t>(tp);
+      json::Value node;
+      b.node_port = st->get("nodes", "", b.node, &node) ? pod_server_port(node) : static_cast<uint16_t>(K32_POD_PORT);
       b.pod = pod;
       out->push_back(std::move(b));
     }
     return 0;
   };
+}
+
+uint16_t ApiServiceResolver::node_port(const std::string& node, uint64_t now) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = node_ports_.find(node);
+    if (it != node_ports_.end() && now - it->second.first < cache_ms_) return it->second.second;
+  }
+  json::Value n;
+  uint16_t port = get_("/api/v1/nodes/" + node, &n) == 200 ? pod_server_port(n) : static_cast<uint16_t>(K32_POD_PORT);
+  std::lock_guard<std::mutex> lk(mu_);
+  node_ports_[node] = {now, port};
+  return port;
 }
 
 int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& svc, uint16_t port, bool* exists,
@@ -110,6 +130,7 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
       b.ip = a["ip"].as_string();
       b.node = a["nodeName"].as_string();
       b.port = static_cast<uint16_t>(target);
+      b.node_port = node_port(b.node, now);
       out->push_back(std::move(b));
     }
   }
@@ -141,7 +162,8 @@ void ServiceCaller::give_back(const std::string& addr, port::Socket s) {
 int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain,
                                    CallReply* rep) {
   const CallArgs& a = *sc.args;
-  const std::string addr = b.ip + ":" + std::to_string(b.port);
+  // The target node's pod server routes by X-Kube32-Pod (as the Ingress controller relays).
+  const std::string addr = b.ip + ":" + std::to_string(b.node_port);
   std::vector<http::Header> hs = sc.headers;
   hs.push_back({kPodHeader, b.key});
   hs.push_back({kChainHeader, chain});
@@ -158,7 +180,7 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
       uint64_t now = port::monotonic_ms();
       if (now >= sc.deadline_ms) return K32_ERR_TIMEOUT;
       int err = 0;
-      s = port::tcp_connect(b.ip.c_str(), b.port, static_cast<uint32_t>(sc.deadline_ms - now), &err);
+      s = port::tcp_connect(b.ip.c_str(), b.node_port, static_cast<uint32_t>(sc.deadline_ms - now), &err);
       if (s == port::kNoSocket) {
         int32_t rc = errno_to_k32(err);
         return rc == K32_ERR_TIMEOUT ? rc : K32_ERR_IO;  // the target node is unreachable

@@ -24,7 +24,8 @@ struct Backend {
   std::string key;   // "ns/name"
   std::string ip;    // status.podIP (the node's address)
   std::string node;  // spec.nodeName
-  uint16_t port = 0; // resolved target port
+  uint16_t port = 0; // resolved target port (what NetworkPolicy compares)
+  uint16_t node_port = 0;  // the target node's pod server (status.daemonEndpoints.kubeletEndpoint.Port)
   json::Value pod;   // the pod object when the resolver has it (control plane)
 };
 
@@ -53,9 +54,14 @@ class ApiServiceResolver {
   };
   Get get_;
   uint32_t cache_ms_;
+  uint16_t node_port(const std::string& node, uint64_t now);
   std::mutex mu_;
   std::map<std::string, Entry> cache_;
+  std::map<std::string, std::pair<uint64_t, uint16_t>> node_ports_;  // node -> (read at, port)
 };
+
+// The pod server port a Node object reports; K32_POD_PORT when it reports none.
+uint16_t pod_server_port(const json::Value& node);
 
 // "a/b,c/d" -> {"a/b","c/d"}
 std::vector<std::string> parse_chain(const std::string& chain);
