@@ -44,9 +44,16 @@ def port_8000():
 
 
 def probe(cluster, which: str, url: str | None = None) -> str:
-    cp = next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
-    conn = http.client.HTTPConnection(cp["ip"], cp["ingressPort"], timeout=15)
-    conn.request("GET", f"/egress-probe/{which}" + (f"?url={url}" if url else ""))
+    """Asks probe pod egress-probe-<which> through its node's pod server, as the Ingress
+    controller relays (X-Kube32-Pod), so this test does not depend on the ingress."""
+    pod = f"egress-probe-{which}"
+    p = cluster.kubectl("get", "pod", pod, "-o", "jsonpath={.spec.nodeName}")
+    nodes = {n["name"]: n for n in cluster.status()["nodes"]}
+    if p.returncode != 0 or p.stdout not in nodes:
+        return f"not scheduled: {p.stderr.strip()}"
+    node = nodes[p.stdout]
+    conn = http.client.HTTPConnection(node["ip"], node["podPort"], timeout=15)
+    conn.request("GET", "/" + (f"?url={url}" if url else ""), headers={"X-Kube32-Pod": f"default/{pod}"})
     r = conn.getresponse()
     body = r.read().decode(errors="replace")
     conn.close()
@@ -83,8 +90,8 @@ def probes(sim_cluster, port_8000):
             assert ok, f"{which} probe never answered: {body}"
         yield sim_cluster
     finally:
-        sim_cluster.kubectl("delete", "-f", str(POLICY), "--ignore-not-found")
-        sim_cluster.kubectl("delete", "-f", str(EGRESS), "--ignore-not-found")
+        sim_cluster.kubectl("delete", "-f", str(POLICY), "--ignore-not-found", "--wait=false")
+        sim_cluster.kubectl("delete", "-f", str(EGRESS), "--ignore-not-found", "--wait=false")
 
 
 def test_probes_reach_port_8000_without_policy(probes):
@@ -112,7 +119,7 @@ def test_policy_allows_8000_and_denies_other_ports(probes):
         assert f"[NETPOL] default/egress-probe-cp -> http://127.0.0.1:{port} denied: " in node_log(probes, "cp")
         assert f"[NETPOL] default/egress-probe-worker -> http://127.0.0.1:{port} denied: " in node_log(probes, "worker")
     finally:
-        probes.kubectl("delete", "-f", str(POLICY), "--ignore-not-found")
+        probes.kubectl("delete", "-f", str(POLICY), "--ignore-not-found", "--wait=false")
 
 
 def _closed_port() -> int:
