@@ -46,17 +46,6 @@ bool header_safe(const std::string& s) {
   return true;
 }
 
-const char* content_type_of(const std::string& path) {
-  static const struct { const char* ext; const char* type; } kTypes[] = {
-      {".html", "text/html; charset=utf-8"}, {".htm", "text/html; charset=utf-8"}, {".css", "text/css"},
-      {".js", "application/javascript"}, {".mjs", "application/javascript"}, {".json", "application/json"},
-      {".svg", "image/svg+xml"}, {".png", "image/png"}, {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"},
-      {".gif", "image/gif"}, {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
-      {".wasm", "application/wasm"}, {".woff2", "font/woff2"}};
-  for (const auto& t : kTypes)
-    if (text::ends_with(path, t.ext)) return t.type;
-  return "application/octet-stream";
-}
 
 }  // namespace
 
@@ -127,23 +116,38 @@ Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
   uint32_t status = u32(a[2]);
   if (status != 0 && (status < 100 || status > 599)) return ret(r, kErrInval);
   if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos) return ret(r, kErrNoent);
-  // Bundles live beside SD images only for now; embedded bundles (images/web/<name>/)
-  // arrive with the StaticBundle work.
-  const std::string& sd = k->pod->kubelet->config().sd_dir;
-  const std::string prefix = "wasm://sd/";
-  if (sd.empty() || k->image.compare(0, prefix.size(), prefix) != 0) return ret(r, kErrNoent);
-  std::string img = k->image.substr(prefix.size());
+  const kubelet::Hooks& hooks = k->pod->kubelet->hooks();
+  // The bundle of wasm://embedded/<name> is images/web/<name>/ in the firmware; of
+  // wasm://sd/<name> the card's kube32/images/<name>/.
+  std::string img = k->image.substr(k->image.find("://") + 3);
   img = img.substr(0, img.find('@'));
-  std::string base = sd + "/kube32/images/" + img + "/" + path;
+  bool sd = text::starts_with(img, "sd/");
+  std::string bundle = img.substr(img.find('/') + 1);
+  const std::string& card = k->pod->kubelet->config().sd_dir;
+  if (sd && card.empty()) return ret(r, kErrNoent);
+  // Reads one variant of the file; true when it exists.
+  auto fetch = [&](const std::string& p, std::string* out) {
+    if (!sd) {
+      const uint8_t* data = nullptr;
+      uint32_t len = 0;
+      if (!hooks.embedded_asset || !hooks.embedded_asset(bundle, p, &data, &len)) return false;
+      out->assign(reinterpret_cast<const char*>(data), len);
+      return true;
+    }
+    char* data = nullptr;
+    size_t len = 0;
+    if (!port::file_read((card + "/kube32/images/" + bundle + "/" + p).c_str(), &data, &len)) return false;
+    out->assign(data, len);
+    port::mem_free(data);
+    return true;
+  };
   const std::string* ae = k->req ? k->req->header("Accept-Encoding") : nullptr;
   bool gzip_ok = ae && ae->find("gzip") != std::string::npos;
-  char* data = nullptr;
-  size_t len = 0;
-  bool gz = false;
-  if (gzip_ok && port::file_read((base + ".gz").c_str(), &data, &len)) {
-    gz = true;
-  } else if (!port::file_read(base.c_str(), &data, &len)) {
-    if (port::file_size((base + ".gz").c_str()) >= 0) {  // only the .gz exists, client refuses gzip
+  std::string body;
+  bool gz = gzip_ok && fetch(path + ".gz", &body);
+  if (!gz && !fetch(path, &body)) {
+    std::string probe;
+    if (!gzip_ok && fetch(path + ".gz", &probe)) {  // only the .gz exists and the client refuses gzip
       k->resp->status = 406;
       k->resp->body.clear();
       k->resp->sent = true;
@@ -152,12 +156,11 @@ Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
     return ret(r, kErrNoent);
   }
   k->resp->status = status ? static_cast<int>(status) : 200;
-  k->resp->headers.push_back({"Content-Type", content_type_of(path)});
+  k->resp->headers.push_back({"Content-Type", hooks.content_type ? hooks.content_type(path) : "application/octet-stream"});
   if (gz) k->resp->headers.push_back({"Content-Encoding", "gzip"});
   k->resp->headers.push_back({"Vary", "Accept-Encoding"});
-  k->resp->body.assign(data, len);
+  k->resp->body = std::move(body);
   k->resp->sent = true;
-  port::mem_free(data);
   return ret(r, 0);
 }
 

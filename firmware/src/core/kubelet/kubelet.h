@@ -47,6 +47,11 @@ struct Hooks {
   std::function<int32_t(Container&, const std::string& topic)> subscribe;
   // Arguments are the raw k32_http_call arguments; the hook reads/writes guest memory.
   std::function<int32_t(Container&, wasm::Caller&, const wasm::Value* args)> http_call;
+  // k32_resp_asset: the firmware's embedded bundle files (images/web/<bundle>/), and the
+  // Content-Type of a file name; both live with the Ingress controller's static bundles.
+  std::function<bool(const std::string& bundle, const std::string& path, const uint8_t** data, uint32_t* len)>
+      embedded_asset;
+  std::function<const char*(const std::string& path)> content_type;
 };
 
 class Kubelet {
