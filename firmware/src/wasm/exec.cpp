@@ -16,6 +16,13 @@ namespace k32 {
 namespace wasm {
 
 namespace {
+// Rounding a signalling NaN must yield a quiet one (Wasm's "arithmetic NaN"); some libm
+// implementations of ceil/floor/trunc return the NaN operand unchanged, so add it to itself.
+template <typename F>
+inline F quiet_round(F operand, F rounded) {
+  return operand != operand ? operand + operand : rounded;
+}
+
 
 inline float f32(uint64_t v) {
   float f;
@@ -758,9 +765,9 @@ L_0x82 : {
   // ---- f32 ---- (abs/neg/copysign act on the sign bit only, NaN payloads untouched)
   UN(0x8B, a & 0x7FFFFFFFu)
   UN(0x8C, (a ^ 0x80000000u) & 0xFFFFFFFFu)
-  UN(0x8D, bits(std::ceil(f32(a))))
-  UN(0x8E, bits(std::floor(f32(a))))
-  UN(0x8F, bits(std::trunc(f32(a))))
+  UN(0x8D, bits(quiet_round(f32(a), std::ceil(f32(a)))))
+  UN(0x8E, bits(quiet_round(f32(a), std::floor(f32(a)))))
+  UN(0x8F, bits(quiet_round(f32(a), std::trunc(f32(a)))))
   UN(0x90, bits(std::nearbyint(f32(a))))
   UN(0x91, bits(std::sqrt(f32(a))))
   BINF32(0x92, bits(a + b))
@@ -773,9 +780,9 @@ L_0x82 : {
   // ---- f64 ----
   UN(0x99, a & 0x7FFFFFFFFFFFFFFFull)
   UN(0x9A, a ^ 0x8000000000000000ull)
-  UN(0x9B, bits(std::ceil(f64(a))))
-  UN(0x9C, bits(std::floor(f64(a))))
-  UN(0x9D, bits(std::trunc(f64(a))))
+  UN(0x9B, bits(quiet_round(f64(a), std::ceil(f64(a)))))
+  UN(0x9C, bits(quiet_round(f64(a), std::floor(f64(a)))))
+  UN(0x9D, bits(quiet_round(f64(a), std::trunc(f64(a)))))
   UN(0x9E, bits(std::nearbyint(f64(a))))
   UN(0x9F, bits(std::sqrt(f64(a))))
   BINF64(0xA0, bits(a + b))
