@@ -48,8 +48,8 @@ ContainerState run_once(Pod* p, Container* c) {
   ContainerState t;
   t.kind = ContainerState::Terminated;
   std::string reason, message;
-  std::string env_err;
-  if (!build_env(p, c, &c->env, &env_err)) {
+  std::string env_err = c->config_error;
+  if (!env_err.empty() || !build_env(p, c, &c->env, &env_err)) {
     t.reason = "CreateContainerConfigError";
     t.message = env_err;
     t.exit_code = 1;

@@ -132,8 +132,13 @@ void Kubelet::start_pod(const json::Value& obj) {
     c->max_pages = kDefaultMaxPages;
     const json::Value* lim = cs.path({"resources", "limits", "memory"});
     int64_t bytes = 0;
-    if (lim && sched::parse_quantity(lim->is_int() ? text::to_string(lim->as_int()) : lim->as_string(), &bytes))
-      c->max_pages = static_cast<uint32_t>(bytes / wasm::kPageSize > 65536 ? 65536 : bytes / wasm::kPageSize);
+    if (lim) {
+      std::string q = lim->is_int() ? text::to_string(lim->as_int()) : lim->as_string();
+      if (sched::parse_quantity(q, &bytes))
+        c->max_pages = static_cast<uint32_t>(bytes / wasm::kPageSize > 65536 ? 65536 : bytes / wasm::kPageSize);
+      else
+        c->config_error = "resources.limits.memory \"" + q + "\" is not a quantity (e.g. 64Ki, 1Mi)";
+    }
     p->containers.push_back(std::move(c));
   }
   {

@@ -48,6 +48,7 @@ struct Container {
   uint32_t caps = 0;         // abi::Capability bits
   uint32_t max_pages = 16;   // from limits.memory
   std::vector<std::string> env;  // "KEY=VALUE", built at each start
+  std::string config_error;      // a spec problem found at admission: the container never starts
   LogRing log;
   LogRing previous;
   bool has_previous = false;
