@@ -297,3 +297,39 @@ spec:
             streamed, _ = follow.communicate(timeout=10)
         assert streamed.count("publish failed: -1") == 2, streamed
         delete(sim_cluster, name)
+
+
+def test_on_failure_exit_code_and_bad_limit(sim_cluster):
+    w = worker_name(sim_cluster)
+    apply(sim_cluster, f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: exit-three}}
+spec:
+  nodeName: {w}
+  restartPolicy: OnFailure
+  containers:
+  - name: c
+    image: wasm://embedded/crasher
+    env: [{{name: CRASH_MODE, value: exit}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: bad-limit}}
+spec:
+  nodeName: {w}
+  restartPolicy: Never
+  containers: [{{name: c, image: wasm://embedded/echo, resources: {{limits: {{memory: lots}}}}}}]
+""")
+
+    def restarted():
+        cs = container_status(get_pod(sim_cluster, "exit-three") or {})
+        return cs.get("restartCount", 0) >= 1 and cs.get("lastState", {}).get("terminated") and cs
+
+    cs = wait_until(restarted, timeout=15)
+    assert cs, get_pod(sim_cluster, "exit-three")
+    assert cs["lastState"]["terminated"]["exitCode"] == 3 and cs["lastState"]["terminated"]["reason"] == "Error"
+    pod = wait_until(lambda: (q := get_pod(sim_cluster, "bad-limit")) and q["status"].get("phase") == "Failed" and q)
+    assert pod and pod["status"]["reason"] == "CreateContainerConfigError"
+    assert '"lots" is not a quantity' in pod["status"]["message"]
+    delete(sim_cluster, "exit-three", "bad-limit")
