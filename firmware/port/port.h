@@ -119,3 +119,13 @@ bool tls_client_send_all(TlsClient* t, const void* buf, size_t len);
 void tls_client_free(TlsClient* t);  // sends close_notify; the socket stays open
 }  // namespace port
 }  // namespace k32
+
+// ---- outgoing connections from a chosen local address ----
+namespace k32 {
+namespace port {
+// As tcp_connect, but from `local_ip` (the node's own address), so a peer that checks the
+// source (the egress gateway's node-InternalIP rule) sees the node. On boards the node has
+// one address; the simulator's nodes share the host and differ only by loopback address.
+Socket tcp_connect_from(const char* local_ip, const char* ip, uint16_t port, uint32_t timeout_ms, int* err);
+}  // namespace port
+}  // namespace k32

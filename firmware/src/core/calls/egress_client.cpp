@@ -46,7 +46,7 @@ int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallU
   if (now >= deadline_ms) return K32_ERR_TIMEOUT;
   uint32_t left = static_cast<uint32_t>(deadline_ms - now);
   int err = 0;
-  port::Socket s = port::tcp_connect(gw.ip.c_str(), gw.port, left, &err);
+  port::Socket s = port::tcp_connect_from(gw.local_ip.c_str(), gw.ip.c_str(), gw.port, left, &err);
   if (s == port::kNoSocket) {
     int32_t rc = errno_to_k32(err);
     return rc == K32_ERR_TIMEOUT ? rc : K32_ERR_IO;  // the control plane is unreachable

@@ -17,6 +17,7 @@ struct GatewayTarget {
   std::string ip;     // the control plane's API address
   uint16_t port = 0;
   std::string token;  // the cluster bearer token; empty when the API server has none
+  std::string local_ip;  // connect from the node's address (the gateway checks InternalIP)
 };
 
 // The message/http body: request line with the absolute https:// URL, the headers, the body.

@@ -191,6 +191,7 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
   GatewayTarget gt;
   gt.ip = kubelet->api()->endpoint().host;
   gt.port = kubelet->api()->endpoint().port;
+  gt.local_ip = kubelet->config().node_ip;
   env.egress = [gt, token](const CallArgs& a, const CallUrl& u, const std::vector<http::Header>& hs, uint64_t deadline,
                            CallReply* rep) {
     GatewayTarget t = gt;
