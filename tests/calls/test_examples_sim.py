@@ -101,6 +101,16 @@ def test_probes_reach_port_8000_without_policy(probes):
         assert "hello from port 8000" in body
 
 
+def test_https_from_a_worker_goes_through_the_gateway(probes):
+    # The gateway accepts the worker (its InternalIP, no token in this cluster) and returns
+    # the control plane's result: nothing listens there, so CONNREFUSED.
+    closed = _closed_port()
+    for which in ("cp", "worker"):
+        body = probe(probes, which, f"https://127.0.0.1:{closed}/")
+        assert body.startswith("rc=-111 "), (which, body)
+    assert "gateway refused" not in node_log(probes, "cp")
+
+
 def test_policy_allows_8000_and_denies_other_ports(probes):
     other = f"http://127.0.0.1:{_closed_port()}/"
     p = probes.kubectl("apply", "-f", str(POLICY))
@@ -118,6 +128,11 @@ def test_policy_allows_8000_and_denies_other_ports(probes):
         time.sleep(0.5)
         assert f"[NETPOL] default/egress-probe-cp -> http://127.0.0.1:{port} denied: " in node_log(probes, "cp")
         assert f"[NETPOL] default/egress-probe-worker -> http://127.0.0.1:{port} denied: " in node_log(probes, "worker")
+        # https:// of a worker pod: the control plane checks it at the gateway.
+        assert probe(probes, "worker", f"https://127.0.0.1:{port}/").startswith("rc=-1 ")
+        time.sleep(1.1)  # the [NETPOL] line is rate-limited to one per second
+        assert probe(probes, "worker", f"https://127.0.0.1:{port}/").startswith("rc=-1 ")
+        assert f"[NETPOL] default/egress-probe-worker -> https://127.0.0.1:{port} denied: " in node_log(probes, "cp")
     finally:
         probes.kubectl("delete", "-f", str(POLICY), "--ignore-not-found", "--wait=false")
 
