@@ -111,6 +111,48 @@ def test_https_from_a_worker_goes_through_the_gateway(probes):
     assert "gateway refused" not in node_log(probes, "cp")
 
 
+CP2 = """apiVersion: v1
+kind: Pod
+metadata: {name: egress-probe-cp2, namespace: default, labels: {probe: cp2}}
+spec:
+  nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+  containers:
+    - name: probe
+      image: wasm://embedded/egress-probe
+      ports: [{containerPort: 7000, name: http}]
+      resources: {limits: {memory: 64Ki}}
+      securityContext: {capabilities: {add: ["SERVICE_CALL"]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: cp2, namespace: default}
+spec:
+  selector: {probe: cp2}
+  ports: [{name: http, port: 80, targetPort: http}]
+"""
+
+
+def test_service_calls_across_nodes_in_process_and_loops(probes):
+    p = probes.kubectl("apply", "-f", "-", input=CP2)
+    assert p.returncode == 0, p.stderr
+    try:
+        ok, body = wait_for(lambda: (probe(probes, "cp2", "http://127.0.0.1:9/").startswith("rc="),
+                                     probe(probes, "cp2", "http://127.0.0.1:9/")), POD_START_S)
+        assert ok, body
+        inner = "?url=http://127.0.0.1:9/"  # the target probe's own call: refused, so rc=-111
+        # control plane -> worker pod (pool), worker -> control-plane pod, control plane -> control plane (in-process)
+        assert probe(probes, "cp", f"http://egress-probe-worker/{inner}").startswith("rc=200 status=200\nrc=-111")
+        assert probe(probes, "worker", f"http://egress-probe-cp.default.svc/{inner}").startswith("rc=200 status=200\nrc=-111")
+        assert probe(probes, "cp", f"http://cp2.default.svc.cluster.local/{inner}").startswith("rc=200 status=200\nrc=-111")
+        # Loops: a pod calling itself, and worker -> control plane -> worker again.
+        assert probe(probes, "cp", "http://egress-probe-cp/").startswith("rc=-40 ")
+        assert probe(probes, "worker", "http://egress-probe-cp/?url=http://egress-probe-worker/").startswith(
+            "rc=200 status=200\nrc=-40 ")
+        assert probe(probes, "cp", "http://no-such-service/").startswith("rc=-2 ")
+    finally:
+        probes.kubectl("delete", "-f", "-", "--ignore-not-found", "--wait=false", input=CP2)
+
+
 def test_policy_allows_8000_and_denies_other_ports(probes):
     other = f"http://127.0.0.1:{_closed_port()}/"
     p = probes.kubectl("apply", "-f", str(POLICY))
