@@ -70,14 +70,21 @@ bool PolicyCache::loaded(const std::string& ns) const {
   return it != namespaces_.end() && it->second.loaded;
 }
 
-const PolicyCache::Cached& PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read,
-                                               const std::string& key, uint64_t now_ms) {
-  auto it = m.find(key);
-  if (it != m.end() && now_ms - it->second.read_ms < pod_cache_ms_) return it->second;
+// A copy, read through the cache; the API read itself runs without the lock so one slow
+// read does not hold up every other pod's call.
+PolicyCache::Cached PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read,
+                                        const std::string& key, uint64_t now_ms) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = m.find(key);
+    if (it != m.end() && now_ms - it->second.read_ms < pod_cache_ms_) return it->second;
+  }
   Cached c;
   c.read_ms = now_ms;
   c.found = read && read(key, &c.obj);
-  return m[key] = std::move(c);
+  std::lock_guard<std::mutex> lk(mu_);
+  m[key] = c;
+  return c;
 }
 
 Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const std::string& target_key,
@@ -104,11 +111,10 @@ Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const
   }
   json::Value pod_copy;
   if (!target_key.empty() && policy_needs_target_pod(policies)) {
-    std::lock_guard<std::mutex> lk(mu_);
-    const Cached& p = cached(target_pods_, read_pod_, target_key, now_ms);
+    Cached p = cached(target_pods_, read_pod_, target_key, now_ms);
     if (p.found) {
-      pod_copy = p.obj;
-      const Cached& n = cached(target_namespaces_, read_ns_, target_key.substr(0, target_key.find('/')), now_ms);
+      pod_copy = std::move(p.obj);
+      Cached n = cached(target_namespaces_, read_ns_, target_key.substr(0, target_key.find('/')), now_ms);
       if (n.found) dst.namespace_labels = n.obj["metadata"]["labels"];
     }
   }

@@ -54,7 +54,7 @@ class PolicyCache {
     json::Value obj;
   };
   bool list_into(const std::string& ns, uint64_t now_ms);
-  const Cached& cached(std::map<std::string, Cached>& m, const ReadObject& read, const std::string& key, uint64_t now_ms);
+  Cached cached(std::map<std::string, Cached>& m, const ReadObject& read, const std::string& key, uint64_t now_ms);
 
   const uint32_t relist_ms_;
   const uint32_t pod_cache_ms_;
