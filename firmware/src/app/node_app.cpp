@@ -386,7 +386,7 @@ int run_node(const node::NodeConfig& cfg_in) {
     n->scheduler = new sched::Scheduler(&n->store);
     port::thread_start("scheduler", 64 * 1024, port::Region::Any, &sched::Scheduler::thread_main, n->scheduler);
   }
-  port::thread_start("kubelet", 64 * 1024, port::Region::Any, &kubelet::Kubelet::thread_main, n->kubelet);
+  port::thread_start("kubelet", kubelet::kSyncStackBytes, port::Region::Any, &kubelet::Kubelet::thread_main, n->kubelet);
 
   std::printf("%s\n", ready_line(*n).c_str());
   std::fflush(stdout);

@@ -38,6 +38,9 @@ constexpr uint32_t kDefaultMaxPages = 16;
 // shadow stack inside linear memory.
 constexpr uint32_t kValueStackSlots = 4096;
 constexpr uint32_t kCallDepth = 256;
+// Stack of the sync thread: it parses the node's pod list (recursive JSON, pods nest
+// about a dozen levels) and builds statuses; sanitizer builds need the headroom.
+constexpr uint32_t kSyncStackBytes = 128 * 1024;
 // Pods name channel topics for k32_event in this annotation (comma separated).
 constexpr const char* kEventTopicsAnnotation = "kube32.io/event-topics";
 
