@@ -1,12 +1,14 @@
 #include "app/node_app.h"
 
 #include <cstdio>
+#include <memory>
 #include <mutex>
 
 #include "app/channel_routes.h"
 #include "app/http_node_api.h"
 #include "app/web_assets.h"
 #include "app/ingress_controller.h"
+#include "core/calls/node_calls.h"
 #include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
 #include "core/console/console.h"
@@ -89,6 +91,7 @@ struct Node {
   // any node read from `hub`.
   std::function<bool(const std::string&, const std::string&)> publish;
   ChannelBridge* bridge = nullptr;
+  std::unique_ptr<calls::NodeCalls> calls;
   HttpNodeApi* node_api = nullptr;
   node::Heartbeat* heartbeat = nullptr;
   node::NodeLifecycle* lifecycle = nullptr;
@@ -288,6 +291,12 @@ int run_node(const node::NodeConfig& cfg_in) {
       return true;
     };
     make_kubelet(n, http::Endpoint{cfg.bind_ip, cfg.api_port});
+    // k32_http_call: services and policies from the store, https:// on this node's TLS
+    // sessions (OS roots + --egress-ca), and the egress gateway for the workers' pods.
+    char terr[256] = {0};
+    if (!port::tls_client_trust(cfg.egress_ca.empty() ? nullptr : cfg.egress_ca.c_str(), terr, sizeof terr))
+      logf("[EGRESS] %s", terr);
+    n->calls = calls::install_control_plane_calls(n->kubelet, &n->store, n->api);
     n->api->add_route(podserver::make_log_route(&n->store, n->kubelet));
     // Pods bound to this node start at once instead of at the next sync period.
     kubelet::Kubelet* kl = n->kubelet;
@@ -348,6 +357,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     return 2;
   } else {
     make_kubelet(n, api_ep);
+    // Services and policies through the API, https:// through the control plane's gateway.
+    n->calls = calls::install_worker_calls(n->kubelet, [n]() { return n->current_token(); });
   }
 
   podserver::PodServer* pods = n->pod_server;
