@@ -86,11 +86,13 @@ def _follow_logs(cluster: SimCluster) -> str | None:
               show_default=True, help="API port; every other port moves by the same offset.")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Kubeconfig to merge into (default: first path of $KUBECONFIG, else ~/.kube/config).")
-def up(workers, state, detach, token, base_port, kubeconfig):
+@click.option("--egress-ca", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="PEM certificates the control plane trusts for pods' https:// calls, beside the OS roots.")
+def up(workers, state, detach, token, base_port, kubeconfig, egress_ca):
     """Start a control plane and N workers; write the kubeconfig context `kube32`."""
     try:
         cluster = SimCluster(state, workers=workers, base_port=base_port, token=token,
-                             kubeconfig=kubeconfig)
+                             kubeconfig=kubeconfig, egress_ca=egress_ca)
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
             st = cluster.up(on_progress=lambda m: click.echo(m, err=True))

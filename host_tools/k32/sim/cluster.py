@@ -157,8 +157,11 @@ class SimCluster:
     def __init__(self, state_dir: Path | str = DEFAULT_STATE_DIR, workers: int = DEFAULT_WORKERS,
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
                  kubeconfig: Path | str | None = None, binary: Path | str | None = None,
-                 context: str = kcfg.CONTEXT, die_with_parent: bool = False):
+                 context: str = kcfg.CONTEXT, die_with_parent: bool = False,
+                 egress_ca: Path | str | None = None):
         self.state = Path(state_dir).expanduser().resolve()
+        # A PEM the control plane trusts for pods' https:// calls, beside the OS roots.
+        self.egress_ca = Path(egress_ca).expanduser().resolve() if egress_ca else None
         self.workers = workers
         self.base_port = base_port
         self.token = token or None
@@ -321,6 +324,8 @@ class SimCluster:
                 "--bundle", self._bundle_digest()]
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
+            if self.egress_ca:
+                argv += ["--egress-ca", str(self.egress_ca)]
         else:
             argv += ["--control-plane", self.node_api_url]
         if self.token:
