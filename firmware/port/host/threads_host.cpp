@@ -44,6 +44,10 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   pthread_attr_init(&attr);
   // The host needs some room for libc itself (name resolution, stdio); boards get the exact value.
   size_t stack = stack_bytes < PTHREAD_STACK_MIN ? PTHREAD_STACK_MIN : stack_bytes;
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's redzones make every frame several times larger than on a board.
+  stack *= 4;
+#endif
   pthread_attr_setstacksize(&attr, stack);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;

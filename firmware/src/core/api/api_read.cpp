@@ -162,7 +162,14 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
   }
   std::string rv_param = req.query_param("resourceVersion");
   uint64_t since = 0;
-  bool initial_list = rv_param.empty() || rv_param == "0";
+  // sendInitialEvents (kubectl 1.37's waits use it): the current state as ADDED events, then
+  // a bookmark annotated k8s.io/initial-events-end, then the changes.
+  bool send_initial = req.query_param("sendInitialEvents") == "true";
+  if (send_initial && !bookmarks) {
+    send_error(w, invalid("ListOptions", "", {{"allowWatchBookmarks", "Required value: allowWatchBookmarks must be true when sendInitialEvents is set"}}));
+    return;
+  }
+  bool initial_list = send_initial || rv_param.empty() || rv_param == "0";
   if (!initial_list && !text::parse_uint(rv_param, UINT64_MAX, &since)) {
     send_error(w, bad_request("resourceVersion \"" + rv_param + "\" is not a valid version"));
     return;
@@ -191,6 +198,16 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
     for (const auto& o : all)
       if (matches(o, o.path_str({"metadata", "namespace"})) && !w.write_chunk(encode("ADDED", o))) return;
     since = rv;
+    if (send_initial) {
+      json::Value bm = json::Value::object();
+      bm.set("kind", info.res->kind);
+      bm.set("apiVersion", info.res->group_version());
+      json::Value md = json::Value::object();
+      md.set("resourceVersion", text::to_string(static_cast<int64_t>(since)));
+      md.at_or_insert("annotations").set("k8s.io/initial-events-end", "true");
+      bm.set("metadata", md);
+      if (!w.write_chunk(encode("BOOKMARK", bm))) return;
+    }
   }
   uint64_t deadline = port::monotonic_ms() + timeout_s * 1000;
   uint64_t last_bookmark = port::monotonic_ms();

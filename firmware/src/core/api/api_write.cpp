@@ -54,11 +54,13 @@ ApiError from_store(store::Result r, const RequestInfo& info, const std::string&
 
 // Secret.stringData is write-only: it merges into data, base64-encoded.
 void fold_string_data(json::Value* obj) {
-  json::Value* sd = obj->find("stringData");
-  if (!sd) return;
+  const json::Value* found = obj->find("stringData");
+  if (!found) return;
+  // Copy first: inserting "data" may move the object's members (and `found` with them).
+  json::Value sd = *found;
   json::Value& data = obj->at_or_insert("data");
   if (!data.is_object()) data = json::Value::object();
-  for (const auto& kv : sd->members()) data.set(kv.first, base64_encode(kv.second.as_string()));
+  for (const auto& kv : sd.members()) data.set(kv.first, base64_encode(kv.second.as_string()));
   obj->erase("stringData");
 }
 
