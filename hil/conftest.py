@@ -20,6 +20,9 @@ def pytest_addoption(parser):
     g.addoption("--ingress-port", type=int, default=80)
     g.addoption("--token", help="the cluster's bearer token, if one is set")
     g.addoption("--sim-workers", type=int, default=1)
+    g.addoption("--host-ip", default="127.0.0.1",
+                help="this machine's address as the nodes reach it (board target: on the uplink network)")
+    g.addoption("--https-url", help="board target: an https:// URL with a publicly trusted certificate")
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +34,10 @@ def target(request, tmp_path_factory):
         t = BoardTarget(tmp_path_factory.mktemp("board"), opt("--cp-port"), opt("--cp-ip"),
                         opt("--worker-port"), opt("--api-url"), opt("--ingress-port"), opt("--token"))
     else:
-        t = SimTarget(tmp_path_factory.mktemp("hil-sim"), opt("--sim-workers"))
+        from k32.sim.testing import make_test_pki
+        pki = make_test_pki(tmp_path_factory.mktemp("hil-pki"))
+        t = SimTarget(tmp_path_factory.mktemp("hil-sim"), opt("--sim-workers"), egress_ca=pki["ca"])
+        t.pki = pki
     t.up()
     yield t
     t.down()

@@ -42,8 +42,8 @@ def _wait_api(cluster, timeout: float) -> None:
 class SimTarget:
     kind = "sim"
 
-    def __init__(self, state_dir: Path, workers: int):
-        self.cluster = make_test_cluster(state_dir, workers=workers)
+    def __init__(self, state_dir: Path, workers: int, egress_ca: Path | None = None):
+        self.cluster = make_test_cluster(state_dir, workers=workers, egress_ca=egress_ca)
         self.worker_count = workers
 
     def up(self):
@@ -76,7 +76,8 @@ class SimTarget:
                 self.cluster.down()
                 self.cluster = SimCluster(self.cluster.state, workers=self.worker_count,
                                           base_port=self.cluster.base_port,
-                                          kubeconfig=self.cluster.kubeconfig)
+                                          kubeconfig=self.cluster.kubeconfig,
+                                          egress_ca=self.cluster.egress_ca)
                 self.cluster.up()
         self._bind()
         _wait_api(self.cluster, REBOOT_TIMEOUT)

@@ -1,11 +1,15 @@
-"""NetworkPolicy (spec 004): the API defaults and prints policies as kube-apiserver does;
-with examples/egress*.yaml the probe's calls are allowed or denied by the policy."""
+"""NetworkPolicy (spec 004): the API defaults and prints policies as kube-apiserver does, and
+examples/egress*.yaml behave as the spec says — the probes on the control plane and on a
+worker reach port 8000 of an outside host; with the policy, 8000 stays allowed and any other
+port gets K32_ERR_PERM (-1)."""
 import json
 import time
+import urllib.request
 
 import pytest
 
 from hil_examples import example
+from hil_servers import serve
 
 POLICY = {
     "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
@@ -15,6 +19,8 @@ POLICY = {
                          "ports": [{"port": 8000}]}]},
 }
 PATH = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies"
+POD_START_S = 90
+PROPAGATION_S = 20  # a worker relists policies every 5 s and records labels every pod sync
 
 
 def test_policy_defaults_and_table(cluster):
@@ -32,19 +38,55 @@ def test_policy_defaults_and_table(cluster):
         cluster.request("DELETE", f"{PATH}/hil-egress")
 
 
-def test_probe_allowed_then_denied(cluster):
-    probe, policy = example("egress.yaml"), example("egress-policy.yaml")
-    assert cluster.kubectl("apply", "-f", str(probe)).returncode == 0
+def ask_probe(target, which: str, url: str) -> str:
+    """The probe answers "rc=<k32_http_call result> status=<HTTP status>" (examples/egress.yaml)."""
     try:
-        assert cluster.kubectl("apply", "-f", str(policy)).returncode == 0
-        # The probe reports each call's result in its log (examples/egress.yaml); a call
-        # the policy does not allow returns K32_ERR_PERM (-1).
-        deadline = time.monotonic() + 60
-        logs = ""
-        while time.monotonic() < deadline and "-1" not in logs:
-            logs = cluster.kubectl("logs", "probe").stdout
-            time.sleep(2)
-        assert "-1" in logs, logs[-500:]
+        with urllib.request.urlopen(f"{target.ingress_url}/egress-probe/{which}?url={url}", timeout=20) as r:
+            return r.read().decode(errors="replace")
+    except OSError as e:
+        return f"unreachable: {e}"
+
+
+def wait_answer(target, which, url, prefix, timeout):
+    deadline = time.monotonic() + timeout
+    answer = ""
+    while time.monotonic() < deadline:
+        answer = ask_probe(target, which, url)
+        if answer.startswith(prefix):
+            return answer
+        time.sleep(1)
+    return answer
+
+
+@pytest.fixture
+def port_8000(request):
+    host = request.config.getoption("--host-ip")
+    try:
+        srv = serve("0.0.0.0" if host != "127.0.0.1" else host, 8000)
+    except OSError as e:
+        pytest.skip(f"port 8000 is taken on this machine ({e}); spec 004's example policy names it")
+    yield host
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_probe_allowed_then_denied(target, cluster, port_8000):
+    host = port_8000
+    probe, policy = example("egress.yaml"), example("egress-policy.yaml")
+    out = cluster.kubectl("apply", "-f", str(probe))
+    assert out.returncode == 0, out.stderr
+    try:
+        for which in ("cp", "worker"):
+            answer = wait_answer(target, which, f"http://{host}:8000/", "rc=200 ", POD_START_S)
+            assert answer.startswith("rc=200 status=200"), (which, answer)
+        out = cluster.kubectl("apply", "-f", str(policy))
+        assert out.returncode == 0, out.stderr
+        for which in ("cp", "worker"):
+            denied = wait_answer(target, which, f"http://{host}:8001/", "rc=-1 ", PROPAGATION_S)
+            assert denied.startswith("rc=-1 "), (which, denied)
+            allowed = ask_probe(target, which, f"http://{host}:8000/")
+            assert allowed.startswith("rc=200 status=200"), (which, allowed)
+        assert target.cp.expect(r"\[NETPOL\] default/egress-probe-cp -> .* denied", timeout=10)
     finally:
         cluster.kubectl("delete", "-f", str(policy), "--ignore-not-found")
-        cluster.kubectl("delete", "-f", str(probe), "--ignore-not-found", "--wait=false")
+        cluster.kubectl("delete", "-f", str(probe), "--ignore-not-found", "--timeout=60s")

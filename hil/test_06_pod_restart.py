@@ -22,5 +22,8 @@ def test_trap_restarts_the_pod(cluster):
             restarts = statuses[0].get("restartCount", 0)
             time.sleep(1)
         assert restarts >= 1
+        assert statuses[0].get("lastState", {}).get("terminated"), statuses[0]
+        logs = cluster.kubectl("logs", "trap", "--previous")
+        assert "about to fail" in logs.stdout, logs.stdout + logs.stderr
     finally:
-        cluster.kubectl("delete", "-f", str(manifest), "--ignore-not-found", "--wait=false")
+        cluster.kubectl("delete", "-f", str(manifest), "--ignore-not-found", "--timeout=60s")
