@@ -86,6 +86,8 @@ void ApiServer::handle(http::Request& req, http::ResponseWriter& w) {
     return;
   }
   const std::string& p = req.path;
+  for (auto& route : open_routes_)
+    if (route(req, w, nullptr)) return;
   bool open_path = p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version";
   if (!open_path && !authorized(req)) {
     send_error(w, unauthorized());

@@ -40,13 +40,17 @@ class ApiServer {
   // Bearer token; empty disables auth (any client is accepted, spec 004).
   void set_token(const std::string& token);
   bool has_token();
-  void add_route(ExtraRoute r) { routes_.push_back(std::move(r)); }
+  // checks_own_auth: the route runs before the bearer-token check and decides itself
+  // (the egress gateway logs its refusals).
+  void add_route(ExtraRoute r, bool checks_own_auth = false) {
+    (checks_own_auth ? open_routes_ : routes_).push_back(std::move(r));
+  }
+  bool authorized(const http::Request& req);
 
   // Server-side helpers the node's own controllers use (no HTTP round trip).
   store::ObjectStore* store() { return store_; }
 
  private:
-  bool authorized(const http::Request& req);
   void serve_discovery(http::Request& req, http::ResponseWriter& w, bool* handled);
   void serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
   bool parse_resource_path(const std::string& path, RequestInfo* info, ApiError* err);
@@ -77,6 +81,7 @@ class ApiServer {
   std::mutex token_mu_;
   std::string token_;
   std::vector<ExtraRoute> routes_;
+  std::vector<ExtraRoute> open_routes_;
 };
 
 // Decodes a request body (JSON, or YAML that is JSON) into *out; error as Status.

@@ -92,6 +92,12 @@ api::ExtraRoute EgressGateway::route() {
 }
 
 void EgressGateway::serve(http::Request& req, http::ResponseWriter& w) {
+  if (env_.has_token && env_.has_token() && env_.authorized && !env_.authorized(req)) {
+    bool have = false;
+    std::string who = req.query_param("pod", &have);
+    refuse(w, req.peer_ip, have ? who : "?", "missing or wrong bearer token");
+    return;
+  }
   if (req.method != "POST") {
     w.add_header("Allow", "POST");
     answer_error(w, K32_ERR_INVAL, "the egress gateway takes POST");
@@ -119,7 +125,7 @@ void EgressGateway::serve(http::Request& req, http::ResponseWriter& w) {
     refuse(w, req.peer_ip, pod_key, "pod is not bound to a node");
     return;
   }
-  // With a token the API server has already checked it; without one only the node the
+  // With a token it was checked above; without one only the node the
   // pod is bound to may speak for it.
   if (!(env_.has_token && env_.has_token())) {
     json::Value n;

@@ -19,12 +19,15 @@ struct EgressGatewayEnv {
   size_t head_max = 8192;
   // True when the API server has a bearer token (then it already checked the request's).
   std::function<bool()> has_token;
+  // Whether the request carries the API server's bearer token (checked here, not by the
+  // API server, so a refusal is logged as the gateway's).
+  std::function<bool(const http::Request&)> authorized;
 };
 
 class EgressGateway {
  public:
   explicit EgressGateway(EgressGatewayEnv env) : env_(std::move(env)) {}
-  // Mount with ApiServer::add_route(gw.route()).
+  // Mount with ApiServer::add_route(gw.route(), true): it checks the bearer token itself.
   api::ExtraRoute route();
   // Serves one request to the egress path (exposed for tests).
   void serve(http::Request& req, http::ResponseWriter& w);

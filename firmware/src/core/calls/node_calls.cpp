@@ -118,8 +118,9 @@ std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet
   ge.sessions = &node_tls_sessions();
   ge.head_max = K32_RESP_HEAD_MAX_CP;
   ge.has_token = [api] { return api->has_token(); };
+  ge.authorized = [api](const http::Request& r) { return api->authorized(r); };
   n->gateway.reset(new EgressGateway(ge));
-  api->add_route(n->gateway->route());
+  api->add_route(n->gateway->route(), /*checks_own_auth=*/true);
 
   CallEnv env;
   env.control_plane = true;
