@@ -138,6 +138,8 @@ def test_gateway_with_token(k32_call, https_servers, gateway_factory, tmp_path):
     assert r.rc == PERM
     [r], _ = worker_call(k32_call, gw, f"https://localhost:{s.port}/ok")
     assert r.rc == PERM
+    # The gateway judges the token itself, so its refusal is logged like the others.
+    assert "[EGRESS] gateway refused 127.0.0.1 (pod default/egress-probe): missing or wrong bearer token" in gw.stop()
 
 
 def test_gateway_checks_network_policy(k32_call, https_servers, gateway_factory, tmp_path):

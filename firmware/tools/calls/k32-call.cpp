@@ -106,8 +106,9 @@ int run_gateway(const Opts& o) {
   env.sessions = &calls::node_tls_sessions();
   env.head_max = K32_RESP_HEAD_MAX_CP;
   env.has_token = [] { return api.has_token(); };
+  env.authorized = [](const http::Request& r) { return api.authorized(r); };
   static calls::EgressGateway gw(env);
-  api.add_route(gw.route());
+  api.add_route(gw.route(), /*checks_own_auth=*/true);
   http::ServerConfig cfg;
   cfg.name = "gateway";
   cfg.bind_ip = "127.0.0.1";
