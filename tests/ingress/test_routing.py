@@ -142,3 +142,16 @@ def test_unmatched_is_404_json_without_default(routes):
     status, headers, body = get(routes, "/unmatched", host="none.test")
     assert headers["content-type"] == "application/json"
     assert json_body(body)["code"] == 404
+
+
+def test_oversized_body_is_413(routes):
+    import http.client
+    from ingress_helpers import ingress_address
+    ip, port = ingress_address(routes)
+    conn = http.client.HTTPConnection(ip, port, timeout=10)
+    conn.request("POST", "/api", body=b"x" * (65536 + 1), headers={"Host": "shop.example.com"})
+    resp = conn.getresponse()
+    assert resp.status == 413
+    assert json_body(resp.read())["reason"] == "RequestEntityTooLarge"
+    conn.close()
+    assert chosen(routes, "shop.example.com", "/api") == "svc-api"  # still serving

@@ -182,6 +182,10 @@ bool IngressController::find_telemetry(const std::string& path) {
 }
 
 void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
+  if (const std::string* limit = req.header("X-K32-Body-Too-Large")) {
+    send_json_error(w, 413, "RequestEntityTooLarge", "request bodies through the ingress are limited to " + *limit + " bytes");
+    return;
+  }
   rebuild_if_due(false);
   Stream stream;
   if (req.method == "GET" && find_stream(req.path, &stream)) {

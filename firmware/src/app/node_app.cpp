@@ -344,6 +344,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     // Board budget for the ingress worker; the host needs room for libc on top.
     ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES < 64 * 1024 ? 64 * 1024 : K32_INGRESS_STACK_BYTES;
     ic.stack_region = static_cast<port::Region>(K32_INGRESS_STACK_REGION);
+    // Request bodies are held only up to this budget; responses stream as they arrive.
+    ic.max_body_bytes = K32_INGRESS_BODY_MAX;
     // Control-plane pods are called in-process from the ingress thread, and such a call
     // needs K32_INPROC_CALL_STACK_BYTES free (boards run it on the shared interpreter stack).
     if (ic.conn_stack_bytes < K32_INPROC_CALL_STACK_BYTES + 64 * 1024) ic.conn_stack_bytes = K32_INPROC_CALL_STACK_BYTES + 64 * 1024;
