@@ -9,6 +9,7 @@
 #include <string>
 
 #include "port.h"
+#include "tls_io_host.h"
 
 #if defined(K32_PORT_HAS_TLS)
 #include <mbedtls/asn1.h>
@@ -30,41 +31,6 @@ namespace {
 
 // The simulator trusts the operating system's roots (Debian's bundle path).
 constexpr const char* kOsRoots = "/etc/ssl/certs/ca-certificates.crt";
-
-struct Bio {
-  Socket s;
-  uint64_t deadline_ms;
-};
-
-int bio_send(void* ctx, const unsigned char* buf, size_t len) {
-  Bio* b = static_cast<Bio*>(ctx);
-  ssize_t w = ::send(b->s, buf, len, MSG_NOSIGNAL);
-  if (w < 0) return (errno == EINTR || errno == EAGAIN) ? MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
-  return static_cast<int>(w);
-}
-
-int bio_recv(void* ctx, unsigned char* buf, size_t len) {
-  Bio* b = static_cast<Bio*>(ctx);
-  uint64_t now = monotonic_ms();
-  if (now >= b->deadline_ms) return MBEDTLS_ERR_SSL_TIMEOUT;
-  int n = tcp_recv(b->s, buf, len, static_cast<uint32_t>(b->deadline_ms - now));
-  if (n == -ETIMEDOUT) return MBEDTLS_ERR_SSL_TIMEOUT;
-  if (n < 0) return MBEDTLS_ERR_NET_RECV_FAILED;
-  if (n == 0) return MBEDTLS_ERR_NET_CONN_RESET;
-  return n;
-}
-
-bool parse_ipv4(const char* ip, unsigned char out[4]) {
-  unsigned a, b, c, d;
-  char extra;
-  if (std::sscanf(ip, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
-    return false;
-  out[0] = static_cast<unsigned char>(a);
-  out[1] = static_cast<unsigned char>(b);
-  out[2] = static_cast<unsigned char>(c);
-  out[3] = static_cast<unsigned char>(d);
-  return true;
-}
 
 // mbedTLS 2.28 matches DNS names only; iPAddress SAN entries are found in the raw
 // extensions here (SEQUENCE of Extension { OID, [critical], OCTET STRING { GeneralNames } }).
@@ -151,7 +117,7 @@ struct TlsClient {
   mbedtls_ctr_drbg_context drbg;
   mbedtls_ssl_config conf;
   mbedtls_ssl_context ssl;
-  Bio bio;
+  tlsio::Bio bio;
   VerifyCtx vctx;
 };
 
@@ -193,8 +159,8 @@ TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, T
   mbedtls_ctr_drbg_init(&t->drbg);
   mbedtls_ssl_config_init(&t->conf);
   mbedtls_ssl_init(&t->ssl);
-  t->bio = Bio{s, monotonic_ms() + timeout_ms};
-  t->vctx.ip_host = parse_ipv4(host, t->vctx.ip);
+  t->bio = tlsio::Bio{s, monotonic_ms() + timeout_ms};
+  t->vctx.ip_host = tlsio::parse_ipv4(host, t->vctx.ip);
   *fail = TlsFail::Handshake;
   static const char pers[] = "kube32-egress";
   int rc = mbedtls_ctr_drbg_seed(&t->drbg, mbedtls_entropy_func, &t->entropy,
@@ -219,7 +185,7 @@ TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, T
     tls_client_free(t);
     return nullptr;
   }
-  mbedtls_ssl_set_bio(&t->ssl, &t->bio, bio_send, bio_recv, nullptr);
+  mbedtls_ssl_set_bio(&t->ssl, &t->bio, tlsio::bio_send, tlsio::bio_recv, nullptr);
   while ((rc = mbedtls_ssl_handshake(&t->ssl)) != 0) {
     if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
     break;
@@ -249,27 +215,10 @@ TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, T
 
 int tls_client_recv(TlsClient* t, void* buf, size_t len, uint32_t timeout_ms) {
   t->bio.deadline_ms = monotonic_ms() + timeout_ms;
-  for (;;) {
-    int rc = mbedtls_ssl_read(&t->ssl, static_cast<unsigned char*>(buf), len);
-    if (rc > 0) return rc;
-    if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || rc == MBEDTLS_ERR_NET_CONN_RESET) return 0;
-    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-    if (rc == MBEDTLS_ERR_SSL_TIMEOUT) return -ETIMEDOUT;
-    return -EIO;
-  }
+  return tlsio::read_some(&t->ssl, buf, len);
 }
 
-bool tls_client_send_all(TlsClient* t, const void* buf, size_t len) {
-  const unsigned char* p = static_cast<const unsigned char*>(buf);
-  while (len > 0) {
-    int rc = mbedtls_ssl_write(&t->ssl, p, len);
-    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-    if (rc <= 0) return false;
-    p += rc;
-    len -= static_cast<size_t>(rc);
-  }
-  return true;
-}
+bool tls_client_send_all(TlsClient* t, const void* buf, size_t len) { return tlsio::write_all(&t->ssl, buf, len); }
 
 void tls_client_free(TlsClient* t) {
   if (!t) return;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "port.h"
+#include "tls_io_host.h"
 
 #if defined(K32_PORT_HAS_TLS)
 #include <mbedtls/ctr_drbg.h>
@@ -53,18 +54,6 @@ bool write_pem(const std::string& path, const unsigned char* pem) {
   return file_write_atomic(path.c_str(), pem, std::strlen(reinterpret_cast<const char*>(pem)));
 }
 
-bool parse_ipv4(const char* ip, unsigned char out[4]) {
-  unsigned a, b, c, d;
-  char extra;
-  if (std::sscanf(ip, "%u.%u.%u.%u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
-    return false;
-  out[0] = static_cast<unsigned char>(a);
-  out[1] = static_cast<unsigned char>(b);
-  out[2] = static_cast<unsigned char>(c);
-  out[3] = static_cast<unsigned char>(d);
-  return true;
-}
-
 // subjectAltName = DNS:localhost, IP:<ip>, DER-encoded by hand (mbedTLS 2.28 has no IP SAN writer).
 std::string san_der(const unsigned char ip[4]) {
   std::string gn;
@@ -83,7 +72,7 @@ std::string san_der(const unsigned char ip[4]) {
 
 bool make_identity(const std::string& dir, const char* ip, char* err, size_t errcap) {
   unsigned char ipb[4];
-  if (!parse_ipv4(ip, ipb)) {
+  if (!tlsio::parse_ipv4(ip, ipb)) {
     set_err(err, errcap, std::string("not an IPv4 address: ") + ip, 0);
     return false;
   }
@@ -149,26 +138,6 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
   return ok;
 }
 
-struct Bio {
-  Socket s;
-  uint32_t timeout_ms;
-};
-
-int bio_send(void* ctx, const unsigned char* buf, size_t len) {
-  Bio* b = static_cast<Bio*>(ctx);
-  ssize_t w = ::send(b->s, buf, len, MSG_NOSIGNAL);
-  if (w < 0) return (errno == EINTR || errno == EAGAIN) ? MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
-  return static_cast<int>(w);
-}
-
-int bio_recv(void* ctx, unsigned char* buf, size_t len) {
-  Bio* b = static_cast<Bio*>(ctx);
-  int n = tcp_recv(b->s, buf, len, b->timeout_ms);
-  if (n == -ETIMEDOUT) return MBEDTLS_ERR_SSL_TIMEOUT;
-  if (n < 0) return MBEDTLS_ERR_NET_RECV_FAILED;
-  return n;
-}
-
 }  // namespace
 
 struct TlsServer {
@@ -180,7 +149,7 @@ struct TlsServer {
 
 struct TlsSession {
   mbedtls_ssl_context ssl;
-  Bio bio;
+  tlsio::Bio bio;
 };
 
 bool tls_identity_ensure(const char* dir, const char* ip, char* cert_path, size_t cap, char* err, size_t errcap) {
@@ -229,13 +198,13 @@ TlsServer* tls_server_new(const char* dir, char* err, size_t errcap) {
 TlsSession* tls_accept(TlsServer* srv, Socket s, uint32_t timeout_ms) {
   TlsSession* t = new TlsSession();
   mbedtls_ssl_init(&t->ssl);
-  t->bio = Bio{s, timeout_ms};
+  t->bio = tlsio::Bio{s, monotonic_ms() + timeout_ms};
   if (mbedtls_ssl_setup(&t->ssl, &srv->conf) != 0) {
     mbedtls_ssl_free(&t->ssl);
     delete t;
     return nullptr;
   }
-  mbedtls_ssl_set_bio(&t->ssl, &t->bio, bio_send, bio_recv, nullptr);
+  mbedtls_ssl_set_bio(&t->ssl, &t->bio, tlsio::bio_send, tlsio::bio_recv, nullptr);
   int rc;
   while ((rc = mbedtls_ssl_handshake(&t->ssl)) != 0) {
     if (rc != MBEDTLS_ERR_SSL_WANT_READ && rc != MBEDTLS_ERR_SSL_WANT_WRITE) {
@@ -248,28 +217,11 @@ TlsSession* tls_accept(TlsServer* srv, Socket s, uint32_t timeout_ms) {
 }
 
 int tls_recv(TlsSession* t, void* buf, size_t len, uint32_t timeout_ms) {
-  t->bio.timeout_ms = timeout_ms;
-  for (;;) {
-    int rc = mbedtls_ssl_read(&t->ssl, static_cast<unsigned char*>(buf), len);
-    if (rc > 0) return rc;
-    if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) return 0;
-    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-    if (rc == MBEDTLS_ERR_SSL_TIMEOUT) return -ETIMEDOUT;
-    return -EIO;
-  }
+  t->bio.deadline_ms = monotonic_ms() + timeout_ms;
+  return tlsio::read_some(&t->ssl, buf, len);
 }
 
-bool tls_send_all(TlsSession* t, const void* buf, size_t len) {
-  const unsigned char* p = static_cast<const unsigned char*>(buf);
-  while (len > 0) {
-    int rc = mbedtls_ssl_write(&t->ssl, p, len);
-    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) continue;
-    if (rc <= 0) return false;
-    p += rc;
-    len -= static_cast<size_t>(rc);
-  }
-  return true;
-}
+bool tls_send_all(TlsSession* t, const void* buf, size_t len) { return tlsio::write_all(&t->ssl, buf, len); }
 
 void tls_session_free(TlsSession* t) {
   if (!t) return;
