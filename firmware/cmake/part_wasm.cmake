@@ -9,6 +9,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND TARGET k32wasm)
   target_compile_options(k32wasm PRIVATE -fno-gcse -fno-tree-loop-distribute-patterns)
 endif()
 
+option(K32_WASM_PROFILE "count executed interpreter instructions and pairs (development aid)" OFF)
+if(K32_WASM_PROFILE AND TARGET k32wasm)
+  target_compile_definitions(k32wasm PRIVATE K32_WASM_PROFILE)
+endif()
+
 file(GLOB K32_WASM_TOOL_SRC CONFIGURE_DEPENDS tools/wasm/*.cpp)
 add_executable(k32-wasm ${K32_WASM_TOOL_SRC})
 target_link_libraries(k32-wasm PRIVATE k32wasm)

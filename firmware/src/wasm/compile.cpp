@@ -14,7 +14,12 @@ namespace {
 constexpr uint8_t kUnknown = 0;  // the bottom type of unreachable code
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr uint32_t kMaxLocals = 50000;  // beyond this no call could fit a bounded stack
-constexpr uint32_t kConst = 0x80000000u;  // operand location tag: a deferred constant
+// Operand location tags: a value not yet computed into any slot. kConst: a constant;
+// kAddK: `x + k` (i32), kept pending because a load or store can take it as its address.
+constexpr uint32_t kDeferred = 0x80000000u;
+constexpr uint32_t kConst = 0x80000000u;
+constexpr uint32_t kAddK = 0xC0000000u;
+constexpr uint32_t kTagMask = 0xC0000000u;
 
 const ValType kSingle[] = {ValType::I32, ValType::I64, ValType::F32, ValType::F64,
                            ValType::FuncRef, ValType::ExternRef};
@@ -55,7 +60,7 @@ struct Compiler {
   Vec<uint8_t> vals;   // operand types (kUnknown in unreachable code)
   Vec<uint32_t> locs;  // slot holding each operand: its canonical slot, a local's slot, or
                        // kConst|index of a constant not yet written anywhere
-  Vec<uint64_t> kvals;  // values of the deferred constants
+  Vec<uint64_t> kvals;  // deferred constants' values; kAddK: x slot << 32 | k
   Vec<Ctrl> ctrls;
   Vec<LocalRun> locals;
   uint32_t nlocals = 0;
@@ -98,14 +103,35 @@ struct Compiler {
   }
   bool push(ValType t) { return push(uint8_t(t)); }
   // Pops one operand; *slot receives where it lives (any slot in unreachable code).
-  static bool is_const(uint32_t loc) { return loc >= kConst; }
+  static bool is_const(uint32_t loc) { return (loc & kTagMask) == kConst; }
+  static bool is_addk(uint32_t loc) { return (loc & kTagMask) == kAddK; }
+  static bool is_deferred(uint32_t loc) { return (loc & kDeferred) != 0; }
   bool push_const(uint8_t t, uint64_t v) {
     if (!kvals.push(a, v)) return oom();
     return push(t, kConst | (kvals.n - 1));
   }
-  // Writes a deferred constant of type t into `dst`.
+  bool push_addk(uint32_t x, uint32_t k) {
+    if (!kvals.push(a, uint64_t(x) << 32 | k)) return oom();
+    return push(0x7F, kAddK | (kvals.n - 1));
+  }
+  void addk_parts(uint32_t loc, uint32_t* x, uint32_t* k) const {
+    uint64_t v = kvals[loc & ~kTagMask];
+    *x = uint32_t(v >> 32);
+    *k = uint32_t(v);
+  }
+  // Writes a deferred operand of type t into `dst`.
   bool emit_const(uint8_t t, uint32_t loc, uint32_t dst) {
-    uint64_t v = kvals[loc & ~kConst];
+    if (is_addk(loc)) {
+      uint32_t x, k;
+      addk_parts(loc, &x, &k);
+      uint32_t saved = op_start;
+      op_start = pc();
+      if (!emit_op(op::kImm + 0x6A) || !emit(x) || !emit(k) || !emit(dst)) return false;
+      note_producer(pc() - 1);
+      op_start = saved;
+      return true;
+    }
+    uint64_t v = kvals[loc & ~kTagMask];
     if (t == 0x7E || t == 0x7C)
       return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
     return emit_op(op::kI32Const) && emit(dst) && emit(uint32_t(v));
@@ -123,7 +149,7 @@ struct Compiler {
       t = vals.p[--vals.n];
       locs.n--;
       uint32_t loc = locs.p[vals.n];
-      if (slot && !raw && is_const(loc)) {
+      if (slot && !raw && is_deferred(loc)) {
         if (!emit_const(t, loc, canon(vals.n))) return false;
         loc = canon(vals.n);
       }
@@ -155,7 +181,7 @@ struct Compiler {
   // Puts operand h into its canonical slot (a copy from the local it still refers to).
   bool materialize(uint32_t h) {
     if (locs[h] == canon(h)) return true;
-    if (is_const(locs[h])) {
+    if (is_deferred(locs[h])) {
       if (!emit_const(vals[h], locs[h], canon(h))) return false;
     } else if (!emit_op(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) {
       return false;
@@ -171,8 +197,11 @@ struct Compiler {
   bool materialize_all() { return materialize_top(vals.n); }
   // Before local `l` changes, operands still reading it must take their own copy.
   bool detach_local(uint32_t l) {
-    for (uint32_t h = 0; h < vals.n; h++)
-      if (locs[h] == l && !materialize(h)) return false;
+    for (uint32_t h = 0; h < vals.n; h++) {
+      uint32_t x = locs[h], k;
+      if (is_addk(x)) addk_parts(locs[h], &x, &k);
+      if (x == l && !materialize(h)) return false;
+    }
     return true;
   }
   void mark_label() { label_pc = pc(); }
@@ -180,11 +209,14 @@ struct Compiler {
   // Emits an instruction producing one value of type t into its canonical slot.
   // `dst_at` is the index of the dst word; it is remembered for local.set folding.
   bool produced(uint8_t t, uint32_t dst_at) {
+    note_producer(dst_at);
+    return push(t);
+  }
+  void note_producer(uint32_t dst_at) {
     last_dst_word = dst_at;
     last_dst_end = pc();
     last_op_start = op_start;
     last_op_code = last_emitted_op;
-    return push(t);
   }
 
   bool push_ctrl(Kind k, const ValType* p, uint32_t np, const ValType* res, uint32_t nr) {
@@ -365,7 +397,7 @@ struct Compiler {
   // The immediate form of a deferred constant operand (i64: only if it fits 32 signed bits).
   bool imm_of(uint32_t loc, bool is64, uint32_t* imm) const {
     if (!is_const(loc)) return false;
-    uint64_t v = kvals[loc & ~kConst];
+    uint64_t v = kvals[loc & ~kTagMask];
     if (is64 && uint64_t(int64_t(int32_t(uint32_t(v)))) != v) return false;
     *imm = uint32_t(v);
     return true;
@@ -416,15 +448,25 @@ bool Compiler::numeric(uint32_t opc) {
         std::swap(ha, hb);
         use_imm = true;
       }
-      if (is_const(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
-      if (is_const(sa)) sa = canon(ha);
+      if (use_imm && (opc == 0x6A || opc == 0x6B)) {  // x + k stays pending (addresses)
+        uint32_t k = opc == 0x6A ? imm : 0u - imm, x = sa;
+        if (is_addk(sa)) {
+          uint32_t k0;
+          addk_parts(sa, &x, &k0);
+          k += k0;
+        }
+        if (is_const(sa)) return push_const(0x7F, uint32_t(kvals[sa & ~kTagMask]) + k);
+        return push_addk(x, k);
+      }
+      if (is_deferred(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
+      if (is_deferred(sa)) sa = canon(ha);
       if (use_imm) {
         op_start = pc();
         if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(imm) || !emit(canon(vals.n))) return false;
         return produced(sig.out, pc() - 1);
       }
-      if (is_const(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
-      if (is_const(sb)) sb = canon(hb);
+      if (is_deferred(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
+      if (is_deferred(sb)) sb = canon(hb);
       op_start = pc();
       if (!emit_op(opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
       return produced(sig.out, pc() - 1);
@@ -522,12 +564,13 @@ bool Compiler::local_set(uint32_t idx, bool tee) {
   uint32_t src;
   bool fold = vals.n > ctrls[ctrls.n - 1].height && last_dst_end == pc() && label_pc != pc() &&
               locs[vals.n - 1] == canon(vals.n - 1) && code[last_dst_word] == canon(vals.n - 1);
+  uint32_t fold_word = last_dst_word, fold_end = last_dst_end;
   if (!pop(uint8_t(t), nullptr, &src, true)) return false;
   if (!detach_local(idx)) return false;
-  if (is_const(src)) {
-    if (!emit_const(uint8_t(t), src, idx)) return false;  // the constant goes straight in
-  } else if (fold && last_dst_end == pc()) {
-    code[last_dst_word] = idx;  // the producer writes the local directly
+  if (is_deferred(src)) {
+    if (!emit_const(uint8_t(t), src, idx)) return false;  // computed straight into the local
+  } else if (fold && fold_end == pc()) {  // nothing emitted since the producer
+    code[fold_word] = idx;  // the producer writes the local directly
   } else if (src != idx) {
     if (!emit_op(op::kCopy) || !emit(src) || !emit(idx)) return false;
   }
@@ -842,21 +885,30 @@ bool Compiler::body(uint32_t type_index) {
           uint32_t imm = 0;
           if (opc <= 0x35) {
             if (!pop(0x7F, nullptr, &addr, true)) return false;
+            uint32_t x, kk;
             if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               if (!emit_op(op::kAbs + k) || !emit(imm + offset)) return false;
+            } else if (is_addk(addr) && offset == 0) {
+              addk_parts(addr, &x, &kk);
+              if (!emit_op(op::kWrap + k) || !emit(x) || !emit(kk)) return false;
             } else {
-              if (is_const(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
-              if (is_const(addr)) addr = canon(vals.n);
+              if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
+              if (is_deferred(addr)) addr = canon(vals.n);
+              op_start = pc();
               if (!emit_op(opc) || !emit(addr) || !emit(offset)) return false;
             }
             if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
           } else {
             if (!pop(kType[k], nullptr, &val) || !pop(0x7F, nullptr, &addr, true)) return false;
+            uint32_t x, kk;
             if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               if (!emit_op(op::kAbs + k) || !emit(val) || !emit(imm + offset)) return false;
+            } else if (is_addk(addr) && offset == 0) {
+              addk_parts(addr, &x, &kk);
+              if (!emit_op(op::kWrap + k) || !emit(x) || !emit(val) || !emit(kk)) return false;
             } else {
-              if (is_const(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
-              if (is_const(addr)) addr = canon(vals.n);
+              if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
+              if (is_deferred(addr)) addr = canon(vals.n);
               if (!emit_op(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
             }
           }

@@ -4,6 +4,8 @@
 // so instructions need no checks and recursion can never overflow the native stack: deep
 // recursion ends in a clean "call stack exhausted" trap.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "internal.h"
 #include "ops.h"
@@ -98,6 +100,26 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
   return I(x);
 }
 
+#ifdef K32_WASM_PROFILE
+// Development aid (cmake -DK32_WASM_PROFILE=ON): counts executed instructions and pairs of
+// consecutive ones by handler, printed at exit, to find what is worth fusing.
+constexpr int kProfRange = 1 << 16;
+uint64_t prof_single[kProfRange];
+struct PairCount { int32_t a, b; uint64_t n; };
+PairCount prof_pairs[1 << 16];
+void profile_dump();
+inline void profile_count(int32_t prev, int32_t cur) {
+  static bool registered = (std::atexit(profile_dump), true);
+  (void)registered;
+  prof_single[(cur + kProfRange / 2) & (kProfRange - 1)]++;
+  uint32_t h = (uint32_t(prev) * 2654435761u ^ uint32_t(cur) * 40503u) & 0xFFFF;
+  for (;; h = (h + 1) & 0xFFFF) {
+    PairCount& pc = prof_pairs[h];
+    if (pc.n == 0) { pc.a = prev; pc.b = cur; }
+    if (pc.a == prev && pc.b == cur) { pc.n++; return; }
+  }
+}
+#endif
 }  // namespace
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results) {
@@ -251,6 +273,29 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kAbs + 0x14, 0x3A_a);
   REG(op::kAbs + 0x15, 0x3B_a);
   REG(op::kAbs + 0x16, 0x36_a);
+  REG(op::kWrap + 0x00, 0x28_w);
+  REG(op::kWrap + 0x01, 0x29_w);
+  REG(op::kWrap + 0x02, 0x28_w);
+  REG(op::kWrap + 0x03, 0x29_w);
+  REG(op::kWrap + 0x04, 0x2C_w);
+  REG(op::kWrap + 0x05, 0x2D_w);
+  REG(op::kWrap + 0x06, 0x2E_w);
+  REG(op::kWrap + 0x07, 0x2F_w);
+  REG(op::kWrap + 0x08, 0x30_w);
+  REG(op::kWrap + 0x09, 0x31_w);
+  REG(op::kWrap + 0x0A, 0x32_w);
+  REG(op::kWrap + 0x0B, 0x33_w);
+  REG(op::kWrap + 0x0C, 0x34_w);
+  REG(op::kWrap + 0x0D, 0x35_w);
+  REG(op::kWrap + 0x0E, 0x36_w);
+  REG(op::kWrap + 0x0F, 0x37_w);
+  REG(op::kWrap + 0x10, 0x36_w);
+  REG(op::kWrap + 0x11, 0x37_w);
+  REG(op::kWrap + 0x12, 0x3A_w);
+  REG(op::kWrap + 0x13, 0x3B_w);
+  REG(op::kWrap + 0x14, 0x3A_w);
+  REG(op::kWrap + 0x15, 0x3B_w);
+  REG(op::kWrap + 0x16, 0x36_w);
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++)
@@ -281,7 +326,17 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
   uint32_t base = 0;
 
+#ifdef K32_WASM_PROFILE
+#define NEXT()                        \
+  do {                                \
+    profile_count(prof_prev, int32_t(*pc)); \
+    prof_prev = int32_t(*pc);         \
+    goto*(dispatch_base + int32_t(*pc++)); \
+  } while (0)
+  int32_t prof_prev = 0;
+#else
 #define NEXT() goto*(dispatch_base + int32_t(*pc++))
+#endif
 #define S(i) fp[pc[i]]
 #define TRAP(c, msg)                     \
   do {                                   \
@@ -400,6 +455,15 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     S(1) = (conv);                                          \
     pc += 2;                                                \
     NEXT();                                                 \
+  }                                                         \
+  L_##name##_w : {                                          \
+    uint64_t ea = uint32_t(U32(S(0)) + pc[1]);              \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v;                                                    \
+    std::memcpy(&v, mem + ea, sizeof(T));                   \
+    S(2) = (conv);                                          \
+    pc += 3;                                                \
+    NEXT();                                                 \
   }
 #define STORE(name, T)                                      \
   L_##name : {                                              \
@@ -416,6 +480,14 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     T v = T(S(0));                                          \
     std::memcpy(mem + ea, &v, sizeof(T));                   \
     pc += 2;                                                \
+    NEXT();                                                 \
+  }                                                         \
+  L_##name##_w : {                                          \
+    uint64_t ea = uint32_t(U32(S(0)) + pc[2]);              \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    T v = T(S(1));                                          \
+    std::memcpy(mem + ea, &v, sizeof(T));                   \
+    pc += 3;                                                \
     NEXT();                                                 \
   }
 #define JUMP(at)                                  \
@@ -934,6 +1006,38 @@ done:
 #undef JUMP
 #undef RELOAD
 }
+
+#ifdef K32_WASM_PROFILE
+namespace {
+int op_of(int32_t off) {
+  const int32_t* t = dispatch_offsets();
+  for (uint32_t i = 0; i < op::kCount; i++)
+    if (t[i] == off) return int(i);
+  return -1;
+}
+void profile_dump() {
+  uint64_t total = 0;
+  for (uint64_t n : prof_single) total += n;
+  std::fprintf(stderr, "profile: %llu instructions\n", (unsigned long long)total);
+  for (int k = 0; k < 40; k++) {
+    int best = -1;
+    for (int i = 0; i < kProfRange; i++)
+      if (prof_single[i] && (best < 0 || prof_single[i] > prof_single[best])) best = i;
+    if (best < 0) break;
+    std::fprintf(stderr, "  op 0x%03x %6.2f%%\n", op_of(best - kProfRange / 2), 100.0 * prof_single[best] / total);
+    prof_single[best] = 0;
+  }
+  for (int k = 0; k < 40; k++) {
+    PairCount* best = nullptr;
+    for (PairCount& p : prof_pairs)
+      if (p.n && (!best || p.n > best->n)) best = &p;
+    if (!best) break;
+    std::fprintf(stderr, "  pair 0x%03x 0x%03x %6.2f%%\n", op_of(best->a), op_of(best->b), 100.0 * best->n / total);
+    best->n = 0;
+  }
+}
+}  // namespace
+#endif
 
 const int32_t* dispatch_offsets() {
   // Filled on first use; threads racing here would store identical values.

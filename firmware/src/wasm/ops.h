@@ -49,6 +49,8 @@ enum : uint32_t {
   // fused sequences (the measured hot spots of compiled C)
   kJmpCmp = 0x130,   // + i32 compare index (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u): [a, b, target]
   kJmpCmpI = 0x140,  // + compare index: [a, imm, target]
+  kWrap = 0x180,     // + (load/store opcode - 0x28), address `x + k` wrapping at 2^32 (a deferred
+                     // i32.add folded in): loads [x, k, dst], stores [x, value, k]
   kAbs = 0x160,      // + (load/store opcode - 0x28), constant address: loads [ea, dst], stores [value, ea]
   kImm = 0x200,      // + binary opcode, second operand a constant: [a, imm, dst] (i64: imm sign-extended)
   kCount = 0x300,
