@@ -125,8 +125,7 @@ struct Compiler {
       uint32_t x, k;
       addk_parts(loc, &x, &k);
       uint32_t saved = op_start;
-      op_start = pc();
-      if (!emit_op(op::kImm + 0x6A) || !emit(x) || !emit(k) || !emit(dst)) return false;
+      if (!emit_binary(0x6A, x, k, true, dst)) return false;
       note_producer(pc() - 1);
       op_start = saved;
       return true;
@@ -282,29 +281,90 @@ struct Compiler {
     return last_dst_end == pc() && label_pc != pc() && last_op_start != kNone &&
            code[last_dst_word] == slot && slot >= nlocals;
   }
+  // The accumulator (ops.h): when the instruction just emitted produced `slot` (fusable: a
+  // canonical slot, so the consumer being compiled is its only reader), that instruction is
+  // switched to leave its result in the accumulator only, and true tells the caller to emit
+  // its variant reading the accumulator.
+  bool take_acc(uint32_t slot) {
+    if (!fusable(slot)) return false;
+    uint32_t out = acc_output(last_op_code);
+    if (out == kNone) return false;
+    code[last_op_start] = uint32_t(xlat[out]);
+    last_op_code = out;
+    return true;
+  }
+  // The variant of producer `o` that writes the accumulator instead of its slot, or kNone.
+  static uint32_t acc_output(uint32_t o) {
+    if (o < 0x100 && op::acc_index(o) >= 0) return op::acc_op(op::kSSA, o);
+    if (o >= op::kImm && o < op::kImm + 0x100 && op::acc_index(o - op::kImm) >= 0)
+      return op::acc_op(op::kSIA, o - op::kImm);
+    if (o >= op::kAcc && o < op::kLoadAcc) {
+      uint32_t v = (o - op::kAcc) / 64, i = (o - op::kAcc) % 64;
+      uint32_t to = v == op::kASS ? op::kASA : v == op::kAIS ? op::kAIA : v == op::kSAS ? op::kSAA : kNone;
+      return to == kNone ? kNone : op::kAcc + to * 64 + i;
+    }
+    if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
+    if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
+    if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
+    if (o >= op::kLoadAcc && o < op::kStoreAcc) {
+      uint32_t v = (o - op::kLoadAcc) / 16, k = (o - op::kLoadAcc) % 16;
+      if (v == op::kBaseAS) return op::kLoadAcc + op::kBaseAA * 16 + k;
+      if (v == op::kWrapAS) return op::kLoadAcc + op::kWrapAA * 16 + k;
+    }
+    return kNone;
+  }
+  // Emits binary operator `opc` (already type-checked) reading slots a and b, or a and an
+  // immediate, into dst, taking an operand from the accumulator when it can.
+  bool emit_binary(uint32_t opc, uint32_t a_slot, uint32_t b, bool imm, uint32_t dst) {
+    uint32_t o = imm ? op::kImm + opc : opc;
+    if (op::acc_index(opc) >= 0) {
+      if (imm) {
+        if (take_acc(a_slot)) o = op::acc_op(op::kAIS, opc);
+      } else if (take_acc(b)) {
+        o = op::acc_op(op::kSAS, opc);
+      } else if (take_acc(a_slot)) {
+        o = op::acc_op(op::kASS, opc);
+      }
+    }
+    op_start = pc();
+    return emit_op(o) && emit(a_slot) && emit(b) && emit(dst);
+  }
+
   // Emits the opcode and operands of "jump when cond is true (or false)"; the target word
   // follows. A compare or eqz computed just before is fused into the jump.
   bool cond_jump_head(bool when_true, uint32_t cond) {
     static const uint8_t kNegate[] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
     if (fusable(cond)) {
       uint32_t st = last_op_start, opc = last_op_code;
-      bool imm = opc >= op::kImm + 0x46 && opc <= op::kImm + 0x4F;
-      uint32_t cmp = imm ? opc - op::kImm : opc;
+      // the compare's form: 0 slots, 1 immediate, 2/3/4 accumulator first/with imm/second
+      uint32_t cmp = opc, form = 0;
+      if (opc >= op::kImm + 0x46 && opc <= op::kImm + 0x4F) {
+        cmp = opc - op::kImm;
+        form = 1;
+      } else if (opc >= op::kAcc && opc < op::kLoadAcc && (opc - op::kAcc) % 64 < 10) {
+        uint32_t v = (opc - op::kAcc) / 64;
+        cmp = 0x46 + (opc - op::kAcc) % 64;
+        form = v == op::kASS ? 2 : v == op::kAIS ? 3 : v == op::kSAS ? 4 : 99;
+      }
       if (cmp == 0x45) {
         uint32_t x = code[st + 1];
         code.n = st;
         last_dst_end = kNone;
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
-      if (cmp >= 0x46 && cmp <= 0x4F) {
+      if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
+        static const uint32_t kJmpForm[] = {op::kJmpCmp, op::kJmpCmpI, op::kJmpCmpA, op::kJmpCmpAI,
+                                            op::kJmpCmpSA};
         uint32_t idx = cmp - 0x46, x = code[st + 1], y = code[st + 2];
         if (!when_true) idx = kNegate[idx];
         code.n = st;
         last_dst_end = kNone;
-        return emit_op((imm ? op::kJmpCmpI : op::kJmpCmp) + idx) && emit(x) && emit(y);
+        return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }
-    return emit_op(when_true ? op::kJmpIf : op::kJmpUnless) && emit(cond);
+    uint32_t o = when_true ? op::kJmpIf : op::kJmpUnless;
+    if (take_acc(cond)) o = when_true ? op::kJmpIfA : op::kJmpUnlessA;
+    return emit_op(o) && emit(cond);
   }
 
   // A single result still living in a local is returned straight from it.
@@ -461,21 +521,23 @@ bool Compiler::numeric(uint32_t opc) {
       if (is_deferred(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
       if (is_deferred(sa)) sa = canon(ha);
       if (use_imm) {
-        op_start = pc();
-        if (!emit_op(op::kImm + opc) || !emit(sa) || !emit(imm) || !emit(canon(vals.n))) return false;
+        if (!emit_binary(opc, sa, imm, true, canon(vals.n))) return false;
         return produced(sig.out, pc() - 1);
       }
       if (is_deferred(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
       if (is_deferred(sb)) sb = canon(hb);
-      op_start = pc();
-      if (!emit_op(opc) || !emit(sa) || !emit(sb) || !emit(canon(vals.n))) return false;
+      if (!emit_binary(opc, sa, sb, false, canon(vals.n))) return false;
       return produced(sig.out, pc() - 1);
     }
     if (sig.in2 && !pop(sig.in2, nullptr, &sb)) return false;
     if (!pop(sig.in1, nullptr, &sa)) return false;
     if (opc >= 0xBC && opc <= 0xBF) return push(sig.out, sa);  // reinterpret: same bits
+    if (sig.in2) {
+      if (!emit_binary(opc, sa, sb, false, canon(vals.n))) return false;
+      return produced(sig.out, pc() - 1);
+    }
     op_start = pc();
-    if (!emit_op(opc) || !emit(sa) || (sig.in2 && !emit(sb)) || !emit(canon(vals.n))) return false;
+    if (!emit_op(opc) || !emit(sa) || !emit(canon(vals.n))) return false;
     return produced(sig.out, pc() - 1);
   }
   return r.malformed("illegal opcode");
@@ -890,26 +952,36 @@ bool Compiler::body(uint32_t type_index) {
               if (!emit_op(op::kAbs + k) || !emit(imm + offset)) return false;
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);
-              if (!emit_op(op::kWrap + k) || !emit(x) || !emit(kk)) return false;
+              uint32_t o = take_acc(x) ? op::kLoadAcc + op::kWrapAS * 16 + k : op::kWrap + k;
+              if (!emit_op(o) || !emit(x) || !emit(kk)) return false;
             } else {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
               if (is_deferred(addr)) addr = canon(vals.n);
+              uint32_t o = take_acc(addr) ? op::kLoadAcc + op::kBaseAS * 16 + k : opc;
               op_start = pc();
-              if (!emit_op(opc) || !emit(addr) || !emit(offset)) return false;
+              if (!emit_op(o) || !emit(addr) || !emit(offset)) return false;
             }
             if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
           } else {
             if (!pop(kType[k], nullptr, &val) || !pop(0x7F, nullptr, &addr, true)) return false;
             uint32_t x, kk;
+            uint32_t sk = opc - 0x36;  // store variants are numbered from 0x36
             if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
-              if (!emit_op(op::kAbs + k) || !emit(val) || !emit(imm + offset)) return false;
+              uint32_t o = take_acc(val) ? op::kStoreAcc + op::kAbsV * 16 + sk : op::kAbs + k;
+              if (!emit_op(o) || !emit(val) || !emit(imm + offset)) return false;
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);
-              if (!emit_op(op::kWrap + k) || !emit(x) || !emit(val) || !emit(kk)) return false;
+              uint32_t o = take_acc(val) ? op::kStoreAcc + op::kWrapV * 16 + sk
+                           : take_acc(x) ? op::kStoreAcc + op::kWrapAddr * 16 + sk
+                                         : op::kWrap + k;
+              if (!emit_op(o) || !emit(x) || !emit(val) || !emit(kk)) return false;
             } else {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
               if (is_deferred(addr)) addr = canon(vals.n);
-              if (!emit_op(opc) || !emit(addr) || !emit(val) || !emit(offset)) return false;
+              uint32_t o = take_acc(val) ? op::kStoreAcc + op::kBaseV * 16 + sk
+                           : take_acc(addr) ? op::kStoreAcc + op::kBaseAddr * 16 + sk
+                                            : opc;
+              if (!emit_op(o) || !emit(addr) || !emit(val) || !emit(offset)) return false;
             }
           }
           break;

@@ -296,6 +296,59 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kWrap + 0x14, 0x3A_w);
   REG(op::kWrap + 0x15, 0x3B_w);
   REG(op::kWrap + 0x16, 0x36_w);
+  REG(op::kJmpIfA, jmp_if_a);
+  REG(op::kJmpUnlessA, jmp_unless_a);
+#define REG_BIN(o)                                  \
+  REG(op::acc_op(op::kSSA, o), o##_v0);             \
+  REG(op::acc_op(op::kASS, o), o##_v2);             \
+  REG(op::acc_op(op::kASA, o), o##_v3);             \
+  REG(op::acc_op(op::kSAS, o), o##_v6);             \
+  REG(op::acc_op(op::kSAA, o), o##_v7);
+#define REG_BINI(o)                                 \
+  REG_BIN(o)                                        \
+  REG(op::acc_op(op::kSIA, o), o##_v1);             \
+  REG(op::acc_op(op::kAIS, o), o##_v4);             \
+  REG(op::acc_op(op::kAIA, o), o##_v5);
+  REG_BINI(0x46) REG_BINI(0x47) REG_BINI(0x48) REG_BINI(0x49) REG_BINI(0x4A)
+  REG_BINI(0x4B) REG_BINI(0x4C) REG_BINI(0x4D) REG_BINI(0x4E) REG_BINI(0x4F)
+  REG_BINI(0x51) REG_BINI(0x52) REG_BINI(0x53) REG_BINI(0x54) REG_BINI(0x55)
+  REG_BINI(0x56) REG_BINI(0x57) REG_BINI(0x58) REG_BINI(0x59) REG_BINI(0x5A)
+  REG_BINI(0x6A) REG_BINI(0x6B) REG_BINI(0x6C)
+  REG_BINI(0x71) REG_BINI(0x72) REG_BINI(0x73) REG_BINI(0x74) REG_BINI(0x75)
+  REG_BINI(0x76) REG_BINI(0x77) REG_BINI(0x78)
+  REG_BINI(0x7C) REG_BINI(0x7D) REG_BINI(0x7E)
+  REG_BINI(0x83) REG_BINI(0x84) REG_BINI(0x85) REG_BINI(0x86) REG_BINI(0x87)
+  REG_BINI(0x88) REG_BINI(0x89) REG_BINI(0x8A)
+  REG_BIN(0x92) REG_BIN(0x93) REG_BIN(0x94) REG_BIN(0x95)
+  REG_BIN(0xA0) REG_BIN(0xA1) REG_BIN(0xA2) REG_BIN(0xA3)
+#define REG_JC(i)                                   \
+  REG(op::kJmpCmpA + i, jca##i);                    \
+  REG(op::kJmpCmpAI + i, jcai##i);                  \
+  REG(op::kJmpCmpSA + i, jcsa##i);
+  REG_JC(0) REG_JC(1) REG_JC(2) REG_JC(3) REG_JC(4) REG_JC(5) REG_JC(6) REG_JC(7) REG_JC(8) REG_JC(9)
+  // loads: opcode -> handler (f32/f64 loads share the i32/i64 bit-copying handlers)
+  static const uint8_t kLoadHandler[14] = {0x28, 0x29, 0x28, 0x29, 0x2C, 0x2D, 0x2E,
+                                           0x2F, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35};
+  static const uint8_t kStoreHandler[9] = {0x36, 0x37, 0x36, 0x37, 0x3A, 0x3B, 0x3A, 0x3B, 0x36};
+#define LOAD_LABELS(h) {&&L_##h##_bas, &&L_##h##_bsa, &&L_##h##_baa, &&L_##h##_was, \
+                        &&L_##h##_wsa, &&L_##h##_waa, &&L_##h##_aa}
+  static const uint8_t kLoadNames[12] = {0x28, 0x29, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35};
+  const void* load_labels[12][7] = {LOAD_LABELS(0x28), LOAD_LABELS(0x29), LOAD_LABELS(0x2C),
+                                    LOAD_LABELS(0x2D), LOAD_LABELS(0x2E), LOAD_LABELS(0x2F),
+                                    LOAD_LABELS(0x30), LOAD_LABELS(0x31), LOAD_LABELS(0x32),
+                                    LOAD_LABELS(0x33), LOAD_LABELS(0x34), LOAD_LABELS(0x35)};
+  for (uint32_t k = 0; k < 14; k++)
+    for (uint32_t n = 0; n < 12; n++)
+      if (kLoadNames[n] == kLoadHandler[k])
+        for (uint32_t v = 0; v < 7; v++) labels[op::kLoadAcc + v * 16 + k] = load_labels[n][v];
+#define STORE_LABELS(h) {&&L_##h##_bv, &&L_##h##_baddr, &&L_##h##_wv, &&L_##h##_waddr, &&L_##h##_av}
+  static const uint8_t kStoreNames[4] = {0x36, 0x37, 0x3A, 0x3B};
+  const void* store_labels[4][5] = {STORE_LABELS(0x36), STORE_LABELS(0x37), STORE_LABELS(0x3A),
+                                    STORE_LABELS(0x3B)};
+  for (uint32_t k = 0; k < 9; k++)
+    for (uint32_t n = 0; n < 4; n++)
+      if (kStoreNames[n] == kStoreHandler[k])
+        for (uint32_t v = 0; v < 5; v++) labels[op::kStoreAcc + v * 16 + k] = store_labels[n][v];
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++)
@@ -325,6 +378,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   uint64_t memsize = 0;
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
   uint32_t base = 0;
+  uint64_t acc = 0;  // the accumulator (ops.h)
 
 #ifdef K32_WASM_PROFILE
 #define NEXT()                        \
@@ -365,47 +419,62 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define U32(x) uint32_t(x)
 #define I32(x) int32_t(uint32_t(x))
 #define I64(x) int64_t(x)
-#define BIN32(name, expr)            \
-  L_##name : {                       \
-    uint32_t a = U32(S(0));          \
-    uint32_t b = U32(S(1));          \
-    S(2) = uint32_t(expr);           \
-    pc += 3;                         \
-    NEXT();                          \
-  }                                  \
-  L_##name##_i : {                   \
-    uint32_t a = U32(S(0));          \
-    uint32_t b = pc[1];              \
-    S(2) = uint32_t(expr);           \
-    pc += 3;                         \
-    NEXT();                          \
+// Operand sources and result sinks of the accumulator variants (see ops.h).
+#define SRC_S(i) fp[pc[i]]
+#define SRC_A(i) acc
+#define IMM32(i) uint64_t(pc[i])
+#define IMM64(i) uint64_t(int64_t(int32_t(pc[i])))
+#define DST_S(v) fp[pc[2]] = (v)
+#define DST_A(v) acc = (v)
+// One binary handler: a = CV(source A), b = CV(source B), result RES(expr) to the sink.
+#define BINH(label, SA, SB, DST, CV, RES, expr) \
+  L_##label : {                                  \
+    auto a = CV(SA(0));                          \
+    auto b = CV(SB(1));                          \
+    DST(RES(expr));                              \
+    pc += 3;                                     \
+    NEXT();                                      \
   }
-#define BIN64I(name, expr)           \
-  L_##name : {                       \
-    uint64_t a = S(0);               \
-    uint64_t b = S(1);               \
-    S(2) = uint64_t(expr);           \
-    pc += 3;                         \
-    NEXT();                          \
-  }                                  \
-  L_##name##_i : {                   \
-    uint64_t a = S(0);               \
-    uint64_t b = uint64_t(int64_t(int32_t(pc[1]))); \
-    S(2) = uint64_t(expr);           \
-    pc += 3;                         \
-    NEXT();                          \
+#define RES32(x) uint64_t(uint32_t(x))
+#define RES64(x) uint64_t(x)
+#define RESF(x) (x)
+#define ID64(x) uint64_t(x)
+// Every variant of a binary operator with an immediate form (IMM: its immediate source).
+#define BINALL(name, CV, RES, IMM, expr)                   \
+  BINH(name, SRC_S, SRC_S, DST_S, CV, RES, expr)           \
+  BINH(name##_i, SRC_S, IMM, DST_S, CV, RES, expr)         \
+  BINH(name##_v0, SRC_S, SRC_S, DST_A, CV, RES, expr)      \
+  BINH(name##_v1, SRC_S, IMM, DST_A, CV, RES, expr)        \
+  BINH(name##_v2, SRC_A, SRC_S, DST_S, CV, RES, expr)      \
+  BINH(name##_v3, SRC_A, SRC_S, DST_A, CV, RES, expr)      \
+  BINH(name##_v4, SRC_A, IMM, DST_S, CV, RES, expr)        \
+  BINH(name##_v5, SRC_A, IMM, DST_A, CV, RES, expr)        \
+  BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RES, expr)      \
+  BINH(name##_v7, SRC_S, SRC_A, DST_A, CV, RES, expr)
+// … and of one without (floats).
+#define BINALLF(name, CV, expr)                            \
+  BINH(name, SRC_S, SRC_S, DST_S, CV, RESF, expr)          \
+  BINH(name##_v0, SRC_S, SRC_S, DST_A, CV, RESF, expr)     \
+  BINH(name##_v2, SRC_A, SRC_S, DST_S, CV, RESF, expr)     \
+  BINH(name##_v3, SRC_A, SRC_S, DST_A, CV, RESF, expr)     \
+  BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RESF, expr)     \
+  BINH(name##_v7, SRC_S, SRC_A, DST_A, CV, RESF, expr)
+#define BIN32(name, expr) BINALL(name, U32, RES32, IMM32, expr)
+#define BIN64I(name, expr) BINALL(name, ID64, RES64, IMM64, expr)
+#define BINF32A(name, expr) BINALLF(name, f32, expr)
+#define BINF64A(name, expr) BINALLF(name, f64, expr)
+#define JCMPH(label, SA, SB, T, cmp)                \
+  L_##label : {                                     \
+    if (T(SA(0)) cmp T(SB(1))) JUMP(pc + 2);        \
+    else pc += 3;                                   \
+    NEXT();                                         \
   }
 #define JCMP(idx, T, cmp)                           \
-  L_jc##idx : {                                     \
-    if (T(S(0)) cmp T(S(1))) JUMP(pc + 2);          \
-    else pc += 3;                                   \
-    NEXT();                                         \
-  }                                                 \
-  L_jci##idx : {                                    \
-    if (T(S(0)) cmp T(pc[1])) JUMP(pc + 2);         \
-    else pc += 3;                                   \
-    NEXT();                                         \
-  }
+  JCMPH(jc##idx, SRC_S, SRC_S, T, cmp)              \
+  JCMPH(jci##idx, SRC_S, IMM32, T, cmp)             \
+  JCMPH(jca##idx, SRC_A, SRC_S, T, cmp)             \
+  JCMPH(jcai##idx, SRC_A, IMM32, T, cmp)            \
+  JCMPH(jcsa##idx, SRC_S, SRC_A, T, cmp)
 #define BIN64(name, expr)            \
   L_##name : {                       \
     uint64_t a = S(0);               \
@@ -437,59 +506,53 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     pc += 2;                         \
     NEXT();                          \
   }
-#define LOAD(name, T, conv)                                 \
-  L_##name : {                                              \
-    uint64_t ea = uint64_t(U32(S(0))) + pc[1];              \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v;                                                    \
-    std::memcpy(&v, mem + ea, sizeof(T));                   \
-    S(2) = (conv);                                          \
-    pc += 3;                                                \
-    NEXT();                                                 \
-  }                                                         \
-  L_##name##_a : {                                          \
-    uint64_t ea = pc[0];                                    \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v;                                                    \
-    std::memcpy(&v, mem + ea, sizeof(T));                   \
-    S(1) = (conv);                                          \
-    pc += 2;                                                \
-    NEXT();                                                 \
-  }                                                         \
-  L_##name##_w : {                                          \
-    uint64_t ea = uint32_t(U32(S(0)) + pc[1]);              \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v;                                                    \
-    std::memcpy(&v, mem + ea, sizeof(T));                   \
-    S(2) = (conv);                                          \
-    pc += 3;                                                \
-    NEXT();                                                 \
+// Loads and stores: effective address forms base (slot + offset), wrap (x + k, at 2^32) and
+// abs (a constant), each with accumulator variants (ops.h).
+#define EA_BASE(x) (uint64_t(U32(x)) + pc[1])
+#define EA_WRAP(x) uint64_t(uint32_t(U32(x) + pc[1]))
+#define LOADH(label, EA, DST, dst_word, T, conv, words)              \
+  L_##label : {                                                      \
+    uint64_t ea = EA;                                                \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    T v;                                                             \
+    std::memcpy(&v, mem + ea, sizeof(T));                            \
+    DST(dst_word, (conv));                                           \
+    pc += words;                                                     \
+    NEXT();                                                          \
   }
-#define STORE(name, T)                                      \
-  L_##name : {                                              \
-    uint64_t ea = uint64_t(U32(S(0))) + pc[2];              \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v = T(S(1));                                          \
-    std::memcpy(mem + ea, &v, sizeof(T));                   \
-    pc += 3;                                                \
-    NEXT();                                                 \
-  }                                                         \
-  L_##name##_a : {                                          \
-    uint64_t ea = pc[1];                                    \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v = T(S(0));                                          \
-    std::memcpy(mem + ea, &v, sizeof(T));                   \
-    pc += 2;                                                \
-    NEXT();                                                 \
-  }                                                         \
-  L_##name##_w : {                                          \
-    uint64_t ea = uint32_t(U32(S(0)) + pc[2]);              \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr); \
-    T v = T(S(1));                                          \
-    std::memcpy(mem + ea, &v, sizeof(T));                   \
-    pc += 3;                                                \
-    NEXT();                                                 \
+#define LD_S(i, v) fp[pc[i]] = (v)
+#define LD_A(i, v) acc = (v)
+#define LOAD(name, T, conv)                                          \
+  LOADH(name, EA_BASE(S(0)), LD_S, 2, T, conv, 3)                    \
+  LOADH(name##_a, uint64_t(pc[0]), LD_S, 1, T, conv, 2)              \
+  LOADH(name##_w, EA_WRAP(S(0)), LD_S, 2, T, conv, 3)                \
+  LOADH(name##_bas, EA_BASE(acc), LD_S, 2, T, conv, 3)               \
+  LOADH(name##_bsa, EA_BASE(S(0)), LD_A, 2, T, conv, 3)              \
+  LOADH(name##_baa, EA_BASE(acc), LD_A, 2, T, conv, 3)               \
+  LOADH(name##_was, EA_WRAP(acc), LD_S, 2, T, conv, 3)               \
+  LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3)              \
+  LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)               \
+  LOADH(name##_aa, uint64_t(pc[0]), LD_A, 1, T, conv, 2)
+#define STOREH(label, EA, VAL, T, words)                             \
+  L_##label : {                                                      \
+    uint64_t ea = EA;                                                \
+    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    T v = T(VAL);                                                    \
+    std::memcpy(mem + ea, &v, sizeof(T));                            \
+    pc += words;                                                     \
+    NEXT();                                                          \
   }
+#define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
+#define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
+#define STORE(name, T)                                               \
+  STOREH(name, EA_BASE2(S(0)), S(1), T, 3)                           \
+  STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2)                      \
+  STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3)                       \
+  STOREH(name##_bv, EA_BASE2(S(0)), acc, T, 3)                       \
+  STOREH(name##_baddr, EA_BASE2(acc), S(1), T, 3)                    \
+  STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3)                       \
+  STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3)                    \
+  STOREH(name##_av, uint64_t(pc[1]), acc, T, 2)
 #define JUMP(at)                                  \
   do {                                            \
     const uint32_t* t_ = (at) + int32_t(*(at));   \
@@ -575,6 +638,14 @@ L_jmp_if:
   NEXT();
 L_jmp_unless:
   if (!U32(S(0))) JUMP(pc + 1);
+  else pc += 2;
+  NEXT();
+L_jmp_if_a:
+  if (U32(acc)) JUMP(pc + 1);
+  else pc += 2;
+  NEXT();
+L_jmp_unless_a:
+  if (!U32(acc)) JUMP(pc + 1);
   else pc += 2;
   NEXT();
 L_br_if:
@@ -842,10 +913,10 @@ L_0x82 : {
   UN(0x8F, bits(quiet_round(f32(a), std::trunc(f32(a)))))
   UN(0x90, bits(std::nearbyint(f32(a))))
   UN(0x91, bits(std::sqrt(f32(a))))
-  BINF32(0x92, bits(a + b))
-  BINF32(0x93, bits(a - b))
-  BINF32(0x94, bits(a * b))
-  BINF32(0x95, bits(a / b))
+  BINF32A(0x92, bits(a + b))
+  BINF32A(0x93, bits(a - b))
+  BINF32A(0x94, bits(a * b))
+  BINF32A(0x95, bits(a / b))
   BIN64(0x96, fmin32(a, b))
   BIN64(0x97, fmax32(a, b))
   BIN64(0x98, (a & 0x7FFFFFFFu) | (b & 0x80000000u))
@@ -857,10 +928,10 @@ L_0x82 : {
   UN(0x9D, bits(quiet_round(f64(a), std::trunc(f64(a)))))
   UN(0x9E, bits(std::nearbyint(f64(a))))
   UN(0x9F, bits(std::sqrt(f64(a))))
-  BINF64(0xA0, bits(a + b))
-  BINF64(0xA1, bits(a - b))
-  BINF64(0xA2, bits(a * b))
-  BINF64(0xA3, bits(a / b))
+  BINF64A(0xA0, bits(a + b))
+  BINF64A(0xA1, bits(a - b))
+  BINF64A(0xA2, bits(a * b))
+  BINF64A(0xA3, bits(a / b))
   BIN64(0xA4, fmin64(a, b))
   BIN64(0xA5, fmax64(a, b))
   BIN64(0xA6, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))

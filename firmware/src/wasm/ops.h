@@ -53,8 +53,45 @@ enum : uint32_t {
                      // i32.add folded in): loads [x, k, dst], stores [x, value, k]
   kAbs = 0x160,      // + (load/store opcode - 0x28), constant address: loads [ea, dst], stores [value, ea]
   kImm = 0x200,      // + binary opcode, second operand a constant: [a, imm, dst] (i64: imm sign-extended)
-  kCount = 0x300,
+  kJmpIfA = 0x12A,   // kJmpIf / kJmpUnless with the condition in the accumulator: [cond (unused), target]
+  kJmpUnlessA = 0x12B,
+  // The accumulator: a value handed from one instruction to the next in a register instead
+  // of a slot. When an instruction's operand is the result of the instruction just before
+  // it (and no branch lands between them), the producer switches to an "→A" variant that
+  // leaves its result in the accumulator only, and the consumer to a variant that reads it
+  // from there. A canonical slot is read once, so nothing else misses the value. Variants
+  // keep their base instruction's layout (the unused words stay), so the compiler switches
+  // them by rewriting the opcode word alone.
+  kAcc = 0x300,        // + variant * 64 + acc_index(binary opcode); variants below
+  kLoadAcc = 0x500,    // + variant * 16 + (load opcode - 0x28); variants below
+  kStoreAcc = 0x570,   // + variant * 16 + (store opcode - 0x36); variants below
+  kJmpCmpA = 0x5C0,    // + compare index: [acc, b, target]
+  kJmpCmpAI = 0x5D0,   // + compare index: [acc, imm, target]
+  kJmpCmpSA = 0x5E0,   // + compare index: [a, acc, target]
+  kCount = 0x5F0,
 };
+// Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
+// 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
+enum BinVariant : uint32_t { kSSA, kSIA, kASS, kASA, kAIS, kAIA, kSAS, kSAA };
+// Load variants by form (base [addr, offset, dst], wrap [x, k, dst], abs [ea, dst]).
+enum LoadVariant : uint32_t { kBaseAS, kBaseSA, kBaseAA, kWrapAS, kWrapSA, kWrapAA, kAbsA };
+// Store variants: the value (V) or the address (Addr) from the accumulator.
+enum StoreVariant : uint32_t { kBaseV, kBaseAddr, kWrapV, kWrapAddr, kAbsV };
+
+// The binary opcodes with accumulator variants: i32/i64 compares and integer arithmetic
+// (all with immediate forms), and f32/f64 add/sub/mul/div (no immediate forms).
+constexpr int acc_index(uint32_t opc) {
+  return opc >= 0x46 && opc <= 0x4F   ? int(opc - 0x46)
+         : opc >= 0x51 && opc <= 0x5A ? int(opc - 0x51 + 10)
+         : opc >= 0x6A && opc <= 0x6C ? int(opc - 0x6A + 20)
+         : opc >= 0x71 && opc <= 0x78 ? int(opc - 0x71 + 23)
+         : opc >= 0x7C && opc <= 0x7E ? int(opc - 0x7C + 31)
+         : opc >= 0x83 && opc <= 0x8A ? int(opc - 0x83 + 34)
+         : opc >= 0x92 && opc <= 0x95 ? int(opc - 0x92 + 42)
+         : opc >= 0xA0 && opc <= 0xA3 ? int(opc - 0xA0 + 46)
+                                      : -1;
+}
+constexpr uint32_t acc_op(uint32_t variant, uint32_t opc) { return kAcc + variant * 64 + uint32_t(acc_index(opc)); }
 }  // namespace op
 }  // namespace wasm
 }  // namespace k32
