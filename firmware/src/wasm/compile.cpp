@@ -74,6 +74,9 @@ struct Compiler {
   uint32_t last_emitted_op = kNone;
   const int32_t* xlat = dispatch_offsets();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
+  uint32_t nparams = 0;
+  uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
+  bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
   Compiler(Module* m_, Reader& r_, const uint8_t* refs_)
       : m(m_), r(r_), a(m_->alloc), refs(refs_), code(m_->code) {}
@@ -182,7 +185,7 @@ struct Compiler {
     if (locs[h] == canon(h)) return true;
     if (is_deferred(locs[h])) {
       if (!emit_const(vals[h], locs[h], canon(h))) return false;
-    } else if (!emit_op(op::kCopy) || !emit(locs[h]) || !emit(canon(h))) {
+    } else if (!emit_copy(locs[h], canon(h))) {
       return false;
     }
     locs[h] = canon(h);
@@ -204,6 +207,33 @@ struct Compiler {
     return true;
   }
   void mark_label() { label_pc = pc(); }
+
+  // Consecutive copies (a loop rotating its variables, values entering a block) become one
+  // instruction: kCopy, then kCopy2, then kCopyN with a count. They still run in order.
+  uint32_t copy_at = kNone, copy_end = kNone;
+  bool emit_copy(uint32_t src, uint32_t dst) {
+    if (copy_end == pc() && label_pc != pc()) {
+      uint32_t o = last_emitted_op;
+      if (o == op::kCopy) {
+        code[copy_at] = uint32_t(xlat[op::kCopy2]);
+        last_emitted_op = op::kCopy2;
+      } else if (o == op::kCopy2) {  // insert the count: [op, 3, s1, d1, s2, d2, s3, d3]
+        if (!emit(0)) return false;
+        for (uint32_t w = pc() - 1; w > copy_at + 1; w--) code[w] = code[w - 1];
+        code[copy_at] = uint32_t(xlat[op::kCopyN]);
+        code[copy_at + 1] = 2;
+        last_emitted_op = op::kCopyN;
+      }
+      if (last_emitted_op == op::kCopyN) code[copy_at + 1]++;
+      if (!emit(src) || !emit(dst)) return false;
+      copy_end = pc();
+      return true;
+    }
+    copy_at = pc();
+    if (!emit_op(op::kCopy) || !emit(src) || !emit(dst)) return false;
+    copy_end = pc();
+    return true;
+  }
 
   // Emits an instruction producing one value of type t into its canonical slot.
   // `dst_at` is the index of the dst word; it is remembered for local.set folding.
@@ -628,13 +658,19 @@ bool Compiler::local_set(uint32_t idx, bool tee) {
               locs[vals.n - 1] == canon(vals.n - 1) && code[last_dst_word] == canon(vals.n - 1);
   uint32_t fold_word = last_dst_word, fold_end = last_dst_end;
   if (!pop(uint8_t(t), nullptr, &src, true)) return false;
+  // Declared locals start at zero. Until the first loop every point is reached only forward
+  // from the entry, so storing zero into a local nothing has written yet changes nothing
+  // (C compilers emit these for variables initialised to 0).
+  bool pristine = idx < 64 && idx >= nparams && !seen_loop && !(written >> idx & 1);
+  if (pristine && is_const(src) && kvals[src & ~kTagMask] == 0) return !tee || push(uint8_t(t), idx);
+  if (idx < 64) written |= uint64_t(1) << idx;
   if (!detach_local(idx)) return false;
   if (is_deferred(src)) {
     if (!emit_const(uint8_t(t), src, idx)) return false;  // computed straight into the local
   } else if (fold && fold_end == pc()) {  // nothing emitted since the producer
     code[fold_word] = idx;  // the producer writes the local directly
   } else if (src != idx) {
-    if (!emit_op(op::kCopy) || !emit(src) || !emit(idx)) return false;
+    if (!emit_copy(src, idx)) return false;
   }
   last_dst_end = kNone;
   return !tee || push(uint8_t(t), idx);
@@ -660,6 +696,7 @@ bool Compiler::body(uint32_t type_index) {
   if (r.failed()) return false;
   if (total > kMaxLocals) return r.fail(Error::Invalid, "too many locals for this interpreter");
   nlocals = uint32_t(total);
+  nparams = ft.nparams;
 
   if (!push_ctrl(kFunc, nullptr, 0, ft.results(), ft.nresults)) return false;
   ctrls[0].height = 0;
@@ -687,7 +724,10 @@ bool Compiler::body(uint32_t type_index) {
         uint32_t start = pc();
         if (!push_ctrl(opc == 0x02 ? kBlock : opc == 0x03 ? kLoopK : kIf, p, np, res, nr)) return false;
         ctrls[ctrls.n - 1].start_pc = start;
-        if (opc == 0x03) label_pc = start;
+        if (opc == 0x03) {
+          label_pc = start;
+          seen_loop = true;
+        }
         if (opc == 0x04) {
           if (!cond_jump_head(false, cond) || !emit(kNone)) return false;
           ctrls[ctrls.n - 1].else_at = pc() - 1;

@@ -103,7 +103,7 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 #ifdef K32_WASM_PROFILE
 // Development aid (cmake -DK32_WASM_PROFILE=ON): counts executed instructions and pairs of
 // consecutive ones by handler, printed at exit, to find what is worth fusing.
-constexpr int kProfRange = 1 << 16;
+constexpr int kProfRange = 1 << 18;
 uint64_t prof_single[kProfRange];
 struct PairCount { int32_t a, b; uint64_t n; };
 PairCount prof_pairs[1 << 16];
@@ -132,6 +132,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kUnreachable, unreachable);
   REG(op::kSelect, select);
   REG(op::kCopy, copy);
+  REG(op::kCopy2, copy2);
+  REG(op::kCopyN, copyn);
   REG(op::kGlobalGet, global_get);
   REG(op::kGlobalSet, global_set);
   REG(op::kTableGet, table_get);
@@ -582,6 +584,19 @@ L_copy:
   S(1) = S(0);
   pc += 2;
   NEXT();
+L_copy2:
+  S(1) = S(0);
+  S(3) = S(2);
+  pc += 4;
+  NEXT();
+L_copyn : {
+  uint32_t n = *pc++;
+  do {
+    S(1) = S(0);
+    pc += 2;
+  } while (--n);
+  NEXT();
+}
 L_global_get:
   S(0) = inst->globals[pc[1]]->bits;
   pc += 2;

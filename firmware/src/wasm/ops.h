@@ -46,6 +46,8 @@ enum : uint32_t {
   kBrTable = 0x125,   // [index slot, n, (target, keep, from, to) x (n+1)]
   kReturn = 0x127,    // [nresults, from]
   kCopy = 0x128,      // [src, dst]
+  kCopy2 = 0x129,     // [src, dst, src, dst], in order
+  kCopyN = 0x12C,     // [n, (src, dst) x n], in order
   // fused sequences (the measured hot spots of compiled C)
   kJmpCmp = 0x130,   // + i32 compare index (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u): [a, b, target]
   kJmpCmpI = 0x140,  // + compare index: [a, imm, target]

@@ -81,3 +81,36 @@
 (assert_return (invoke "compare acc" (i32.const 5) (i32.const 3)) (i32.const 1))
 (assert_return (invoke "compare acc" (i32.const 6) (i32.const 3)) (i32.const 0))
 (assert_return (invoke "f64 chain" (f64.const 3) (f64.const 5)) (f64.const 16.5))
+
+;; Storing zero into a declared local costs nothing until something may have written it.
+(module
+  (func (export "zero in loop") (param i32) (result i32) (local i32 i32)
+    (loop
+      (local.set 1 (i32.const 0))
+      (local.set 2 (i32.add (local.get 2) (local.get 1)))
+      (local.set 1 (i32.const 7))
+      (br_if 0 (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+    (local.get 2))
+  (func (export "zero after if") (param i32) (result i32) (local i32)
+    (if (local.get 0) (then (local.set 1 (i32.const 5))))
+    (local.set 1 (i32.const 0))
+    (local.get 1))
+  (func (export "zero param") (param i32) (result i32)
+    (local.set 0 (i32.const 0))
+    (local.get 0))
+  (func (export "copies in order") (param i32 i32 i32) (result i32)
+    (local i32)
+    (loop
+      ;; rotate three locals: consecutive copies run one after another
+      (local.set 3 (local.get 0))
+      (local.set 0 (local.get 1))
+      (local.set 1 (local.get 2))
+      (local.set 2 (local.get 3))
+      (br_if 0 (i32.eqz (local.get 3))))
+    (i32.add (i32.mul (local.get 0) (i32.const 100)) (i32.add (i32.mul (local.get 1) (i32.const 10)) (local.get 2))))
+)
+(assert_return (invoke "zero in loop" (i32.const 3)) (i32.const 0))
+(assert_return (invoke "zero after if" (i32.const 1)) (i32.const 0))
+(assert_return (invoke "zero param" (i32.const 9)) (i32.const 0))
+(assert_return (invoke "copies in order" (i32.const 0) (i32.const 0) (i32.const 3)) (i32.const 3))
+(assert_return (invoke "copies in order" (i32.const 1) (i32.const 2) (i32.const 3)) (i32.const 231))
