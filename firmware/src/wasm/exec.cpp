@@ -359,6 +359,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   }
 
   Trap trap = trap_ok();
+  // The handlers' base address, made opaque so that the compiler keeps it in a register
+  // for the whole loop instead of rematerialising it in every handler's dispatch.
+  const char* base_reg = dispatch_base;
+  __asm__("" : "+r"(base_reg));
   const uint32_t np = f->type->nparams;
   const uint32_t nr = f->type->nresults;
   // Nested calls (a host function calling back into wasm) continue above the caller's use.
@@ -373,6 +377,11 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   Frame* frames = s->frames;
   uint32_t depth = depth_base;
   int64_t fuel = s->fuel;
+  // Backward jumps and calls count down `tick`; only when it reaches zero are the interrupt
+  // flag and the fuel looked at. Without fuel that is every kTick events (a few
+  // microseconds), with fuel every event, so fuel stays exact.
+  constexpr uint32_t kTick = 64;
+  uint32_t tick = fuel >= 0 ? 1 : kTick;
   uint64_t* fp = stack_base;
   const uint32_t* pc = nullptr;
   Instance* inst = nullptr;
@@ -387,11 +396,18 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   do {                                \
     profile_count(prof_prev, int32_t(*pc)); \
     prof_prev = int32_t(*pc);         \
-    goto*(dispatch_base + int32_t(*pc++)); \
+    goto*(base_reg + int32_t(*pc++)); \
   } while (0)
   int32_t prof_prev = 0;
 #else
-#define NEXT() goto*(dispatch_base + int32_t(*pc++))
+#define NEXT() goto*(base_reg + int32_t(*pc++))
+// Moves past an instruction of n operand words and dispatches the next one.
+#define NEXT_AT(n)                      \
+  do {                                  \
+    int32_t o_ = int32_t(pc[n]);        \
+    pc += (n) + 1;                      \
+    goto*(base_reg + o_);               \
+  } while (0)
 #endif
 #define S(i) fp[pc[i]]
 #define TRAP(c, msg)                     \
@@ -401,11 +417,14 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   } while (0)
 #define BUDGET()                                                        \
   do {                                                                  \
-    if (__builtin_expect(s->interrupt.load(std::memory_order_relaxed), 0)) \
-      TRAP(Interrupted, nullptr);                                       \
-    if (fuel >= 0) {                                                    \
-      if (fuel == 0) TRAP(OutOfFuel, nullptr);                          \
-      fuel--;                                                           \
+    if (__builtin_expect(--tick == 0, 0)) {                             \
+      tick = kTick;                                                     \
+      if (s->interrupt.load(std::memory_order_relaxed)) TRAP(Interrupted, nullptr); \
+      if (fuel >= 0) {                                                  \
+        if (fuel == 0) TRAP(OutOfFuel, nullptr);                        \
+        fuel--;                                                         \
+        tick = 1;                                                       \
+      }                                                                 \
     }                                                                   \
   } while (0)
 #define RELOAD()                                     \
@@ -434,8 +453,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     auto a = CV(SA(0));                          \
     auto b = CV(SB(1));                          \
     DST(RES(expr));                              \
-    pc += 3;                                     \
-    NEXT();                                      \
+    NEXT_AT(3);                                      \
   }
 #define RES32(x) uint64_t(uint32_t(x))
 #define RES64(x) uint64_t(x)
@@ -467,9 +485,11 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define BINF64A(name, expr) BINALLF(name, f64, expr)
 #define JCMPH(label, SA, SB, T, cmp)                \
   L_##label : {                                     \
-    if (T(SA(0)) cmp T(SB(1))) JUMP(pc + 2);        \
-    else pc += 3;                                   \
-    NEXT();                                         \
+    if (T(SA(0)) cmp T(SB(1))) {                    \
+      JUMP(pc + 2);                                 \
+      NEXT();                                       \
+    }                                               \
+    NEXT_AT(3);                                     \
   }
 #define JCMP(idx, T, cmp)                           \
   JCMPH(jc##idx, SRC_S, SRC_S, T, cmp)              \
@@ -482,31 +502,27 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     uint64_t a = S(0);               \
     uint64_t b = S(1);               \
     S(2) = uint64_t(expr);           \
-    pc += 3;                         \
-    NEXT();                          \
+    NEXT_AT(3);                          \
   }
 #define BINF32(name, expr)           \
   L_##name : {                       \
     float a = f32(S(0));             \
     float b = f32(S(1));             \
     S(2) = (expr);                   \
-    pc += 3;                         \
-    NEXT();                          \
+    NEXT_AT(3);                          \
   }
 #define BINF64(name, expr)           \
   L_##name : {                       \
     double a = f64(S(0));            \
     double b = f64(S(1));            \
     S(2) = (expr);                   \
-    pc += 3;                         \
-    NEXT();                          \
+    NEXT_AT(3);                          \
   }
 #define UN(name, expr)               \
   L_##name : {                       \
     uint64_t a = S(0);               \
     S(1) = (expr);                   \
-    pc += 2;                         \
-    NEXT();                          \
+    NEXT_AT(2);                          \
   }
 // Loads and stores: effective address forms base (slot + offset), wrap (x + k, at 2^32) and
 // abs (a constant), each with accumulator variants (ops.h).
@@ -519,8 +535,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     T v;                                                             \
     std::memcpy(&v, mem + ea, sizeof(T));                            \
     DST(dst_word, (conv));                                           \
-    pc += words;                                                     \
-    NEXT();                                                          \
+    NEXT_AT(words);                                                          \
   }
 #define LD_S(i, v) fp[pc[i]] = (v)
 #define LD_A(i, v) acc = (v)
@@ -541,8 +556,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
     T v = T(VAL);                                                    \
     std::memcpy(mem + ea, &v, sizeof(T));                            \
-    pc += words;                                                     \
-    NEXT();                                                          \
+    NEXT_AT(words);                                                          \
   }
 #define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
 #define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
@@ -577,18 +591,15 @@ L_unreachable:
 L_select : {
   uint64_t a = S(0), b = S(1);
   S(3) = U32(S(2)) ? a : b;
-  pc += 4;
-  NEXT();
+  NEXT_AT(4);
 }
 L_copy:
   S(1) = S(0);
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_copy2:
   S(1) = S(0);
   S(3) = S(2);
-  pc += 4;
-  NEXT();
+  NEXT_AT(4);
 L_copyn : {
   uint32_t n = *pc++;
   do {
@@ -599,12 +610,10 @@ L_copyn : {
 }
 L_global_get:
   S(0) = inst->globals[pc[1]]->bits;
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_global_set:
   inst->globals[pc[1]]->bits = S(0);
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_table_get : {
   uint64_t* sp = fp + pc[0];
   Table* t = inst->tables[pc[1]];
@@ -625,48 +634,50 @@ L_table_set : {
 }
 L_i32_const:
   S(0) = pc[1];
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_i64_const:
   S(0) = uint64_t(pc[1]) | uint64_t(pc[2]) << 32;
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 L_ref_null:
   S(0) = 0;
-  pc += 1;
-  NEXT();
+  NEXT_AT(1);
 L_ref_is_null:
   S(1) = S(0) == 0;
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_ref_func:
   S(0) = uint64_t(uintptr_t(inst->funcs[pc[1]]));
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 
 L_jmp:
   JUMP(pc);
   NEXT();
 L_jmp_if:
-  if (U32(S(0))) JUMP(pc + 1);
-  else pc += 2;
-  NEXT();
+  if (U32(S(0))) {
+    JUMP(pc + 1);
+    NEXT();
+  }
+  NEXT_AT(2);
 L_jmp_unless:
-  if (!U32(S(0))) JUMP(pc + 1);
-  else pc += 2;
-  NEXT();
+  if (!U32(S(0))) {
+    JUMP(pc + 1);
+    NEXT();
+  }
+  NEXT_AT(2);
 L_jmp_if_a:
-  if (U32(acc)) JUMP(pc + 1);
-  else pc += 2;
-  NEXT();
+  if (U32(acc)) {
+    JUMP(pc + 1);
+    NEXT();
+  }
+  NEXT_AT(2);
 L_jmp_unless_a:
-  if (!U32(acc)) JUMP(pc + 1);
-  else pc += 2;
-  NEXT();
+  if (!U32(acc)) {
+    JUMP(pc + 1);
+    NEXT();
+  }
+  NEXT_AT(2);
 L_br_if:
   if (!U32(S(0))) {
-    pc += 5;
-    NEXT();
+    NEXT_AT(5);
   }
   pc++;
   // fallthrough
@@ -746,6 +757,7 @@ do_call : {
     s->stack_used = saved_used;
     s->depth_used = saved_depth;
     fuel = s->fuel;
+    if (fuel >= 0) tick = 1;
     if (!t.ok()) {
       trap = t;
       goto done;
@@ -787,8 +799,7 @@ do_call : {
   STORE(0x3B, uint16_t)
 L_0x3F:
   S(0) = inst->memory->pages;
-  pc += 1;
-  NEXT();
+  NEXT_AT(1);
 L_0x40 : {
   uint32_t old;
   uint32_t delta = U32(S(0));
@@ -844,29 +855,25 @@ L_0x6D : {
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT32_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
   S(2) = uint32_t(a / b);
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x6E : {
   uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a / b;
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x6F : {
   int32_t a = I32(S(0)), b = I32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = b == -1 ? 0 : uint32_t(a % b);
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x70 : {
   uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a % b;
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
   BIN32(0x71, a & b)
   BIN32(0x72, a | b)
@@ -888,29 +895,25 @@ L_0x7F : {
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT64_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
   S(2) = uint64_t(a / b);
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x80 : {
   uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a / b;
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x81 : {
   int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = b == -1 ? 0 : uint64_t(a % b);
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
 L_0x82 : {
   uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a % b;
-  pc += 3;
-  NEXT();
+  NEXT_AT(3);
 }
   BIN64I(0x83, a & b)
   BIN64I(0x84, a | b)
@@ -958,8 +961,7 @@ L_0x82 : {
     if (x != x) TRAP(InvalidConversion, nullptr);               \
     if (!(x > (lo) && x < (hi))) TRAP(IntegerOverflow, nullptr); \
     S(1) = W(IT(x));                                            \
-    pc += 2;                                                    \
-    NEXT();                                                     \
+    NEXT_AT(2);                                                     \
   }
   TRUNC(0xA8, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
   TRUNC(0xA9, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)
@@ -1009,8 +1011,7 @@ L_mem_init : {
 }
 L_data_drop:
   inst->data_dropped[pc[1]] = 1;
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_mem_copy : {
   uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
@@ -1042,8 +1043,7 @@ L_table_init : {
 }
 L_elem_drop:
   inst->elem_refs[pc[1]] = nullptr;
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_table_copy : {
   uint64_t* sp = fp + *pc++;
   Table* d = inst->tables[pc[0]];
@@ -1067,8 +1067,7 @@ L_table_grow : {
 }
 L_table_size:
   fp[pc[0]] = inst->tables[pc[1]]->size;
-  pc += 2;
-  NEXT();
+  NEXT_AT(2);
 L_table_fill : {
   uint64_t* sp = fp + *pc++;
   Table* t = inst->tables[*pc++];
