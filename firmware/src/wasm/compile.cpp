@@ -405,9 +405,12 @@ struct Compiler {
   }
   bool emit_return() {
     uint32_t n = ctrls[0].nr, slot;
-    if (local_result(n, &slot)) return emit_op(op::kReturn) && emit(1) && emit(slot);
+    if (local_result(n, &slot)) return emit_ret(1, slot);
     if (!materialize_top(n)) return false;
-    return emit_op(op::kReturn) && emit(n) && emit(canon(vals.n >= n ? vals.n - n : 0));
+    return emit_ret(n, canon(vals.n >= n ? vals.n - n : 0));
+  }
+  bool emit_ret(uint32_t n, uint32_t from) {
+    return emit_op(n == 1 ? op::kReturn1 : op::kReturn) && emit(n) && emit(from);
   }
 
   bool local_type(uint32_t idx, ValType* t) {
@@ -752,7 +755,7 @@ bool Compiler::body(uint32_t type_index) {
         if (top.kind == kFunc && top.fixups == kNone && local_result(top.nr, &slot)) {
           // no branch targets this end: return the local directly (the code below then
           // emits an unreachable second return)
-          if (!emit_op(op::kReturn) || !emit(1) || !emit(slot)) return false;
+          if (!emit_ret(1, slot)) return false;
         }
         if (!materialize_top(top.nr)) return false;
         Ctrl c{};
@@ -766,7 +769,7 @@ bool Compiler::body(uint32_t type_index) {
         patch_chain(c.fixups, pc());
         mark_label();
         if (c.kind == kFunc) {
-          if (!emit_op(op::kReturn) || !emit(c.nr) || !emit(canon(0))) return false;
+          if (!emit_ret(c.nr, canon(0))) return false;
         } else if (!pushes(c.results, c.nr)) {
           return false;
         }
@@ -832,7 +835,9 @@ bool Compiler::body(uint32_t type_index) {
         if (!materialize_top(cf.nparams)) return false;
         uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
-        if (!emit_op(op::kCall) || !emit(f) || !emit(base)) return false;
+        // a function of this module is never a host function and runs in this instance
+        uint32_t o = f >= m->nfunc_imports ? op::kCallDirect : op::kCall;
+        if (!emit_op(o) || !emit(f) || !emit(base)) return false;
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }

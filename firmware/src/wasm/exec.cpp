@@ -154,6 +154,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kBrIf, br_if);
   REG(op::kBrTable, br_table);
   REG(op::kReturn, ret);
+  REG(op::kReturn1, ret1);
+  REG(op::kCallDirect, call_direct);
   REG(0x28, 0x28); REG(0x29, 0x29); REG(0x2A, 0x28); REG(0x2B, 0x29); REG(0x2C, 0x2C);
   REG(0x2D, 0x2D); REG(0x2E, 0x2E); REG(0x2F, 0x2F); REG(0x30, 0x30); REG(0x31, 0x31);
   REG(0x32, 0x32); REG(0x33, 0x33); REG(0x34, 0x34); REG(0x35, 0x35); REG(0x36, 0x36);
@@ -705,8 +707,12 @@ L_br_table : {
   JCMP(8, int32_t, >=)
   JCMP(9, uint32_t, >=)
 
-L_ret : {
+L_ret1:
+  fp[0] = S(1);
+  goto pop_frame;
+L_ret:
   MOVE(pc[0], pc[1], 0);
+pop_frame : {
   const Frame& fr = frames[--depth];
   pc = fr.pc;
   fp = fr.fp;
@@ -720,6 +726,18 @@ L_ret : {
   NEXT();
 }
 
+L_call_direct : {
+  Func* c = inst->funcs[pc[0]];
+  uint64_t* nfp = fp + pc[1];
+  if (__builtin_expect(depth >= max_depth || uint64_t(stack_end - nfp) < c->frame_slots, 0))
+    TRAP(CallStackExhausted, nullptr);
+  BUDGET();
+  frames[depth++] = Frame{pc + 2, fp, inst};
+  for (uint32_t i = c->nparams, n = c->nlocals; i < n; i++) nfp[i] = 0;
+  fp = nfp;
+  pc = c->entry;
+  NEXT();
+}
 L_call:
   callee = inst->funcs[pc[0]];
   base = pc[1];

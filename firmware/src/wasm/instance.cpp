@@ -88,6 +88,7 @@ bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
     own[i].type = &m->types[m->funcs[i].type];
     own[i].inst = inst;
     own[i].entry = m->code.p + m->funcs[i].code;
+    own[i].nparams = m->types[m->funcs[i].type].nparams;
     own[i].nlocals = m->funcs[i].nlocals;
     own[i].frame_slots = m->funcs[i].nlocals + m->funcs[i].max_height;
     inst->funcs[m->nfunc_imports + i] = &own[i];

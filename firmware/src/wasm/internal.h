@@ -144,6 +144,7 @@ struct Func {
   const FuncType* type;
   Instance* inst;         // null for host functions
   const uint32_t* entry;  // wasm functions: first code word
+  uint32_t nparams;
   uint32_t nlocals;       // params + declared locals
   uint32_t frame_slots;   // nlocals + maximum operand height
   HostFn host;

@@ -45,6 +45,8 @@ enum : uint32_t {
   kBrIf = 0x124,      // [cond, target, keep, from, to]
   kBrTable = 0x125,   // [index slot, n, (target, keep, from, to) x (n+1)]
   kReturn = 0x127,    // [nresults, from]
+  kReturn1 = 0x126,   // kReturn of one result: [1, from]
+  kCallDirect = 0x12D,  // kCall of a function defined in this module: [function index, base slot]
   kCopy = 0x128,      // [src, dst]
   kCopy2 = 0x129,     // [src, dst, src, dst], in order
   kCopyN = 0x12C,     // [n, (src, dst) x n], in order
