@@ -400,6 +400,11 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     prof_prev = int32_t(*pc);         \
     goto*(base_reg + int32_t(*pc++)); \
   } while (0)
+#define NEXT_AT(n)                    \
+  do {                                \
+    pc += (n);                        \
+    NEXT();                           \
+  } while (0)
   int32_t prof_prev = 0;
 #else
 #define NEXT() goto*(base_reg + int32_t(*pc++))
