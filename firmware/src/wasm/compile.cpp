@@ -333,6 +333,7 @@ struct Compiler {
       uint32_t to = v == op::kASS ? op::kASA : v == op::kAIS ? op::kAIA : v == op::kSAS ? op::kSAA : kNone;
       return to == kNone ? kNone : op::kAcc + to * 64 + i;
     }
+    if (o >= op::kFuse && o < op::kCount) return (o - op::kFuse) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
     if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
@@ -347,6 +348,22 @@ struct Compiler {
   // immediate, into dst, taking an operand from the accumulator when it can.
   bool emit_binary(uint32_t opc, uint32_t a_slot, uint32_t b, bool imm, uint32_t dst) {
     uint32_t o = imm ? op::kImm + opc : opc;
+    // `a op2 (x op1 imm)`, the op1 just emitted: one fused instruction instead of two
+    if (!imm && op::fuse2_index(opc) >= 0) {
+      uint32_t side[2] = {b, a_slot};
+      for (int k = 0; k < 2; k++) {
+        uint32_t p = last_op_code;
+        if (!fusable(side[k]) || p < op::kImm || p >= op::kImm + 0x100) continue;
+        int i1 = op::fuse1_index(p - op::kImm);
+        if (i1 < 0) continue;
+        uint32_t st = last_op_start, x = code[st + 1], k_imm = code[st + 2];
+        code.n = st;
+        last_dst_end = kNone;
+        op_start = pc();
+        uint32_t fo = op::kFuse + uint32_t(i1 * 4 + op::fuse2_index(opc)) * 2;
+        return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(k_imm) && emit(dst);
+      }
+    }
     if (op::acc_index(opc) >= 0) {
       if (imm) {
         if (take_acc(a_slot)) o = op::acc_op(op::kAIS, opc);

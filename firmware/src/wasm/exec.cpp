@@ -120,6 +120,24 @@ inline void profile_count(int32_t prev, int32_t cur) {
   }
 }
 #endif
+template <int I>
+inline uint32_t fuse_op1(uint32_t x, uint32_t k) {
+  if constexpr (I == 0) return rotl32(x, k);
+  if constexpr (I == 1) return rotr32(x, k);
+  if constexpr (I == 2) return x << (k & 31);
+  if constexpr (I == 3) return x >> (k & 31);
+  if constexpr (I == 4) return uint32_t(int32_t(x) >> (k & 31));
+  if constexpr (I == 5) return x & k;
+  if constexpr (I == 6) return x ^ k;
+  return x + k;
+}
+template <int I>
+inline uint32_t fuse_op2(uint32_t a, uint32_t t) {
+  if constexpr (I == 0) return a ^ t;
+  if constexpr (I == 1) return a + t;
+  if constexpr (I == 2) return a & t;
+  return a | t;
+}
 }  // namespace
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results) {
@@ -353,6 +371,70 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     for (uint32_t n = 0; n < 4; n++)
       if (kStoreNames[n] == kStoreHandler[k])
         for (uint32_t v = 0; v < 5; v++) labels[op::kStoreAcc + v * 16 + k] = store_labels[n][v];
+  labels[op::kFuse + 0] = &&L_fu0_0s;
+  labels[op::kFuse + 1] = &&L_fu0_0a;
+  labels[op::kFuse + 2] = &&L_fu0_1s;
+  labels[op::kFuse + 3] = &&L_fu0_1a;
+  labels[op::kFuse + 4] = &&L_fu0_2s;
+  labels[op::kFuse + 5] = &&L_fu0_2a;
+  labels[op::kFuse + 6] = &&L_fu0_3s;
+  labels[op::kFuse + 7] = &&L_fu0_3a;
+  labels[op::kFuse + 8] = &&L_fu1_0s;
+  labels[op::kFuse + 9] = &&L_fu1_0a;
+  labels[op::kFuse + 10] = &&L_fu1_1s;
+  labels[op::kFuse + 11] = &&L_fu1_1a;
+  labels[op::kFuse + 12] = &&L_fu1_2s;
+  labels[op::kFuse + 13] = &&L_fu1_2a;
+  labels[op::kFuse + 14] = &&L_fu1_3s;
+  labels[op::kFuse + 15] = &&L_fu1_3a;
+  labels[op::kFuse + 16] = &&L_fu2_0s;
+  labels[op::kFuse + 17] = &&L_fu2_0a;
+  labels[op::kFuse + 18] = &&L_fu2_1s;
+  labels[op::kFuse + 19] = &&L_fu2_1a;
+  labels[op::kFuse + 20] = &&L_fu2_2s;
+  labels[op::kFuse + 21] = &&L_fu2_2a;
+  labels[op::kFuse + 22] = &&L_fu2_3s;
+  labels[op::kFuse + 23] = &&L_fu2_3a;
+  labels[op::kFuse + 24] = &&L_fu3_0s;
+  labels[op::kFuse + 25] = &&L_fu3_0a;
+  labels[op::kFuse + 26] = &&L_fu3_1s;
+  labels[op::kFuse + 27] = &&L_fu3_1a;
+  labels[op::kFuse + 28] = &&L_fu3_2s;
+  labels[op::kFuse + 29] = &&L_fu3_2a;
+  labels[op::kFuse + 30] = &&L_fu3_3s;
+  labels[op::kFuse + 31] = &&L_fu3_3a;
+  labels[op::kFuse + 32] = &&L_fu4_0s;
+  labels[op::kFuse + 33] = &&L_fu4_0a;
+  labels[op::kFuse + 34] = &&L_fu4_1s;
+  labels[op::kFuse + 35] = &&L_fu4_1a;
+  labels[op::kFuse + 36] = &&L_fu4_2s;
+  labels[op::kFuse + 37] = &&L_fu4_2a;
+  labels[op::kFuse + 38] = &&L_fu4_3s;
+  labels[op::kFuse + 39] = &&L_fu4_3a;
+  labels[op::kFuse + 40] = &&L_fu5_0s;
+  labels[op::kFuse + 41] = &&L_fu5_0a;
+  labels[op::kFuse + 42] = &&L_fu5_1s;
+  labels[op::kFuse + 43] = &&L_fu5_1a;
+  labels[op::kFuse + 44] = &&L_fu5_2s;
+  labels[op::kFuse + 45] = &&L_fu5_2a;
+  labels[op::kFuse + 46] = &&L_fu5_3s;
+  labels[op::kFuse + 47] = &&L_fu5_3a;
+  labels[op::kFuse + 48] = &&L_fu6_0s;
+  labels[op::kFuse + 49] = &&L_fu6_0a;
+  labels[op::kFuse + 50] = &&L_fu6_1s;
+  labels[op::kFuse + 51] = &&L_fu6_1a;
+  labels[op::kFuse + 52] = &&L_fu6_2s;
+  labels[op::kFuse + 53] = &&L_fu6_2a;
+  labels[op::kFuse + 54] = &&L_fu6_3s;
+  labels[op::kFuse + 55] = &&L_fu6_3a;
+  labels[op::kFuse + 56] = &&L_fu7_0s;
+  labels[op::kFuse + 57] = &&L_fu7_0a;
+  labels[op::kFuse + 58] = &&L_fu7_1s;
+  labels[op::kFuse + 59] = &&L_fu7_1a;
+  labels[op::kFuse + 60] = &&L_fu7_2s;
+  labels[op::kFuse + 61] = &&L_fu7_2a;
+  labels[op::kFuse + 62] = &&L_fu7_3s;
+  labels[op::kFuse + 63] = &&L_fu7_3a;
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++)
@@ -803,6 +885,47 @@ do_call : {
   NEXT();
 }
 
+#define FUSEH(i1, i2)                                                        \
+  L_fu##i1##_##i2##s : {                                                     \
+    S(3) = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));          \
+    NEXT_AT(4);                                                              \
+  }                                                                          \
+  L_fu##i1##_##i2##a : {                                                     \
+    acc = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));           \
+    NEXT_AT(4);                                                              \
+  }
+  FUSEH(0, 0)
+  FUSEH(0, 1)
+  FUSEH(0, 2)
+  FUSEH(0, 3)
+  FUSEH(1, 0)
+  FUSEH(1, 1)
+  FUSEH(1, 2)
+  FUSEH(1, 3)
+  FUSEH(2, 0)
+  FUSEH(2, 1)
+  FUSEH(2, 2)
+  FUSEH(2, 3)
+  FUSEH(3, 0)
+  FUSEH(3, 1)
+  FUSEH(3, 2)
+  FUSEH(3, 3)
+  FUSEH(4, 0)
+  FUSEH(4, 1)
+  FUSEH(4, 2)
+  FUSEH(4, 3)
+  FUSEH(5, 0)
+  FUSEH(5, 1)
+  FUSEH(5, 2)
+  FUSEH(5, 3)
+  FUSEH(6, 0)
+  FUSEH(6, 1)
+  FUSEH(6, 2)
+  FUSEH(6, 3)
+  FUSEH(7, 0)
+  FUSEH(7, 1)
+  FUSEH(7, 2)
+  FUSEH(7, 3)
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)

@@ -72,7 +72,11 @@ enum : uint32_t {
   kJmpCmpA = 0x5C0,    // + compare index: [acc, b, target]
   kJmpCmpAI = 0x5D0,   // + compare index: [acc, imm, target]
   kJmpCmpSA = 0x5E0,   // + compare index: [a, acc, target]
-  kCount = 0x5F0,
+  // i32 `a op2 (x op1 imm)` in one instruction (hash rounds: a ^ rotl(x, k), …):
+  // + (fuse1_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: result to dst, 1: to the
+  // accumulator); [a, x, imm, dst]
+  kFuse = 0x5F0,
+  kCount = 0x630,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
@@ -94,6 +98,13 @@ constexpr int acc_index(uint32_t opc) {
          : opc >= 0x92 && opc <= 0x95 ? int(opc - 0x92 + 42)
          : opc >= 0xA0 && opc <= 0xA3 ? int(opc - 0xA0 + 46)
                                       : -1;
+}
+constexpr int fuse1_index(uint32_t opc) {  // rotl rotr shl shr_u shr_s and xor add
+  return opc == 0x77 ? 0 : opc == 0x78 ? 1 : opc == 0x74 ? 2 : opc == 0x76 ? 3 : opc == 0x75 ? 4
+         : opc == 0x71 ? 5 : opc == 0x73 ? 6 : opc == 0x6A ? 7 : -1;
+}
+constexpr int fuse2_index(uint32_t opc) {  // xor add and or (commutative)
+  return opc == 0x73 ? 0 : opc == 0x6A ? 1 : opc == 0x71 ? 2 : opc == 0x72 ? 3 : -1;
 }
 constexpr uint32_t acc_op(uint32_t variant, uint32_t opc) { return kAcc + variant * 64 + uint32_t(acc_index(opc)); }
 }  // namespace op
