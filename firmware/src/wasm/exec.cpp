@@ -475,7 +475,17 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   uint32_t base = 0;
   uint64_t acc = 0;  // the accumulator (ops.h)
 
-#ifdef K32_WASM_PROFILE
+#if defined(K32_WASM_SINGLE_DISPATCH)
+// One shared dispatch point (the fuzzing build): every handler jumps there. Same behaviour,
+// but a control-flow graph of handlers + jumps instead of handlers x jumps, which keeps
+// instrumenting compilers (ASan, coverage) from taking many minutes over this function.
+#define NEXT() goto dispatch
+#define NEXT_AT(n)                    \
+  do {                                \
+    pc += (n);                        \
+    goto dispatch;                    \
+  } while (0)
+#elif defined(K32_WASM_PROFILE)
 #define NEXT()                        \
   do {                                \
     profile_count(prof_prev, int32_t(*pc)); \
@@ -673,6 +683,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 
   goto do_call;
 
+#if defined(K32_WASM_SINGLE_DISPATCH)
+dispatch:
+  goto*(base_reg + int32_t(*pc++));
+#endif
 L_bad:
   TRAP(HostError, "internal error: bad opcode");
 L_unreachable:
