@@ -35,4 +35,11 @@ def test_bench_ingress_json_shape():
         assert 0 < row["p50_ms"] <= row["p99_ms"]
         assert row["requestsPerSec"] > 0
         if report["instructions"] == "ok":
-            assert isinstance(row["instructionsPerRequest"], int) and row["instructionsPerRequest"] > 0
+            assert isinstance(row["instructionsPerRequest"], int), row
+            # Static files are served by the measured process itself: clearly above its idle
+            # count. For echo it only relays (the pod or worker does the work), a share the
+            # idle background (heartbeats, watches) of a loaded machine can equal.
+            if case.endswith("static"):
+                assert row["instructionsPerRequest"] > 0, row
+            else:
+                assert row["instructionsPerRequest"] >= 0, row
