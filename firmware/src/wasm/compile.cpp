@@ -75,6 +75,7 @@ struct Compiler {
   const int32_t* xlat = dispatch_offsets();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
   uint32_t nparams = 0;
+  uint32_t addi_at = kNone;  // start of the last add-immediate emitted (pairing, ops.h)
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -207,6 +208,27 @@ struct Compiler {
     return true;
   }
   void mark_label() { label_pc = pc(); }
+  // Removes the instructions from `at` on (a producer being fused into its consumer).
+  void truncate(uint32_t at) {
+    code.n = at;
+    last_dst_end = kNone;
+    if (addi_at != kNone && addi_at + 4 > at) addi_at = kNone;
+  }
+  // True when an i32 add-immediate into a slot ends right where the next instruction begins
+  // and no branch lands between them: the two may then run as one instruction.
+  bool addi_before(uint32_t at) const {
+    return addi_at != kNone && addi_at + 4 == at && code.n >= at && label_pc != at &&
+           code[addi_at] == uint32_t(xlat[op::kImm + 0x6A]);
+  }
+  // Turns that add-immediate into the paired instruction `o`, whose remaining operand words
+  // the caller emits next (the second instruction's opcode word is never written).
+  void pair_with_addi(uint32_t o) {
+    code.n = addi_at + 4;
+    code[addi_at] = uint32_t(xlat[o]);
+    op_start = addi_at;
+    last_emitted_op = o;
+    addi_at = kNone;
+  }
 
   // Consecutive copies (a loop rotating its variables, values entering a block) become one
   // instruction: kCopy, then kCopy2, then kCopyN with a count. They still run in order.
@@ -333,7 +355,7 @@ struct Compiler {
       uint32_t to = v == op::kASS ? op::kASA : v == op::kAIS ? op::kAIA : v == op::kSAS ? op::kSAA : kNone;
       return to == kNone ? kNone : op::kAcc + to * 64 + i;
     }
-    if (o >= op::kFuse && o < op::kCount) return (o - op::kFuse) % 2 ? kNone : o + 1;
+    if (o >= op::kFuse && o < op::kAddJmpCmp) return (o - op::kFuse) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
     if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
@@ -352,16 +374,18 @@ struct Compiler {
     if (!imm && op::fuse2_index(opc) >= 0) {
       uint32_t side[2] = {b, a_slot};
       for (int k = 0; k < 2; k++) {
-        uint32_t p = last_op_code;
-        if (!fusable(side[k]) || p < op::kImm || p >= op::kImm + 0x100) continue;
-        int i1 = op::fuse1_index(p - op::kImm);
-        if (i1 < 0) continue;
-        uint32_t st = last_op_start, x = code[st + 1], k_imm = code[st + 2];
-        code.n = st;
-        last_dst_end = kNone;
+        uint32_t p = last_op_code, fo;
+        if (!fusable(side[k])) continue;
+        if (p >= op::kImm && p < op::kImm + 0x100 && op::fuse1_index(p - op::kImm) >= 0)
+          fo = op::kFuse + uint32_t(op::fuse1_index(p - op::kImm) * 4 + op::fuse2_index(opc)) * 2;
+        else if (p < 0x100 && op::fuse2_index(p) >= 0)  // both operands slots: [z, x, y, dst]
+          fo = op::kFuse3 + uint32_t(op::fuse2_index(p) * 4 + op::fuse2_index(opc)) * 2;
+        else
+          continue;
+        uint32_t st = last_op_start, x = code[st + 1], y = code[st + 2];
+        truncate(st);
         op_start = pc();
-        uint32_t fo = op::kFuse + uint32_t(i1 * 4 + op::fuse2_index(opc)) * 2;
-        return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(k_imm) && emit(dst);
+        return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(y) && emit(dst);
       }
     }
     if (op::acc_index(opc) >= 0) {
@@ -372,6 +396,13 @@ struct Compiler {
       } else if (take_acc(a_slot)) {
         o = op::acc_op(op::kASS, opc);
       }
+    }
+    if (o == op::kImm + 0x6A) {
+      if (addi_before(pc())) {  // two increments (a loop's induction variables)
+        pair_with_addi(op::kAddAdd);
+        return emit(a_slot) && emit(b) && emit(dst);
+      }
+      addi_at = pc();
     }
     op_start = pc();
     return emit_op(o) && emit(a_slot) && emit(b) && emit(dst);
@@ -395,17 +426,28 @@ struct Compiler {
       }
       if (cmp == 0x45) {
         uint32_t x = code[st + 1];
-        code.n = st;
-        last_dst_end = kNone;
+        truncate(st);
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
         static const uint32_t kJmpForm[] = {op::kJmpCmp, op::kJmpCmpI, op::kJmpCmpA, op::kJmpCmpAI,
                                             op::kJmpCmpSA};
+        static const uint8_t kSwap[] = {0, 1, 4, 5, 2, 3, 8, 9, 6, 7};  // a < b is b > a
         uint32_t idx = cmp - 0x46, x = code[st + 1], y = code[st + 2];
         if (!when_true) idx = kNegate[idx];
-        code.n = st;
-        last_dst_end = kNone;
+        truncate(st);
+        // `i = i + k; if (i < n) …`, the loop idiom: compare the add's result as it is made
+        if (form <= 1 && addi_before(st)) {
+          uint32_t sum = code[addi_at + 3];
+          if (form == 0 && y == sum && x != sum) {
+            std::swap(x, y);
+            idx = kSwap[idx];
+          }
+          if (x == sum) {
+            pair_with_addi((form ? op::kAddJmpCmpI : op::kAddJmpCmp) + idx);
+            return emit(y);
+          }
+        }
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }
@@ -1021,7 +1063,12 @@ bool Compiler::body(uint32_t type_index) {
               if (is_deferred(addr)) addr = canon(vals.n);
               uint32_t o = take_acc(addr) ? op::kLoadAcc + op::kBaseAS * 16 + k : opc;
               op_start = pc();
-              if (!emit_op(o) || !emit(addr) || !emit(offset)) return false;
+              if (o == 0x28 && addi_before(pc())) {  // `p += 4; x = *p`
+                pair_with_addi(op::kAddLoad);
+                if (!emit(addr) || !emit(offset)) return false;
+              } else if (!emit_op(o) || !emit(addr) || !emit(offset)) {
+                return false;
+              }
             }
             if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
           } else {

@@ -371,70 +371,25 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     for (uint32_t n = 0; n < 4; n++)
       if (kStoreNames[n] == kStoreHandler[k])
         for (uint32_t v = 0; v < 5; v++) labels[op::kStoreAcc + v * 16 + k] = store_labels[n][v];
-  labels[op::kFuse + 0] = &&L_fu0_0s;
-  labels[op::kFuse + 1] = &&L_fu0_0a;
-  labels[op::kFuse + 2] = &&L_fu0_1s;
-  labels[op::kFuse + 3] = &&L_fu0_1a;
-  labels[op::kFuse + 4] = &&L_fu0_2s;
-  labels[op::kFuse + 5] = &&L_fu0_2a;
-  labels[op::kFuse + 6] = &&L_fu0_3s;
-  labels[op::kFuse + 7] = &&L_fu0_3a;
-  labels[op::kFuse + 8] = &&L_fu1_0s;
-  labels[op::kFuse + 9] = &&L_fu1_0a;
-  labels[op::kFuse + 10] = &&L_fu1_1s;
-  labels[op::kFuse + 11] = &&L_fu1_1a;
-  labels[op::kFuse + 12] = &&L_fu1_2s;
-  labels[op::kFuse + 13] = &&L_fu1_2a;
-  labels[op::kFuse + 14] = &&L_fu1_3s;
-  labels[op::kFuse + 15] = &&L_fu1_3a;
-  labels[op::kFuse + 16] = &&L_fu2_0s;
-  labels[op::kFuse + 17] = &&L_fu2_0a;
-  labels[op::kFuse + 18] = &&L_fu2_1s;
-  labels[op::kFuse + 19] = &&L_fu2_1a;
-  labels[op::kFuse + 20] = &&L_fu2_2s;
-  labels[op::kFuse + 21] = &&L_fu2_2a;
-  labels[op::kFuse + 22] = &&L_fu2_3s;
-  labels[op::kFuse + 23] = &&L_fu2_3a;
-  labels[op::kFuse + 24] = &&L_fu3_0s;
-  labels[op::kFuse + 25] = &&L_fu3_0a;
-  labels[op::kFuse + 26] = &&L_fu3_1s;
-  labels[op::kFuse + 27] = &&L_fu3_1a;
-  labels[op::kFuse + 28] = &&L_fu3_2s;
-  labels[op::kFuse + 29] = &&L_fu3_2a;
-  labels[op::kFuse + 30] = &&L_fu3_3s;
-  labels[op::kFuse + 31] = &&L_fu3_3a;
-  labels[op::kFuse + 32] = &&L_fu4_0s;
-  labels[op::kFuse + 33] = &&L_fu4_0a;
-  labels[op::kFuse + 34] = &&L_fu4_1s;
-  labels[op::kFuse + 35] = &&L_fu4_1a;
-  labels[op::kFuse + 36] = &&L_fu4_2s;
-  labels[op::kFuse + 37] = &&L_fu4_2a;
-  labels[op::kFuse + 38] = &&L_fu4_3s;
-  labels[op::kFuse + 39] = &&L_fu4_3a;
-  labels[op::kFuse + 40] = &&L_fu5_0s;
-  labels[op::kFuse + 41] = &&L_fu5_0a;
-  labels[op::kFuse + 42] = &&L_fu5_1s;
-  labels[op::kFuse + 43] = &&L_fu5_1a;
-  labels[op::kFuse + 44] = &&L_fu5_2s;
-  labels[op::kFuse + 45] = &&L_fu5_2a;
-  labels[op::kFuse + 46] = &&L_fu5_3s;
-  labels[op::kFuse + 47] = &&L_fu5_3a;
-  labels[op::kFuse + 48] = &&L_fu6_0s;
-  labels[op::kFuse + 49] = &&L_fu6_0a;
-  labels[op::kFuse + 50] = &&L_fu6_1s;
-  labels[op::kFuse + 51] = &&L_fu6_1a;
-  labels[op::kFuse + 52] = &&L_fu6_2s;
-  labels[op::kFuse + 53] = &&L_fu6_2a;
-  labels[op::kFuse + 54] = &&L_fu6_3s;
-  labels[op::kFuse + 55] = &&L_fu6_3a;
-  labels[op::kFuse + 56] = &&L_fu7_0s;
-  labels[op::kFuse + 57] = &&L_fu7_0a;
-  labels[op::kFuse + 58] = &&L_fu7_1s;
-  labels[op::kFuse + 59] = &&L_fu7_1a;
-  labels[op::kFuse + 60] = &&L_fu7_2s;
-  labels[op::kFuse + 61] = &&L_fu7_2a;
-  labels[op::kFuse + 62] = &&L_fu7_3s;
-  labels[op::kFuse + 63] = &&L_fu7_3a;
+#define FUSE_LABELS(i1) &&L_fu##i1##_0s, &&L_fu##i1##_0a, &&L_fu##i1##_1s, &&L_fu##i1##_1a, \
+                        &&L_fu##i1##_2s, &&L_fu##i1##_2a, &&L_fu##i1##_3s, &&L_fu##i1##_3a
+  const void* fuse_labels[64] = {FUSE_LABELS(0), FUSE_LABELS(1), FUSE_LABELS(2), FUSE_LABELS(3),
+                                 FUSE_LABELS(4), FUSE_LABELS(5), FUSE_LABELS(6), FUSE_LABELS(7)};
+  for (uint32_t i = 0; i < 64; i++) labels[op::kFuse + i] = fuse_labels[i];
+#define FUSE3_LABELS(i1) &&L_f3##i1##_0s, &&L_f3##i1##_0a, &&L_f3##i1##_1s, &&L_f3##i1##_1a, \
+                         &&L_f3##i1##_2s, &&L_f3##i1##_2a, &&L_f3##i1##_3s, &&L_f3##i1##_3a
+  const void* fuse3_labels[32] = {FUSE3_LABELS(0), FUSE3_LABELS(1), FUSE3_LABELS(2), FUSE3_LABELS(3)};
+  for (uint32_t i = 0; i < 32; i++) labels[op::kFuse3 + i] = fuse3_labels[i];
+  const void* add_jc_labels[2][10] = {
+      {&&L_ajc0, &&L_ajc1, &&L_ajc2, &&L_ajc3, &&L_ajc4, &&L_ajc5, &&L_ajc6, &&L_ajc7, &&L_ajc8, &&L_ajc9},
+      {&&L_ajci0, &&L_ajci1, &&L_ajci2, &&L_ajci3, &&L_ajci4, &&L_ajci5, &&L_ajci6, &&L_ajci7, &&L_ajci8,
+       &&L_ajci9}};
+  for (uint32_t i = 0; i < 10; i++) {
+    labels[op::kAddJmpCmp + i] = add_jc_labels[0][i];
+    labels[op::kAddJmpCmpI + i] = add_jc_labels[1][i];
+  }
+  REG(op::kAddLoad, add_load);
+  REG(op::kAddAdd, add_add);
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++)
@@ -940,6 +895,69 @@ do_call : {
   FUSEH(7, 1)
   FUSEH(7, 2)
   FUSEH(7, 3)
+#define FUSE3H(i1, i2)                                                       \
+  L_f3##i1##_##i2##s : {                                                     \
+    S(3) = fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))));      \
+    NEXT_AT(4);                                                              \
+  }                                                                          \
+  L_f3##i1##_##i2##a : {                                                     \
+    acc = fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))));       \
+    NEXT_AT(4);                                                              \
+  }
+  FUSE3H(0, 0)
+  FUSE3H(0, 1)
+  FUSE3H(0, 2)
+  FUSE3H(0, 3)
+  FUSE3H(1, 0)
+  FUSE3H(1, 1)
+  FUSE3H(1, 2)
+  FUSE3H(1, 3)
+  FUSE3H(2, 0)
+  FUSE3H(2, 1)
+  FUSE3H(2, 2)
+  FUSE3H(2, 3)
+  FUSE3H(3, 0)
+  FUSE3H(3, 1)
+  FUSE3H(3, 2)
+  FUSE3H(3, 3)
+  // ---- an add-immediate paired with the instruction after it (ops.h) ----
+#define ADD_I() uint32_t(U32(S(0)) + pc[1])
+#define ADDJCH(label, SB, T, cmp)                   \
+  L_##label : {                                     \
+    uint32_t v = ADD_I();                           \
+    S(2) = v;                                       \
+    if (T(v) cmp T(SB(3))) {                        \
+      JUMP(pc + 4);                                 \
+      NEXT();                                       \
+    }                                               \
+    NEXT_AT(5);                                     \
+  }
+#define ADDJC(idx, T, cmp)                          \
+  ADDJCH(ajc##idx, SRC_S, T, cmp)                   \
+  ADDJCH(ajci##idx, IMM32, T, cmp)
+  ADDJC(0, uint32_t, ==)
+  ADDJC(1, uint32_t, !=)
+  ADDJC(2, int32_t, <)
+  ADDJC(3, uint32_t, <)
+  ADDJC(4, int32_t, >)
+  ADDJC(5, uint32_t, >)
+  ADDJC(6, int32_t, <=)
+  ADDJC(7, uint32_t, <=)
+  ADDJC(8, int32_t, >=)
+  ADDJC(9, uint32_t, >=)
+L_add_load : {
+  S(2) = ADD_I();
+  uint64_t ea = uint64_t(U32(S(3))) + pc[4];
+  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  uint32_t v;
+  std::memcpy(&v, mem + ea, 4);
+  S(5) = v;
+  NEXT_AT(6);
+}
+L_add_add:
+  S(2) = ADD_I();
+  S(5) = uint32_t(U32(S(3)) + pc[4]);
+  NEXT_AT(6);
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)

@@ -76,7 +76,17 @@ enum : uint32_t {
   // + (fuse1_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [a, x, imm, dst]
   kFuse = 0x5F0,
-  kCount = 0x630,
+  // i32 `z op2 (x op1 y)`, all slots, op1 and op2 of xor add and or (expression trees of
+  // hashes and checksums): + (fuse2_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: to dst,
+  // 1: to the accumulator); [z, x, y, dst]
+  kFuse3 = 0x630,
+  // An i32 add-immediate into a slot (`x + k`, how C's `i++` and `p += 4` compile) paired
+  // with the instruction after it, which still runs second and sees the add's result:
+  kAddJmpCmp = 0x650,   // + compare index, the add's result against a slot: [x, k, dst, b, target]
+  kAddJmpCmpI = 0x660,  // + compare index, … against an immediate: [x, k, dst, imm, target]
+  kAddLoad = 0x670,     // then an i32.load: [x, k, dst, addr, offset, load dst]
+  kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
+  kCount = 0x680,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
