@@ -74,8 +74,11 @@ struct Compiler {
   uint32_t last_emitted_op = kNone;
   const int32_t* xlat = dispatch_offsets();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
+  uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
   uint32_t nparams = 0;
-  uint32_t addi_at = kNone;  // start of the last add-immediate emitted (pairing, ops.h)
+  // The last instruction that may pair with the next one (ops.h): an i32 add-immediate into
+  // a slot or an i32.load, both four words long.
+  uint32_t pair_at = kNone, pair_op = kNone;
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -212,27 +215,32 @@ struct Compiler {
   void truncate(uint32_t at) {
     code.n = at;
     last_dst_end = kNone;
-    if (addi_at != kNone && addi_at + 4 > at) addi_at = kNone;
+    copy_end = kNone;
+    if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
   }
-  // True when an i32 add-immediate into a slot ends right where the next instruction begins
-  // and no branch lands between them: the two may then run as one instruction.
-  bool addi_before(uint32_t at) const {
-    return addi_at != kNone && addi_at + 4 == at && code.n >= at && label_pc != at &&
-           code[addi_at] == uint32_t(xlat[op::kImm + 0x6A]);
+  // True when instruction `o` (a pairing candidate) ends right where the next instruction
+  // begins, unchanged, and no branch lands between them: the two may run as one.
+  bool pairs_before(uint32_t o, uint32_t at) const {
+    return pair_at != kNone && pair_op == o && pair_at + 4 == at && code.n >= at && label_pc != at &&
+           code[pair_at] == uint32_t(xlat[o]);
   }
-  // Turns that add-immediate into the paired instruction `o`, whose remaining operand words
-  // the caller emits next (the second instruction's opcode word is never written).
-  void pair_with_addi(uint32_t o) {
-    code.n = addi_at + 4;
-    code[addi_at] = uint32_t(xlat[o]);
-    op_start = addi_at;
+  bool addi_before(uint32_t at) const { return pairs_before(op::kImm + 0x6A, at); }
+  // Turns that candidate into the paired instruction `o`, whose remaining operand words the
+  // caller emits next (the second instruction's opcode word is never written).
+  void pair_into(uint32_t o) {
+    code.n = pair_at + 4;
+    code[pair_at] = uint32_t(xlat[o]);
+    op_start = pair_at;
     last_emitted_op = o;
-    addi_at = kNone;
+    pair_at = kNone;
+  }
+  void pair_candidate(uint32_t o) {
+    pair_at = pc();
+    pair_op = o;
   }
 
   // Consecutive copies (a loop rotating its variables, values entering a block) become one
   // instruction: kCopy, then kCopy2, then kCopyN with a count. They still run in order.
-  uint32_t copy_at = kNone, copy_end = kNone;
   bool emit_copy(uint32_t src, uint32_t dst) {
     if (copy_end == pc() && label_pc != pc()) {
       uint32_t o = last_emitted_op;
@@ -250,6 +258,11 @@ struct Compiler {
       if (!emit(src) || !emit(dst)) return false;
       copy_end = pc();
       return true;
+    }
+    if (addi_before(pc())) {  // `p = p + 4; q = p` (a tee into one local, a set of another)
+      pair_into(op::kAddCopy);
+      copy_end = kNone;
+      return emit(src) && emit(dst);
     }
     copy_at = pc();
     if (!emit_op(op::kCopy) || !emit(src) || !emit(dst)) return false;
@@ -388,6 +401,12 @@ struct Compiler {
         return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(y) && emit(dst);
       }
     }
+    if (imm && opc == 0x6A && fusable(a_slot) && last_op_code == op::kImm + 0x74) {
+      uint32_t st = last_op_start, x = code[st + 1], k = code[st + 2];  // (x << k) + b
+      truncate(st);
+      op_start = pc();
+      return emit_op(op::kShlAdd) && emit(x) && emit(k) && emit(b) && emit(dst);
+    }
     if (op::acc_index(opc) >= 0) {
       if (imm) {
         if (take_acc(a_slot)) o = op::acc_op(op::kAIS, opc);
@@ -399,10 +418,10 @@ struct Compiler {
     }
     if (o == op::kImm + 0x6A) {
       if (addi_before(pc())) {  // two increments (a loop's induction variables)
-        pair_with_addi(op::kAddAdd);
+        pair_into(op::kAddAdd);
         return emit(a_slot) && emit(b) && emit(dst);
       }
-      addi_at = pc();
+      pair_candidate(o);
     }
     op_start = pc();
     return emit_op(o) && emit(a_slot) && emit(b) && emit(dst);
@@ -438,13 +457,25 @@ struct Compiler {
         truncate(st);
         // `i = i + k; if (i < n) …`, the loop idiom: compare the add's result as it is made
         if (form <= 1 && addi_before(st)) {
-          uint32_t sum = code[addi_at + 3];
+          uint32_t sum = code[pair_at + 3];
           if (form == 0 && y == sum && x != sum) {
             std::swap(x, y);
             idx = kSwap[idx];
           }
           if (x == sum) {
-            pair_with_addi((form ? op::kAddJmpCmpI : op::kAddJmpCmp) + idx);
+            pair_into((form ? op::kAddJmpCmpI : op::kAddJmpCmp) + idx);
+            return emit(y);
+          }
+        }
+        // `while (a[i] < x)`: the loaded value compared as it arrives
+        if (form == 0 && pairs_before(0x28, st)) {
+          uint32_t v = code[pair_at + 3];
+          if (y == v && x != v) {
+            std::swap(x, y);
+            idx = kSwap[idx];
+          }
+          if (x == v) {
+            pair_into(op::kLoadJmpCmp + idx);
             return emit(y);
           }
         }
@@ -1064,10 +1095,11 @@ bool Compiler::body(uint32_t type_index) {
               uint32_t o = take_acc(addr) ? op::kLoadAcc + op::kBaseAS * 16 + k : opc;
               op_start = pc();
               if (o == 0x28 && addi_before(pc())) {  // `p += 4; x = *p`
-                pair_with_addi(op::kAddLoad);
+                pair_into(op::kAddLoad);
                 if (!emit(addr) || !emit(offset)) return false;
-              } else if (!emit_op(o) || !emit(addr) || !emit(offset)) {
-                return false;
+              } else {
+                if (o == 0x28) pair_candidate(o);
+                if (!emit_op(o) || !emit(addr) || !emit(offset)) return false;
               }
             }
             if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;

@@ -14,6 +14,18 @@
 #error "the interpreter uses computed goto (GCC/Clang labels as values)"
 #endif
 
+// Compiled code names each instruction's handler in a 32-bit word. Where code addresses fit
+// in one (32-bit targets such as the ESP32, position-dependent x86-64 builds) the word is
+// the handler's address and dispatch is a load and a jump; elsewhere it is the handler's
+// offset from a base address kept in a register, which costs an add per instruction.
+#if !defined(K32_WASM_ABSOLUTE_DISPATCH)
+#if UINTPTR_MAX == 0xFFFFFFFFu || (defined(__x86_64__) && !defined(__PIC__) && !defined(__PIE__))
+#define K32_WASM_ABSOLUTE_DISPATCH 1
+#else
+#define K32_WASM_ABSOLUTE_DISPATCH 0
+#endif
+#endif
+
 namespace k32 {
 namespace wasm {
 
@@ -103,21 +115,23 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 #ifdef K32_WASM_PROFILE
 // Development aid (cmake -DK32_WASM_PROFILE=ON): counts executed instructions and pairs of
 // consecutive ones by handler, printed at exit, to find what is worth fusing.
-constexpr int kProfRange = 1 << 18;
-uint64_t prof_single[kProfRange];
 struct PairCount { int32_t a, b; uint64_t n; };
+PairCount prof_single[1 << 12];  // by handler word (b; a unused)
 PairCount prof_pairs[1 << 16];
 void profile_dump();
-inline void profile_count(int32_t prev, int32_t cur) {
-  static bool registered = (std::atexit(profile_dump), true);
-  (void)registered;
-  prof_single[(cur + kProfRange / 2) & (kProfRange - 1)]++;
-  uint32_t h = (uint32_t(prev) * 2654435761u ^ uint32_t(cur) * 40503u) & 0xFFFF;
-  for (;; h = (h + 1) & 0xFFFF) {
-    PairCount& pc = prof_pairs[h];
+inline void count_in(PairCount* table, uint32_t mask, int32_t prev, int32_t cur) {
+  uint32_t h = (uint32_t(prev) * 2654435761u ^ uint32_t(cur) * 40503u) & mask;
+  for (;; h = (h + 1) & mask) {
+    PairCount& pc = table[h];
     if (pc.n == 0) { pc.a = prev; pc.b = cur; }
     if (pc.a == prev && pc.b == cur) { pc.n++; return; }
   }
+}
+inline void profile_count(int32_t prev, int32_t cur) {
+  static bool registered = (std::atexit(profile_dump), true);
+  (void)registered;
+  count_in(prof_single, (1 << 12) - 1, 0, cur);
+  count_in(prof_pairs, (1 << 16) - 1, prev, cur);
 }
 #endif
 template <int I>
@@ -142,7 +156,11 @@ inline uint32_t fuse_op2(uint32_t a, uint32_t t) {
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   // Called once with f == nullptr by dispatch_offsets() to publish the handler offsets.
+#if K32_WASM_ABSOLUTE_DISPATCH
+  const char* const dispatch_base = nullptr;
+#else
   const char* const dispatch_base = static_cast<const char*>(&&L_bad);
+#endif
   if (!f) {
   const void* labels[op::kCount];
   for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
@@ -390,18 +408,34 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   }
   REG(op::kAddLoad, add_load);
   REG(op::kAddAdd, add_add);
+  REG(op::kAddCopy, add_copy);
+  REG(op::kShlAdd, shl_add);
+  const void* load_jc_labels[10] = {&&L_ljc0, &&L_ljc1, &&L_ljc2, &&L_ljc3, &&L_ljc4,
+                                    &&L_ljc5, &&L_ljc6, &&L_ljc7, &&L_ljc8, &&L_ljc9};
+  for (uint32_t i = 0; i < 10; i++) labels[op::kLoadJmpCmp + i] = load_jc_labels[i];
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
-  for (uint32_t i = 0; i < op::kCount; i++)
-    out[i] = int32_t(static_cast<const char*>(labels[i]) - dispatch_base);
+  for (uint32_t i = 0; i < op::kCount; i++) {
+    intptr_t off = static_cast<const char*>(labels[i]) - dispatch_base;
+    if (intptr_t(int32_t(off)) != off) {  // a build setting (code model), not a run-time condition
+      std::fprintf(stderr, "k32 wasm: handler addresses do not fit 32 bits in this build\n");
+      std::abort();
+    }
+    out[i] = int32_t(off);
+  }
   return trap_ok();
   }
 
   Trap trap = trap_ok();
   // The handlers' base address, made opaque so that the compiler keeps it in a register
   // for the whole loop instead of rematerialising it in every handler's dispatch.
+#if K32_WASM_ABSOLUTE_DISPATCH
+#define HANDLER(off) reinterpret_cast<void*>(intptr_t(int32_t(off)))
+#else
   const char* base_reg = dispatch_base;
   __asm__("" : "+r"(base_reg));
+#define HANDLER(off) (base_reg + int32_t(off))
+#endif
   const uint32_t np = f->type->nparams;
   const uint32_t nr = f->type->nresults;
   // Nested calls (a host function calling back into wasm) continue above the caller's use.
@@ -445,7 +479,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   do {                                \
     profile_count(prof_prev, int32_t(*pc)); \
     prof_prev = int32_t(*pc);         \
-    goto*(base_reg + int32_t(*pc++)); \
+    goto* HANDLER(*pc++);             \
   } while (0)
 #define NEXT_AT(n)                    \
   do {                                \
@@ -454,13 +488,13 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   } while (0)
   int32_t prof_prev = 0;
 #else
-#define NEXT() goto*(base_reg + int32_t(*pc++))
+#define NEXT() goto* HANDLER(*pc++)
 // Moves past an instruction of n operand words and dispatches the next one.
 #define NEXT_AT(n)                      \
   do {                                  \
     int32_t o_ = int32_t(pc[n]);        \
     pc += (n) + 1;                      \
-    goto*(base_reg + o_);               \
+    goto* HANDLER(o_);                  \
   } while (0)
 #endif
 #define S(i) fp[pc[i]]
@@ -640,7 +674,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 
 #if defined(K32_WASM_SINGLE_DISPATCH)
 dispatch:
-  goto*(base_reg + int32_t(*pc++));
+  goto* HANDLER(*pc++);
 #endif
 L_bad:
   TRAP(HostError, "internal error: bad opcode");
@@ -958,6 +992,36 @@ L_add_add:
   S(2) = ADD_I();
   S(5) = uint32_t(U32(S(3)) + pc[4]);
   NEXT_AT(6);
+L_add_copy:
+  S(2) = ADD_I();
+  S(4) = S(3);
+  NEXT_AT(5);
+L_shl_add:
+  S(3) = uint32_t((U32(S(0)) << (pc[1] & 31)) + pc[2]);
+  NEXT_AT(4);
+#define LOADJCH(idx, T, cmp)                                         \
+  L_ljc##idx : {                                                     \
+    uint64_t ea = uint64_t(U32(S(0))) + pc[1];                       \
+    if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
+    uint32_t v;                                                      \
+    std::memcpy(&v, mem + ea, 4);                                    \
+    S(2) = v;                                                        \
+    if (T(v) cmp T(S(3))) {                                          \
+      JUMP(pc + 4);                                                  \
+      NEXT();                                                        \
+    }                                                                \
+    NEXT_AT(5);                                                      \
+  }
+  LOADJCH(0, uint32_t, ==)
+  LOADJCH(1, uint32_t, !=)
+  LOADJCH(2, int32_t, <)
+  LOADJCH(3, uint32_t, <)
+  LOADJCH(4, int32_t, >)
+  LOADJCH(5, uint32_t, >)
+  LOADJCH(6, int32_t, <=)
+  LOADJCH(7, uint32_t, <=)
+  LOADJCH(8, int32_t, >=)
+  LOADJCH(9, uint32_t, >=)
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)
@@ -1280,15 +1344,15 @@ int op_of(int32_t off) {
 }
 void profile_dump() {
   uint64_t total = 0;
-  for (uint64_t n : prof_single) total += n;
+  for (const PairCount& p : prof_single) total += p.n;
   std::fprintf(stderr, "profile: %llu instructions\n", (unsigned long long)total);
   for (int k = 0; k < 40; k++) {
-    int best = -1;
-    for (int i = 0; i < kProfRange; i++)
-      if (prof_single[i] && (best < 0 || prof_single[i] > prof_single[best])) best = i;
-    if (best < 0) break;
-    std::fprintf(stderr, "  op 0x%03x %6.2f%%\n", op_of(best - kProfRange / 2), 100.0 * prof_single[best] / total);
-    prof_single[best] = 0;
+    PairCount* best = nullptr;
+    for (PairCount& p : prof_single)
+      if (p.n && (!best || p.n > best->n)) best = &p;
+    if (!best) break;
+    std::fprintf(stderr, "  op 0x%03x %6.2f%%\n", op_of(best->b), 100.0 * best->n / total);
+    best->n = 0;
   }
   for (int k = 0; k < 40; k++) {
     PairCount* best = nullptr;

@@ -86,7 +86,11 @@ enum : uint32_t {
   kAddJmpCmpI = 0x660,  // + compare index, … against an immediate: [x, k, dst, imm, target]
   kAddLoad = 0x670,     // then an i32.load: [x, k, dst, addr, offset, load dst]
   kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
-  kCount = 0x680,
+  kAddCopy = 0x672,     // then a copy: [x, k, dst, src, dst2]
+  kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
+  // i32.load then a compare-and-jump of the loaded value against a slot (a search loop):
+  kLoadJmpCmp = 0x680,  // + compare index: [addr, offset, dst, b, target]
+  kCount = 0x690,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.

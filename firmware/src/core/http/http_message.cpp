@@ -128,7 +128,7 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
 bool ResponseWriter::write_chunk(const std::string& data) {
   if (!chunked_ || broken_) return false;
   if (data.empty() || head_only_) return true;
-  char size[16];
+  char size[2 * sizeof(size_t) + 3];  // hex digits, CRLF, NUL
   std::snprintf(size, sizeof size, "%zx\r\n", data.size());
   std::string out = size;
   out += data;
