@@ -76,9 +76,9 @@ struct Compiler {
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
   uint32_t nparams = 0;
-  // The last instruction that may pair with the next one (ops.h): an i32 add-immediate into
-  // a slot or an i32.load, both four words long.
-  uint32_t pair_at = kNone, pair_op = kNone;
+  // The last instruction that may pair with the next one (ops.h), and the one before it if
+  // that was a candidate too: add-immediates into a slot and loads, all four words long.
+  uint32_t pair_at = kNone, pair_op = kNone, prev_pair_at = kNone, prev_pair_op = kNone;
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -217,6 +217,7 @@ struct Compiler {
     last_dst_end = kNone;
     copy_end = kNone;
     if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
+    if (prev_pair_at != kNone && prev_pair_at + 4 > at) prev_pair_at = kNone;
   }
   // True when instruction `o` (a pairing candidate) ends right where the next instruction
   // begins, unchanged, and no branch lands between them: the two may run as one.
@@ -235,8 +236,30 @@ struct Compiler {
     pair_at = kNone;
   }
   void pair_candidate(uint32_t o) {
+    prev_pair_at = pair_at;
+    prev_pair_op = pair_op;
     pair_at = pc();
     pair_op = o;
+  }
+  // A load whose address is `x + k` wrapping at 2^32 (a wrap form, or a base form with offset
+  // 0) of type index t (0 i32, 1 f32, 2 f64) at `at`, unchanged since it was emitted.
+  bool wrap_load_at(uint32_t at, uint32_t o, uint32_t t) const {
+    static const uint8_t kLoad[] = {0x28, 0x2A, 0x2B};
+    return at != kNone && code.n >= at + 4 && code[at] == uint32_t(xlat[o]) &&
+           ((o == op::kWrap + kLoad[t] - 0x28) || (o == kLoad[t] && code[at + 2] == 0));
+  }
+  // `a * b` where both operands are loads just made: one instruction, [x1, k1, x2, k2, dst].
+  bool mul_of_loads(uint32_t opc, uint32_t a_slot, uint32_t b, uint32_t dst) {
+    uint32_t t = opc == 0x6C ? 0 : opc == 0x94 ? 1 : opc == 0xA2 ? 2 : kNone;
+    if (t == kNone || !fusable(b) || last_op_start != pair_at || prev_pair_at == kNone ||
+        prev_pair_at + 4 != pair_at || label_pc == pair_at || a_slot < nlocals ||
+        !wrap_load_at(pair_at, pair_op, t) || !wrap_load_at(prev_pair_at, prev_pair_op, t) ||
+        code[pair_at + 3] != b || code[prev_pair_at + 3] != a_slot)
+      return false;
+    uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
+    truncate(at);
+    op_start = pc();
+    return emit_op(op::kMulLoads + t * 2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst);
   }
 
   // Consecutive copies (a loop rotating its variables, values entering a block) become one
@@ -369,6 +392,7 @@ struct Compiler {
       return to == kNone ? kNone : op::kAcc + to * 64 + i;
     }
     if (o >= op::kFuse && o < op::kAddJmpCmp) return (o - op::kFuse) % 2 ? kNone : o + 1;
+    if (o >= op::kMulLoads && o < op::kMulLoads + 6) return (o - op::kMulLoads) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
     if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
@@ -400,6 +424,11 @@ struct Compiler {
         op_start = pc();
         return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(y) && emit(dst);
       }
+    }
+    if (!imm && (opc == 0x6C || opc == 0x94 || opc == 0xA2)) {
+      uint32_t before = pc();
+      if (mul_of_loads(opc, a_slot, b, dst)) return true;
+      if (r.failed() || pc() != before) return false;
     }
     if (imm && opc == 0x6A && fusable(a_slot) && last_op_code == op::kImm + 0x74) {
       uint32_t st = last_op_start, x = code[st + 1], k = code[st + 2];  // (x << k) + b
@@ -1088,6 +1117,8 @@ bool Compiler::body(uint32_t type_index) {
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);
               uint32_t o = take_acc(x) ? op::kLoadAcc + op::kWrapAS * 16 + k : op::kWrap + k;
+              op_start = pc();
+              pair_candidate(o);
               if (!emit_op(o) || !emit(x) || !emit(kk)) return false;
             } else {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
@@ -1098,7 +1129,7 @@ bool Compiler::body(uint32_t type_index) {
                 pair_into(op::kAddLoad);
                 if (!emit(addr) || !emit(offset)) return false;
               } else {
-                if (o == 0x28) pair_candidate(o);
+                pair_candidate(o);
                 if (!emit_op(o) || !emit(addr) || !emit(offset)) return false;
               }
             }

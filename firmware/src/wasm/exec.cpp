@@ -410,6 +410,12 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kAddAdd, add_add);
   REG(op::kAddCopy, add_copy);
   REG(op::kShlAdd, shl_add);
+  REG(op::kMulLoads + 0, mul_ld_i32_s);
+  REG(op::kMulLoads + 1, mul_ld_i32_a);
+  REG(op::kMulLoads + 2, mul_ld_f32_s);
+  REG(op::kMulLoads + 3, mul_ld_f32_a);
+  REG(op::kMulLoads + 4, mul_ld_f64_s);
+  REG(op::kMulLoads + 5, mul_ld_f64_a);
   const void* load_jc_labels[10] = {&&L_ljc0, &&L_ljc1, &&L_ljc2, &&L_ljc3, &&L_ljc4,
                                     &&L_ljc5, &&L_ljc6, &&L_ljc7, &&L_ljc8, &&L_ljc9};
   for (uint32_t i = 0; i < 10; i++) labels[op::kLoadJmpCmp + i] = load_jc_labels[i];
@@ -996,6 +1002,25 @@ L_add_copy:
   S(2) = ADD_I();
   S(4) = S(3);
   NEXT_AT(5);
+#define MULLDH(label, T, RES, DST)                                        \
+  L_##label : {                                                           \
+    uint64_t e1 = uint32_t(U32(S(0)) + pc[1]), e2 = uint32_t(U32(S(2)) + pc[3]); \
+    if (e1 + sizeof(T) > memsize || e2 + sizeof(T) > memsize)             \
+      TRAP(MemoryOutOfBounds, nullptr);                                   \
+    T a, b;                                                               \
+    std::memcpy(&a, mem + e1, sizeof(T));                                 \
+    std::memcpy(&b, mem + e2, sizeof(T));                                 \
+    DST(RES(a * b));                                                      \
+    NEXT_AT(5);                                                           \
+  }
+#define DST_S4(v) fp[pc[4]] = (v)
+#define RESBITS(x) bits(x)
+  MULLDH(mul_ld_i32_s, uint32_t, RES32, DST_S4)
+  MULLDH(mul_ld_i32_a, uint32_t, RES32, DST_A)
+  MULLDH(mul_ld_f32_s, float, RESBITS, DST_S4)
+  MULLDH(mul_ld_f32_a, float, RESBITS, DST_A)
+  MULLDH(mul_ld_f64_s, double, RESBITS, DST_S4)
+  MULLDH(mul_ld_f64_a, double, RESBITS, DST_A)
 L_shl_add:
   S(3) = uint32_t((U32(S(0)) << (pc[1] & 31)) + pc[2]);
   NEXT_AT(4);

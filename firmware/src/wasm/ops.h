@@ -88,6 +88,9 @@ enum : uint32_t {
   kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
   kAddCopy = 0x672,     // then a copy: [x, k, dst, src, dst2]
   kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
+  // the product of two loads (a dot product's step): + type * 2 (i32, f32, f64) + (0: to dst,
+  // 1: to the accumulator); both addresses `x + k` wrapping at 2^32: [x1, k1, x2, k2, dst]
+  kMulLoads = 0x674,
   // i32.load then a compare-and-jump of the loaded value against a slot (a search loop):
   kLoadJmpCmp = 0x680,  // + compare index: [addr, offset, dst, b, target]
   kCount = 0x690,
