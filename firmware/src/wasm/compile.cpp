@@ -248,6 +248,22 @@ struct Compiler {
     return at != kNone && code.n >= at + 4 && code[at] == uint32_t(xlat[o]) &&
            ((o == op::kWrap + kLoad[t] - 0x28) || (o == kLoad[t] && code[at + 2] == 0));
   }
+  // `rotl(x1, k1) ^ rotl(x2, k2)`, both rotations just made into the operands' slots.
+  bool rotl_pair(const uint32_t side[2], uint32_t dst) {
+    const uint32_t rot = op::kImm + 0x77;
+    for (int k = 0; k < 2; k++) {
+      if (!fusable(side[k]) || last_op_start != pair_at || pair_op != rot || prev_pair_op != rot ||
+          prev_pair_at == kNone || prev_pair_at + 4 != pair_at || label_pc == pair_at ||
+          side[1 - k] < nlocals || code[prev_pair_at] != uint32_t(xlat[rot]) ||
+          code[prev_pair_at + 3] != side[1 - k])
+        continue;
+      uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
+      truncate(at);
+      op_start = pc();
+      return (emit_op(op::kRotl2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst)) || !r.failed();
+    }
+    return false;
+  }
   // `a * b` where both operands are loads just made: one instruction, [x1, k1, x2, k2, dst].
   bool mul_of_loads(uint32_t opc, uint32_t a_slot, uint32_t b, uint32_t dst) {
     uint32_t t = opc == 0x6C ? 0 : opc == 0x94 ? 1 : opc == 0xA2 ? 2 : kNone;
@@ -267,6 +283,12 @@ struct Compiler {
   bool emit_copy(uint32_t src, uint32_t dst) {
     if (copy_end == pc() && label_pc != pc()) {
       uint32_t o = last_emitted_op;
+      if (o == op::kAddCopyN) {
+        code[copy_at + 4]++;
+        if (!emit(src) || !emit(dst)) return false;
+        copy_end = pc();
+        return true;
+      }
       if (o == op::kCopy) {
         code[copy_at] = uint32_t(xlat[op::kCopy2]);
         last_emitted_op = op::kCopy2;
@@ -283,9 +305,11 @@ struct Compiler {
       return true;
     }
     if (addi_before(pc())) {  // `p = p + 4; q = p` (a tee into one local, a set of another)
-      pair_into(op::kAddCopy);
-      copy_end = kNone;
-      return emit(src) && emit(dst);
+      pair_into(op::kAddCopyN);
+      copy_at = op_start;
+      if (!emit(1) || !emit(src) || !emit(dst)) return false;
+      copy_end = pc();
+      return true;
     }
     copy_at = pc();
     if (!emit_op(op::kCopy) || !emit(src) || !emit(dst)) return false;
@@ -356,11 +380,33 @@ struct Compiler {
     uint32_t from = canon(vals.n >= keep ? vals.n - keep : 0), to = canon(t.height);
     bool plain = keep == 0 || from == to;
     if (cond == kNone) {
-      if (plain) return emit_op(op::kJmp) && emit_target(t);
+      if (plain) return emit_jmp() && emit_target(t);
       return emit_op(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
     }
     if (plain) return cond_jump_head(true, cond) && emit_target(t);
     return emit_op(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+  }
+  // The opcode of an unconditional jump; copies just emitted (values moved around a loop or
+  // into a block's results) become part of it.
+  bool emit_jmp() {
+    if (copy_end != pc() || label_pc == pc()) return emit_op(op::kJmp);
+    uint32_t o = last_emitted_op;
+    copy_end = kNone;
+    if (o == op::kAddCopyN) {
+      code[copy_at] = uint32_t(xlat[op::kAddCopyNJmp]);
+      last_emitted_op = op::kAddCopyNJmp;
+      return true;
+    }
+    if (o == op::kCopy || o == op::kCopy2) {  // insert the count
+      if (!emit(0)) return false;
+      for (uint32_t w = pc() - 1; w > copy_at + 1; w--) code[w] = code[w - 1];
+      code[copy_at + 1] = o == op::kCopy ? 1 : 2;
+    } else if (o != op::kCopyN) {
+      return emit_op(op::kJmp);
+    }
+    code[copy_at] = uint32_t(xlat[op::kCopyNJmp]);
+    last_emitted_op = op::kCopyNJmp;
+    return true;
   }
   // True when the previous instruction, ending at pc and not a branch target, produced the
   // operand just popped from `slot` (a canonical slot belongs to one stack position only,
@@ -393,6 +439,7 @@ struct Compiler {
     }
     if (o >= op::kFuse && o < op::kAddJmpCmp) return (o - op::kFuse) % 2 ? kNone : o + 1;
     if (o >= op::kMulLoads && o < op::kMulLoads + 6) return (o - op::kMulLoads) % 2 ? kNone : o + 1;
+    if (o == op::kRotl2) return o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
     if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
@@ -410,6 +457,8 @@ struct Compiler {
     // `a op2 (x op1 imm)`, the op1 just emitted: one fused instruction instead of two
     if (!imm && op::fuse2_index(opc) >= 0) {
       uint32_t side[2] = {b, a_slot};
+      if (opc == 0x73 && rotl_pair(side, dst)) return true;
+      if (r.failed()) return false;
       for (int k = 0; k < 2; k++) {
         uint32_t p = last_op_code, fo;
         if (!fusable(side[k])) continue;
@@ -450,6 +499,8 @@ struct Compiler {
         pair_into(op::kAddAdd);
         return emit(a_slot) && emit(b) && emit(dst);
       }
+      pair_candidate(o);
+    } else if (o == op::kImm + 0x77) {
       pair_candidate(o);
     }
     op_start = pc();
@@ -860,7 +911,7 @@ bool Compiler::body(uint32_t type_index) {
         if (top.kind != kIf) return r.invalid("else without if");
         if (!materialize_top(top.nr) || !pops(top.results, top.nr)) return false;
         if (vals.n != top.height) return r.invalid("type mismatch: values remain at else");
-        if (!emit_op(op::kJmp) || !emit_target(top)) return false;
+        if (!emit_jmp() || !emit_target(top)) return false;
         code[top.else_at] = pc() - top.else_at;
         mark_label();
         top.else_at = kNone;
@@ -1123,6 +1174,14 @@ bool Compiler::body(uint32_t type_index) {
             } else {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
               if (is_deferred(addr)) addr = canon(vals.n);
+              if (opc == 0x28 && fusable(addr) && last_op_code == 0x6A) {  // `p[i]`: load from a + b
+                uint32_t st = last_op_start, x = code[st + 1], y = code[st + 2];
+                truncate(st);
+                op_start = pc();
+                if (!emit_op(op::kLoadSum) || !emit(x) || !emit(y) || !emit(offset)) return false;
+                if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
+                break;
+              }
               uint32_t o = take_acc(addr) ? op::kLoadAcc + op::kBaseAS * 16 + k : opc;
               op_start = pc();
               if (o == 0x28 && addi_before(pc())) {  // `p += 4; x = *p`

@@ -408,7 +408,12 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   }
   REG(op::kAddLoad, add_load);
   REG(op::kAddAdd, add_add);
-  REG(op::kAddCopy, add_copy);
+  REG(op::kAddCopyN, add_copyn);
+  REG(op::kAddCopyNJmp, add_copyn_jmp);
+  REG(op::kCopyNJmp, copyn_jmp);
+  REG(op::kRotl2, rotl2_s);
+  REG(op::kRotl2 + 1, rotl2_a);
+  REG(op::kLoadSum, load_sum);
   REG(op::kShlAdd, shl_add);
   REG(op::kMulLoads + 0, mul_ld_i32_s);
   REG(op::kMulLoads + 1, mul_ld_i32_a);
@@ -706,6 +711,15 @@ L_copyn : {
   } while (--n);
   NEXT();
 }
+L_copyn_jmp : {
+  uint32_t n = *pc++;
+  do {
+    S(1) = S(0);
+    pc += 2;
+  } while (--n);
+  JUMP(pc);
+  NEXT();
+}
 L_global_get:
   S(0) = inst->globals[pc[1]]->bits;
   NEXT_AT(2);
@@ -998,10 +1012,28 @@ L_add_add:
   S(2) = ADD_I();
   S(5) = uint32_t(U32(S(3)) + pc[4]);
   NEXT_AT(6);
-L_add_copy:
+L_add_copyn:
   S(2) = ADD_I();
-  S(4) = S(3);
+  pc += 3;
+  goto L_copyn;
+L_add_copyn_jmp:
+  S(2) = ADD_I();
+  pc += 3;
+  goto L_copyn_jmp;
+L_rotl2_s:
+  S(4) = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);
   NEXT_AT(5);
+L_rotl2_a:
+  acc = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);
+  NEXT_AT(5);
+L_load_sum : {
+  uint64_t ea = uint64_t(uint32_t(U32(S(0)) + U32(S(1)))) + pc[2];
+  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  uint32_t v;
+  std::memcpy(&v, mem + ea, 4);
+  S(3) = v;
+  NEXT_AT(4);
+}
 #define MULLDH(label, T, RES, DST)                                        \
   L_##label : {                                                           \
     uint64_t e1 = uint32_t(U32(S(0)) + pc[1]), e2 = uint32_t(U32(S(2)) + pc[3]); \

@@ -50,6 +50,7 @@ enum : uint32_t {
   kCopy = 0x128,      // [src, dst]
   kCopy2 = 0x129,     // [src, dst, src, dst], in order
   kCopyN = 0x12C,     // [n, (src, dst) x n], in order
+  kCopyNJmp = 0x12E,  // kCopyN then kJmp: [n, (src, dst) x n, target] (values moved around a loop)
   // fused sequences (the measured hot spots of compiled C)
   kJmpCmp = 0x130,   // + i32 compare index (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u): [a, b, target]
   kJmpCmpI = 0x140,  // + compare index: [a, imm, target]
@@ -86,13 +87,17 @@ enum : uint32_t {
   kAddJmpCmpI = 0x660,  // + compare index, … against an immediate: [x, k, dst, imm, target]
   kAddLoad = 0x670,     // then an i32.load: [x, k, dst, addr, offset, load dst]
   kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
-  kAddCopy = 0x672,     // then a copy: [x, k, dst, src, dst2]
+  kAddCopyN = 0x672,    // then copies, in order: [x, k, dst, n, (src, dst) x n]
   kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
   // the product of two loads (a dot product's step): + type * 2 (i32, f32, f64) + (0: to dst,
   // 1: to the accumulator); both addresses `x + k` wrapping at 2^32: [x1, k1, x2, k2, dst]
   kMulLoads = 0x674,
   // i32.load then a compare-and-jump of the loaded value against a slot (a search loop):
   kLoadJmpCmp = 0x680,  // + compare index: [addr, offset, dst, b, target]
+  kAddCopyNJmp = 0x67A,  // kAddCopyN then kJmp: [x, k, dst, n, (src, dst) x n, target]
+  kRotl2 = 0x67B,        // i32 `rotl(x1, k1) ^ rotl(x2, k2)` + (0: to dst, 1: to the accumulator)
+                         // (the sigma functions of hashes): [x1, k1, x2, k2, dst]
+  kLoadSum = 0x67D,      // i32.load from `a + b` (wrapping at 2^32) + offset: [a, b, offset, dst]
   kCount = 0x690,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
