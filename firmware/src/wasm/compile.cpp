@@ -1006,8 +1006,12 @@ bool Compiler::body(uint32_t type_index) {
         uint32_t base = canon(vals.n >= cf.nparams ? vals.n - cf.nparams : 0);
         if (!pops(cf.params(), cf.nparams)) return false;
         // a function of this module is never a host function and runs in this instance
-        uint32_t o = f >= m->nfunc_imports ? op::kCallDirect : op::kCall;
-        if (!emit_op(o) || !emit(f) || !emit(base)) return false;
+        if (f >= m->nfunc_imports) {  // the offset to the body is filled in later (load.cpp)
+          if (!m->call_fixups.push(a, pc() + 1) || !m->call_fixups.push(a, f - m->nfunc_imports)) return oom();
+          if (!emit_op(op::kCallDirect) || !emit(0) || !emit(base)) return false;
+        } else if (!emit_op(op::kCall) || !emit(f) || !emit(base)) {
+          return false;
+        }
         if (!pushes(cf.results(), cf.nresults)) return false;
         break;
       }
@@ -1230,6 +1234,8 @@ bool Compiler::body(uint32_t type_index) {
 bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* refs_declared) {
   r.section = "code";
   uint32_t type = m->func_types[m->nfunc_imports + def_index];
+  for (uint32_t i = 0; i < kFuncHeaderWords; i++)
+    if (!m->code.push(m->alloc, 0)) return r.fail(Error::OutOfMemory, "out of memory");
   FuncCode fc{m->code.n, 0, 0, type};
   Compiler c(m, r, refs_declared);
   if (!c.body(type)) {
@@ -1238,6 +1244,12 @@ bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* r
   }
   fc.nlocals = c.nlocals;
   fc.max_height = c.max_height;
+  uint64_t slots = uint64_t(c.nlocals) + c.max_height;
+  if (slots > 0xFFFFFFFFu) return r.fail(Error::Invalid, "function frame too large for this interpreter");
+  uint32_t* header = m->code.p + fc.code - kFuncHeaderWords;
+  header[0] = m->types[type].nparams;
+  header[1] = c.nlocals;
+  header[2] = uint32_t(slots);
   if (!m->funcs.push(m->alloc, fc)) return r.fail(Error::OutOfMemory, "out of memory");
   return true;
 }

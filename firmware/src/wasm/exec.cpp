@@ -458,8 +458,9 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     return trap_make(TrapCode::CallStackExhausted);
   for (uint32_t i = 0; i < np; i++) stack_base[i] = args[i].bits;
 
-  Frame* frames = s->frames;
-  uint32_t depth = depth_base;
+  // Frames in use are frames[depth_base, fsp); a call needs fsp < frames_end.
+  Frame* fsp = s->frames + depth_base;
+  Frame* const frames_end = s->frames + max_depth;
   int64_t fuel = s->fuel;
   // Backward jumps and calls count down `tick`; only when it reaches zero are the interrupt
   // flag and the fuel looked at. Without fuel that is every kTick events (a few
@@ -823,7 +824,7 @@ L_ret1:
 L_ret:
   MOVE(pc[0], pc[1], 0);
 pop_frame : {
-  const Frame& fr = frames[--depth];
+  const Frame& fr = *--fsp;
   pc = fr.pc;
   fp = fr.fp;
   if (!pc) goto done;
@@ -837,15 +838,17 @@ pop_frame : {
 }
 
 L_call_direct : {
-  Func* c = inst->funcs[pc[0]];
+  // the callee's entry is relative to this word; its frame shape sits in the words before
+  // it (FuncCode), so a call touches no Func
+  const uint32_t* e = pc + int32_t(pc[0]);
   uint64_t* nfp = fp + pc[1];
-  if (__builtin_expect(depth >= max_depth || uint64_t(stack_end - nfp) < c->frame_slots, 0))
+  if (__builtin_expect(fsp == frames_end || uint64_t(stack_end - nfp) < e[-1], 0))
     TRAP(CallStackExhausted, nullptr);
   BUDGET();
-  frames[depth++] = Frame{pc + 2, fp, inst};
-  for (uint32_t i = c->nparams, n = c->nlocals; i < n; i++) nfp[i] = 0;
+  *fsp++ = Frame{pc + 2, fp, inst};
+  for (uint32_t i = e[-3], n = e[-2]; i < n; i++) nfp[i] = 0;
   fp = nfp;
-  pc = c->entry;
+  pc = e;
   NEXT();
 }
 L_call:
@@ -879,7 +882,7 @@ do_call : {
     s->fuel = fuel;
     uint32_t saved_used = s->stack_used, saved_depth = s->depth_used;
     s->stack_used = uint32_t(tmp + cnp - s->stack);
-    s->depth_used = depth;
+    s->depth_used = uint32_t(fsp - s->frames);
     Caller c{s, inst};
     Trap t = callee->host(c, reinterpret_cast<Value*>(tmp), reinterpret_cast<Value*>(nfp), callee->user);
     s->stack_used = saved_used;
@@ -894,10 +897,10 @@ do_call : {
     RELOAD();
     NEXT();
   }
-  if (depth >= max_depth || uint64_t(stack_end - nfp) < callee->frame_slots)
+  if (fsp == frames_end || uint64_t(stack_end - nfp) < callee->frame_slots)
     TRAP(CallStackExhausted, nullptr);
   BUDGET();
-  frames[depth++] = Frame{pc, fp, inst};
+  *fsp++ = Frame{pc, fp, inst};
   for (uint32_t i = cnp, n = callee->nlocals; i < n; i++) nfp[i] = 0;
   fp = nfp;
   if (callee->inst != inst) {
@@ -1014,6 +1017,10 @@ L_add_add:
   NEXT_AT(6);
 L_add_copyn:
   S(2) = ADD_I();
+  if (pc[3] == 1) {  // the usual case: `p = p + 4; q = p`
+    S(5) = S(4);
+    NEXT_AT(6);
+  }
   pc += 3;
   goto L_copyn;
 L_add_copyn_jmp:

@@ -107,7 +107,10 @@ struct DataSeg {
   uint32_t len;
 };
 
-// A compiled function body: code words start at `code`, locals are slots 0..nlocals.
+// A compiled function body: code words start at `code`, locals are slots 0..nlocals. The
+// three words before `code` repeat the frame's shape for direct calls, which reach the body
+// by a relative offset and read it there: nparams, nlocals, nlocals + max_height.
+constexpr uint32_t kFuncHeaderWords = 3;
 struct FuncCode {
   uint32_t code;        // offset into Module::code
   uint32_t nlocals;     // params + declared locals
@@ -137,6 +140,9 @@ class Module {
   Vec<uint8_t> data_bytes;
   Vec<FuncCode> funcs;  // defined functions only
   Vec<uint32_t> code;
+  // While the code section loads: (code word, defined function) of each direct call, whose
+  // word becomes the offset to that function's body once every body is compiled.
+  Vec<uint32_t> call_fixups;
 };
 
 // ---- runtime objects, all owned by a Store ----

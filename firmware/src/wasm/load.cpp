@@ -407,7 +407,13 @@ struct Loader {
       if (r.p != body_end) return r.malformed("section size mismatch: function body");
       r.end = saved_end;
     }
-    return !r.failed();
+    if (r.failed()) return false;
+    for (uint32_t i = 0; i + 1 < m->call_fixups.n; i += 2) {
+      uint32_t at = m->call_fixups[i];
+      m->code[at] = m->funcs[m->call_fixups[i + 1]].code - at;
+    }
+    m->call_fixups.release(a);
+    return true;
   }
 
   bool data_section() {
@@ -571,6 +577,7 @@ void module_free(Module* m) {
   m->data_bytes.release(a);
   m->funcs.release(a);
   m->code.release(a);
+  m->call_fixups.release(a);
   m->~Module();
   a.free(a.ctx, m);
 }
