@@ -479,11 +479,13 @@ struct Compiler {
       if (mul_of_loads(opc, a_slot, b, dst)) return true;
       if (r.failed() || pc() != before) return false;
     }
-    if (imm && opc == 0x6A && fusable(a_slot) && last_op_code == op::kImm + 0x74) {
-      uint32_t st = last_op_start, x = code[st + 1], k = code[st + 2];  // (x << k) + b
+    if (imm && opc == 0x6A && fusable(a_slot) &&
+        (last_op_code == op::kImm + 0x74 || last_op_code == op::kImm + 0x6C)) {
+      uint32_t st = last_op_start, x = code[st + 1], k = code[st + 2];  // (x << k) + b, x * k + b
+      uint32_t fo = last_op_code == op::kImm + 0x74 ? op::kShlAdd : op::kMulAdd;
       truncate(st);
       op_start = pc();
-      return emit_op(op::kShlAdd) && emit(x) && emit(k) && emit(b) && emit(dst);
+      return emit_op(fo) && emit(x) && emit(k) && emit(b) && emit(dst);
     }
     if (op::acc_index(opc) >= 0) {
       if (imm) {
@@ -1007,8 +1009,13 @@ bool Compiler::body(uint32_t type_index) {
         if (!pops(cf.params(), cf.nparams)) return false;
         // a function of this module is never a host function and runs in this instance
         if (f >= m->nfunc_imports) {  // the offset to the body is filled in later (load.cpp)
-          if (!m->call_fixups.push(a, pc() + 1) || !m->call_fixups.push(a, f - m->nfunc_imports)) return oom();
-          if (!emit_op(op::kCallDirect) || !emit(0) || !emit(base)) return false;
+          if (addi_before(pc())) {
+            pair_into(op::kAddCallDirect);  // the argument just computed: `f(n - 1)`
+          } else if (!emit_op(op::kCallDirect)) {
+            return false;
+          }
+          if (!m->call_fixups.push(a, pc()) || !m->call_fixups.push(a, f - m->nfunc_imports)) return oom();
+          if (!emit(0) || !emit(base)) return false;
         } else if (!emit_op(op::kCall) || !emit(f) || !emit(base)) {
           return false;
         }

@@ -415,6 +415,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kRotl2 + 1, rotl2_a);
   REG(op::kLoadSum, load_sum);
   REG(op::kShlAdd, shl_add);
+  REG(op::kMulAdd, mul_add);
+  REG(op::kAddCallDirect, add_call_direct);
   REG(op::kMulLoads + 0, mul_ld_i32_s);
   REG(op::kMulLoads + 1, mul_ld_i32_a);
   REG(op::kMulLoads + 2, mul_ld_f32_s);
@@ -1060,6 +1062,13 @@ L_load_sum : {
   MULLDH(mul_ld_f32_a, float, RESBITS, DST_A)
   MULLDH(mul_ld_f64_s, double, RESBITS, DST_S4)
   MULLDH(mul_ld_f64_a, double, RESBITS, DST_A)
+L_mul_add:
+  S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
+  NEXT_AT(4);
+L_add_call_direct:
+  S(2) = ADD_I();
+  pc += 3;
+  goto L_call_direct;
 L_shl_add:
   S(3) = uint32_t((U32(S(0)) << (pc[1] & 31)) + pc[2]);
   NEXT_AT(4);

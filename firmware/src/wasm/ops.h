@@ -89,6 +89,8 @@ enum : uint32_t {
   kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
   kAddCopyN = 0x672,    // then copies, in order: [x, k, dst, n, (src, dst) x n]
   kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
+  kMulAdd = 0x67E,      // i32 `x * k1 + k2` (linear congruences, string hashes): [x, k1, k2, dst]
+  kAddCallDirect = 0x67F,  // an add-immediate then kCallDirect (`f(n - 1)`): [x, k, dst, offset, base]
   // the product of two loads (a dot product's step): + type * 2 (i32, f32, f64) + (0: to dst,
   // 1: to the accumulator); both addresses `x + k` wrapping at 2^32: [x1, k1, x2, k2, dst]
   kMulLoads = 0x674,
