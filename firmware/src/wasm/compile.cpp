@@ -386,26 +386,32 @@ struct Compiler {
     if (plain) return cond_jump_head(true, cond) && emit_target(t);
     return emit_op(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
   }
+  // A copy run (kCopy, kCopy2, kCopyN, kAddCopyN) ending at `at` with no branch target there,
+  // about to become part of a jump: gives it a count word if it has none and tells whether
+  // it starts with an add. False when there is no such run.
+  bool copies_before(uint32_t at, bool* with_add) {
+    if (copy_end != at || label_pc == at || copy_at == kNone) return false;
+    uint32_t w = code[copy_at];
+    *with_add = w == uint32_t(xlat[op::kAddCopyN]);
+    if (*with_add || w == uint32_t(xlat[op::kCopyN])) return true;
+    bool one = w == uint32_t(xlat[op::kCopy]);
+    if (!one && w != uint32_t(xlat[op::kCopy2])) return false;
+    if (!emit(0)) return false;  // insert the count
+    for (uint32_t i = pc() - 1; i > copy_at + 1; i--) code[i] = code[i - 1];
+    code[copy_at + 1] = one ? 1 : 2;
+    return true;
+  }
+  void copies_become(uint32_t o) {
+    code[copy_at] = uint32_t(xlat[o]);
+    last_emitted_op = o;
+    copy_end = kNone;
+  }
   // The opcode of an unconditional jump; copies just emitted (values moved around a loop or
   // into a block's results) become part of it.
   bool emit_jmp() {
-    if (copy_end != pc() || label_pc == pc()) return emit_op(op::kJmp);
-    uint32_t o = last_emitted_op;
-    copy_end = kNone;
-    if (o == op::kAddCopyN) {
-      code[copy_at] = uint32_t(xlat[op::kAddCopyNJmp]);
-      last_emitted_op = op::kAddCopyNJmp;
-      return true;
-    }
-    if (o == op::kCopy || o == op::kCopy2) {  // insert the count
-      if (!emit(0)) return false;
-      for (uint32_t w = pc() - 1; w > copy_at + 1; w--) code[w] = code[w - 1];
-      code[copy_at + 1] = o == op::kCopy ? 1 : 2;
-    } else if (o != op::kCopyN) {
-      return emit_op(op::kJmp);
-    }
-    code[copy_at] = uint32_t(xlat[op::kCopyNJmp]);
-    last_emitted_op = op::kCopyNJmp;
+    bool with_add;
+    if (!copies_before(pc(), &with_add)) return !r.failed() && emit_op(op::kJmp);
+    copies_become(with_add ? op::kAddCopyNJmp : op::kCopyNJmp);
     return true;
   }
   // True when the previous instruction, ending at pc and not a branch target, produced the
@@ -536,6 +542,7 @@ struct Compiler {
         static const uint8_t kSwap[] = {0, 1, 4, 5, 2, 3, 8, 9, 6, 7};  // a < b is b > a
         uint32_t idx = cmp - 0x46, x = code[st + 1], y = code[st + 2];
         if (!when_true) idx = kNegate[idx];
+        uint32_t run_end = copy_end;  // copies before the compare, see below
         truncate(st);
         // `i = i + k; if (i < n) …`, the loop idiom: compare the add's result as it is made
         if (form <= 1 && addi_before(st)) {
@@ -561,6 +568,15 @@ struct Compiler {
             return emit(y);
           }
         }
+        // `a = b; b = c; if (i < n) continue`: the copies and the test in one instruction
+        copy_end = run_end;
+        bool with_add;
+        if (form == 0 && copies_before(st, &with_add)) {
+          copies_become((with_add ? op::kAddCopyNJmpCmp : op::kCopyNJmpCmp) + idx);
+          return emit(x) && emit(y);
+        }
+        copy_end = kNone;
+        if (r.failed()) return false;
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }

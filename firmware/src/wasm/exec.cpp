@@ -426,6 +426,14 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   const void* load_jc_labels[10] = {&&L_ljc0, &&L_ljc1, &&L_ljc2, &&L_ljc3, &&L_ljc4,
                                     &&L_ljc5, &&L_ljc6, &&L_ljc7, &&L_ljc8, &&L_ljc9};
   for (uint32_t i = 0; i < 10; i++) labels[op::kLoadJmpCmp + i] = load_jc_labels[i];
+  const void* copy_jc_labels[2][10] = {
+      {&&L_cjc0, &&L_cjc1, &&L_cjc2, &&L_cjc3, &&L_cjc4, &&L_cjc5, &&L_cjc6, &&L_cjc7, &&L_cjc8, &&L_cjc9},
+      {&&L_acjc0, &&L_acjc1, &&L_acjc2, &&L_acjc3, &&L_acjc4, &&L_acjc5, &&L_acjc6, &&L_acjc7, &&L_acjc8,
+       &&L_acjc9}};
+  for (uint32_t i = 0; i < 10; i++) {
+    labels[op::kCopyNJmpCmp + i] = copy_jc_labels[0][i];
+    labels[op::kAddCopyNJmpCmp + i] = copy_jc_labels[1][i];
+  }
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++) {
@@ -1085,6 +1093,33 @@ L_shl_add:
     }                                                                \
     NEXT_AT(5);                                                      \
   }
+#define COPYJCH(idx, T, cmp)                                         \
+  L_cjc##idx : {                                                     \
+    uint32_t n = *pc++;                                              \
+    do {                                                             \
+      S(1) = S(0);                                                   \
+      pc += 2;                                                       \
+    } while (--n);                                                   \
+    if (T(S(0)) cmp T(S(1))) {                                       \
+      JUMP(pc + 2);                                                  \
+      NEXT();                                                        \
+    }                                                                \
+    NEXT_AT(3);                                                      \
+  }                                                                  \
+  L_acjc##idx:                                                       \
+    S(2) = ADD_I();                                                  \
+    pc += 3;                                                         \
+    goto L_cjc##idx;
+  COPYJCH(0, uint32_t, ==)
+  COPYJCH(1, uint32_t, !=)
+  COPYJCH(2, int32_t, <)
+  COPYJCH(3, uint32_t, <)
+  COPYJCH(4, int32_t, >)
+  COPYJCH(5, uint32_t, >)
+  COPYJCH(6, int32_t, <=)
+  COPYJCH(7, uint32_t, <=)
+  COPYJCH(8, int32_t, >=)
+  COPYJCH(9, uint32_t, >=)
   LOADJCH(0, uint32_t, ==)
   LOADJCH(1, uint32_t, !=)
   LOADJCH(2, int32_t, <)

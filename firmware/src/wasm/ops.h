@@ -100,7 +100,12 @@ enum : uint32_t {
   kRotl2 = 0x67B,        // i32 `rotl(x1, k1) ^ rotl(x2, k2)` + (0: to dst, 1: to the accumulator)
                          // (the sigma functions of hashes): [x1, k1, x2, k2, dst]
   kLoadSum = 0x67D,      // i32.load from `a + b` (wrapping at 2^32) + offset: [a, b, offset, dst]
-  kCount = 0x690,
+  // copies (kCopyN, kAddCopyN) then a compare-and-jump on two slots (a loop rotating its
+  // variables before its test): + compare index: [n, (src, dst) x n, a, b, target] and
+  // [x, k, dst, n, (src, dst) x n, a, b, target]
+  kCopyNJmpCmp = 0x690,
+  kAddCopyNJmpCmp = 0x6A0,
+  kCount = 0x6B0,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
