@@ -446,6 +446,7 @@ struct Compiler {
     if (o >= op::kFuse && o < op::kAddJmpCmp) return (o - op::kFuse) % 2 ? kNone : o + 1;
     if (o >= op::kMulLoads && o < op::kMulLoads + 6) return (o - op::kMulLoads) % 2 ? kNone : o + 1;
     if (o == op::kRotl2) return o + 1;
+    if (o >= op::kRevImm && o < op::kRevImm + 8) return (o - op::kRevImm) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
     if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
@@ -738,6 +739,15 @@ bool Compiler::numeric(uint32_t opc) {
         }
         if (is_const(sa)) return push_const(0x7F, uint32_t(kvals[sa & ~kTagMask]) + k);
         return push_addk(x, k);
+      }
+      if (!use_imm && op::rev_index(opc) >= 0 && imm_of(sa, false, &imm)) {  // `1 << x`
+        if (is_deferred(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
+        if (is_deferred(sb)) sb = canon(hb);
+        op_start = pc();
+        if (!emit_op(op::kRevImm + uint32_t(op::rev_index(opc)) * 2) || !emit(imm) || !emit(sb) ||
+            !emit(canon(vals.n)))
+          return false;
+        return produced(sig.out, pc() - 1);
       }
       if (is_deferred(sa) && !emit_const(sig.in1, sa, canon(ha))) return false;
       if (is_deferred(sa)) sa = canon(ha);

@@ -416,6 +416,14 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kLoadSum, load_sum);
   REG(op::kShlAdd, shl_add);
   REG(op::kMulAdd, mul_add);
+  REG(op::kRevImm + 0, rev_sub_s);
+  REG(op::kRevImm + 1, rev_sub_a);
+  REG(op::kRevImm + 2, rev_shl_s);
+  REG(op::kRevImm + 3, rev_shl_a);
+  REG(op::kRevImm + 4, rev_shr_s_s);
+  REG(op::kRevImm + 5, rev_shr_s_a);
+  REG(op::kRevImm + 6, rev_shr_u_s);
+  REG(op::kRevImm + 7, rev_shr_u_a);
   REG(op::kAddCallDirect, add_call_direct);
   REG(op::kMulLoads + 0, mul_ld_i32_s);
   REG(op::kMulLoads + 1, mul_ld_i32_a);
@@ -1070,6 +1078,15 @@ L_load_sum : {
   MULLDH(mul_ld_f32_a, float, RESBITS, DST_A)
   MULLDH(mul_ld_f64_s, double, RESBITS, DST_S4)
   MULLDH(mul_ld_f64_a, double, RESBITS, DST_A)
+  // a constant first operand (IMM32 at word 0), the second from a slot
+  BINH(rev_sub_s, IMM32, SRC_S, DST_S, U32, RES32, a - b)
+  BINH(rev_sub_a, IMM32, SRC_S, DST_A, U32, RES32, a - b)
+  BINH(rev_shl_s, IMM32, SRC_S, DST_S, U32, RES32, a << (b & 31))
+  BINH(rev_shl_a, IMM32, SRC_S, DST_A, U32, RES32, a << (b & 31))
+  BINH(rev_shr_s_s, IMM32, SRC_S, DST_S, U32, RES32, uint32_t(int32_t(a) >> (b & 31)))
+  BINH(rev_shr_s_a, IMM32, SRC_S, DST_A, U32, RES32, uint32_t(int32_t(a) >> (b & 31)))
+  BINH(rev_shr_u_s, IMM32, SRC_S, DST_S, U32, RES32, a >> (b & 31))
+  BINH(rev_shr_u_a, IMM32, SRC_S, DST_A, U32, RES32, a >> (b & 31))
 L_mul_add:
   S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
   NEXT_AT(4);

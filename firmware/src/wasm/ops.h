@@ -105,7 +105,10 @@ enum : uint32_t {
   // [x, k, dst, n, (src, dst) x n, a, b, target]
   kCopyNJmpCmp = 0x690,
   kAddCopyNJmpCmp = 0x6A0,
-  kCount = 0x6B0,
+  // i32 sub/shl/shr_s/shr_u with a constant first operand (`1 << x`, `31 - x`):
+  // + rev_index * 2 + (0: to dst, 1: to the accumulator); [imm, b, dst]
+  kRevImm = 0x6B0,
+  kCount = 0x6B8,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
@@ -134,6 +137,9 @@ constexpr int fuse1_index(uint32_t opc) {  // rotl rotr shl shr_u shr_s and xor 
 }
 constexpr int fuse2_index(uint32_t opc) {  // xor add and or (commutative)
   return opc == 0x73 ? 0 : opc == 0x6A ? 1 : opc == 0x71 ? 2 : opc == 0x72 ? 3 : -1;
+}
+constexpr int rev_index(uint32_t opc) {  // sub shl shr_s shr_u
+  return opc == 0x6B ? 0 : opc >= 0x74 && opc <= 0x76 ? int(opc - 0x74 + 1) : -1;
 }
 constexpr uint32_t acc_op(uint32_t variant, uint32_t opc) { return kAcc + variant * 64 + uint32_t(acc_index(opc)); }
 }  // namespace op
