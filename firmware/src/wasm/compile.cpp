@@ -509,7 +509,7 @@ struct Compiler {
         return emit(a_slot) && emit(b) && emit(dst);
       }
       pair_candidate(o);
-    } else if (o == op::kImm + 0x77) {
+    } else if (o == op::kImm + 0x77 || o == op::kImm + 0x71 || o == op::acc_op(op::kAIS, 0x71)) {
       pair_candidate(o);
     }
     op_start = pc();
@@ -535,6 +535,7 @@ struct Compiler {
       if (cmp == 0x45) {
         uint32_t x = code[st + 1];
         truncate(st);
+        if (test_before(st, x, !when_true)) return true;
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
@@ -556,6 +557,13 @@ struct Compiler {
             pair_into((form ? op::kAddJmpCmpI : op::kAddJmpCmp) + idx);
             return emit(y);
           }
+        }
+        // `if (s[i] == '"')`: a byte compared as it is loaded
+        if (form == 1 && pair_at + 4 == st && label_pc != st && code.n >= st &&
+            code[pair_at] == uint32_t(xlat[pair_op]) && code[pair_at + 3] == x &&
+            (pair_op == op::kWrap + 5 || (pair_op == 0x2D && code[pair_at + 2] == 0))) {
+          pair_into(op::kLoad8JmpCmpI + idx);
+          return emit(y);
         }
         // `while (a[i] < x)`: the loaded value compared as it arrives
         if (form == 0 && pairs_before(0x28, st)) {
@@ -581,9 +589,19 @@ struct Compiler {
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }
+    if (test_before(pc(), cond, when_true)) return true;
     uint32_t o = when_true ? op::kJmpIf : op::kJmpUnless;
     if (take_acc(cond)) o = when_true ? op::kJmpIfA : op::kJmpUnlessA;
     return emit_op(o) && emit(cond);
+  }
+  // `if (x & k)`: an and-immediate producing the condition `cond` just before `at` becomes a
+  // jump on the bits it tests (jumping when they are nonzero, or zero); its target follows.
+  bool test_before(uint32_t at, uint32_t cond, bool nonzero) {
+    const uint32_t and_s = op::kImm + 0x71, and_a = op::acc_op(op::kAIS, 0x71);
+    if (cond < nlocals || !(pairs_before(and_s, at) || pairs_before(and_a, at)) || code[pair_at + 3] != cond)
+      return false;
+    pair_into(op::kJmpTest + (pair_op == and_a ? 2 : 0) + (nonzero ? 1 : 0));
+    return true;
   }
 
   // A single result still living in a local is returned straight from it.
@@ -1236,7 +1254,12 @@ bool Compiler::body(uint32_t type_index) {
             uint32_t sk = opc - 0x36;  // store variants are numbered from 0x36
             if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               uint32_t o = take_acc(val) ? op::kStoreAcc + op::kAbsV * 16 + sk : op::kAbs + k;
-              if (!emit_op(o) || !emit(val) || !emit(imm + offset)) return false;
+              if (o == op::kAbs + 0x0E && addi_before(pc())) {  // `pos++` kept in memory
+                pair_into(op::kAddStoreAbs);
+              } else if (!emit_op(o)) {
+                return false;
+              }
+              if (!emit(val) || !emit(imm + offset)) return false;
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);
               uint32_t o = take_acc(val) ? op::kStoreAcc + op::kWrapV * 16 + sk

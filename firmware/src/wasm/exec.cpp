@@ -416,6 +416,14 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kLoadSum, load_sum);
   REG(op::kShlAdd, shl_add);
   REG(op::kMulAdd, mul_add);
+  REG(op::kJmpTest + 0, jtest_zs);
+  REG(op::kJmpTest + 1, jtest_nzs);
+  REG(op::kJmpTest + 2, jtest_za);
+  REG(op::kJmpTest + 3, jtest_nza);
+  REG(op::kAddStoreAbs, add_store_abs);
+  const void* load8_jc_labels[10] = {&&L_l8jc0, &&L_l8jc1, &&L_l8jc2, &&L_l8jc3, &&L_l8jc4,
+                                     &&L_l8jc5, &&L_l8jc6, &&L_l8jc7, &&L_l8jc8, &&L_l8jc9};
+  for (uint32_t i = 0; i < 10; i++) labels[op::kLoad8JmpCmpI + i] = load8_jc_labels[i];
   REG(op::kRevImm + 0, rev_sub_s);
   REG(op::kRevImm + 1, rev_sub_a);
   REG(op::kRevImm + 2, rev_shl_s);
@@ -1087,6 +1095,47 @@ L_load_sum : {
   BINH(rev_shr_s_a, IMM32, SRC_S, DST_A, U32, RES32, uint32_t(int32_t(a) >> (b & 31)))
   BINH(rev_shr_u_s, IMM32, SRC_S, DST_S, U32, RES32, a >> (b & 31))
   BINH(rev_shr_u_a, IMM32, SRC_S, DST_A, U32, RES32, a >> (b & 31))
+#define JTESTH(label, SA, test)                     \
+  L_##label:                                        \
+    if ((U32(SA(0)) & pc[1]) test 0) {              \
+      JUMP(pc + 3);                                 \
+      NEXT();                                       \
+    }                                               \
+    NEXT_AT(4);
+  JTESTH(jtest_zs, SRC_S, ==)
+  JTESTH(jtest_nzs, SRC_S, !=)
+  JTESTH(jtest_za, SRC_A, ==)
+  JTESTH(jtest_nza, SRC_A, !=)
+L_add_store_abs : {
+  S(2) = ADD_I();
+  uint64_t ea = pc[4];
+  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  uint32_t v = U32(S(3));
+  std::memcpy(mem + ea, &v, 4);
+  NEXT_AT(5);
+}
+#define LOAD8JCH(idx, T, cmp)                                        \
+  L_l8jc##idx : {                                                    \
+    uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
+    if (ea + 1 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
+    uint32_t v = mem[ea];                                            \
+    S(2) = v;                                                        \
+    if (T(v) cmp T(pc[3])) {                                         \
+      JUMP(pc + 4);                                                  \
+      NEXT();                                                        \
+    }                                                                \
+    NEXT_AT(5);                                                      \
+  }
+  LOAD8JCH(0, uint32_t, ==)
+  LOAD8JCH(1, uint32_t, !=)
+  LOAD8JCH(2, int32_t, <)
+  LOAD8JCH(3, uint32_t, <)
+  LOAD8JCH(4, int32_t, >)
+  LOAD8JCH(5, uint32_t, >)
+  LOAD8JCH(6, int32_t, <=)
+  LOAD8JCH(7, uint32_t, <=)
+  LOAD8JCH(8, int32_t, >=)
+  LOAD8JCH(9, uint32_t, >=)
 L_mul_add:
   S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
   NEXT_AT(4);

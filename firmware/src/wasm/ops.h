@@ -108,7 +108,14 @@ enum : uint32_t {
   // i32 sub/shl/shr_s/shr_u with a constant first operand (`1 << x`, `31 - x`):
   // + rev_index * 2 + (0: to dst, 1: to the accumulator); [imm, b, dst]
   kRevImm = 0x6B0,
-  kCount = 0x6B8,
+  // jump when `a & imm` is zero (+0) or not (+1), a from a slot (+0) or the accumulator (+2)
+  // (a flag or character-class test): [a, imm, unused, target]
+  kJmpTest = 0x6B8,
+  kAddStoreAbs = 0x6BC,    // an add-immediate then an i32.store to a constant address: [x, k, dst, value, ea]
+  // a u8 load (address `x + k` wrapping at 2^32) then a compare-and-jump of the byte against
+  // an immediate (a character test): + compare index; [x, k, dst, imm, target]
+  kLoad8JmpCmpI = 0x6C0,
+  kCount = 0x6D0,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
