@@ -559,9 +559,8 @@ struct Compiler {
           }
         }
         // `if (s[i] == '"')`: a byte compared as it is loaded
-        if (form == 1 && pair_at + 4 == st && label_pc != st && code.n >= st &&
-            code[pair_at] == uint32_t(xlat[pair_op]) && code[pair_at + 3] == x &&
-            (pair_op == op::kWrap + 5 || (pair_op == 0x2D && code[pair_at + 2] == 0))) {
+        if (form == 1 && (pairs_before(op::kWrap + 5, st) || pairs_before(0x2D, st)) &&
+            code[pair_at + 3] == x && (pair_op == op::kWrap + 5 || code[pair_at + 2] == 0)) {
           pair_into(op::kLoad8JmpCmpI + idx);
           return emit(y);
         }

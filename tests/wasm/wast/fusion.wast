@@ -1843,3 +1843,16 @@
 (assert_return (invoke "pos++" (i32.const 3)) (i32.const 6006))
 (assert_return (invoke "pos++ top" (i32.const 6)) (i32.const 7))
 (assert_trap (invoke "pos++ out" (i32.const 6)) "out of bounds memory access")
+
+;; Regression: a compare-and-jump as the very first instruction of the first function (no
+;; instruction before it to pair with) once read before the start of the code.
+(module
+  (func (export "even") (param i32) (result i32)
+    (if (result i32) (i32.eq (local.get 0) (i32.const 0)) (then (i32.const 1))
+      (else (call 1 (i32.sub (local.get 0) (i32.const 1))))))
+  (func (param i32) (result i32)
+    (if (result i32) (i32.eq (local.get 0) (i32.const 0)) (then (i32.const 0))
+      (else (call 0 (i32.sub (local.get 0) (i32.const 1)))))))
+(assert_return (invoke "even" (i32.const 0)) (i32.const 1))
+(assert_return (invoke "even" (i32.const 7)) (i32.const 0))
+(assert_return (invoke "even" (i32.const 100)) (i32.const 1))
