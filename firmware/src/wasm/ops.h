@@ -38,7 +38,7 @@ enum : uint32_t {
   kRefIsNull = 0xD1,  // [a, dst]
   kRefFunc = 0xD2,    // [dst, function index]
   kFC = 0x100,        // + sub-opcode, all stack-style [top, immediates…]
-  kJmp = 0x120,       // [target]; backward jumps check the interrupt flag and fuel
+  kJmp = 0x120,       // [target]; taken jumps count towards the interrupt and fuel checks
   kJmpIf = 0x121,     // [cond, target]
   kJmpUnless = 0x122, // [cond, target]
   kBr = 0x123,        // [target, keep, from, to]   moves `keep` slots from..from+keep to `to`

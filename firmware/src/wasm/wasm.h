@@ -92,10 +92,10 @@ Store* store_new(const Allocator& a, const Limits& limits);
 void store_free(Store* s);
 // Bytes this store holds right now (instances, stacks, linear memories, tables).
 size_t store_bytes_in_use(const Store* s);
-// Safe from any thread: the running code traps with Interrupted at the next loop
-// back-edge or call (a few microseconds). Cleared when the next call starts.
+// Safe from any thread: the running code traps with Interrupted within 64 taken jumps
+// or calls (a few microseconds). Cleared when the next call starts.
 void store_interrupt(Store* s);
-// Fuel counts loop iterations and calls; < 0 = unlimited (the default).
+// Fuel counts taken jumps (every loop iteration) and calls; < 0 = unlimited (the default).
 void store_set_fuel(Store* s, int64_t fuel);
 int64_t store_fuel(const Store* s);
 
