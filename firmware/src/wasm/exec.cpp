@@ -270,26 +270,6 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kImm + 0x88, 0x88_i);
   REG(op::kImm + 0x89, 0x89_i);
   REG(op::kImm + 0x8A, 0x8A_i);
-  REG(op::kJmpCmp + 0, jc0);
-  REG(op::kJmpCmpI + 0, jci0);
-  REG(op::kJmpCmp + 1, jc1);
-  REG(op::kJmpCmpI + 1, jci1);
-  REG(op::kJmpCmp + 2, jc2);
-  REG(op::kJmpCmpI + 2, jci2);
-  REG(op::kJmpCmp + 3, jc3);
-  REG(op::kJmpCmpI + 3, jci3);
-  REG(op::kJmpCmp + 4, jc4);
-  REG(op::kJmpCmpI + 4, jci4);
-  REG(op::kJmpCmp + 5, jc5);
-  REG(op::kJmpCmpI + 5, jci5);
-  REG(op::kJmpCmp + 6, jc6);
-  REG(op::kJmpCmpI + 6, jci6);
-  REG(op::kJmpCmp + 7, jc7);
-  REG(op::kJmpCmpI + 7, jci7);
-  REG(op::kJmpCmp + 8, jc8);
-  REG(op::kJmpCmpI + 8, jci8);
-  REG(op::kJmpCmp + 9, jc9);
-  REG(op::kJmpCmpI + 9, jci9);
   REG(op::kAbs + 0x00, 0x28_a);
   REG(op::kAbs + 0x01, 0x29_a);
   REG(op::kAbs + 0x02, 0x28_a);
@@ -362,6 +342,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG_BIN(0x92) REG_BIN(0x93) REG_BIN(0x94) REG_BIN(0x95)
   REG_BIN(0xA0) REG_BIN(0xA1) REG_BIN(0xA2) REG_BIN(0xA3)
 #define REG_JC(i)                                   \
+  REG(op::kJmpCmp + i, jc##i);                      \
+  REG(op::kJmpCmpI + i, jci##i);                    \
   REG(op::kJmpCmpA + i, jca##i);                    \
   REG(op::kJmpCmpAI + i, jcai##i);                  \
   REG(op::kJmpCmpSA + i, jcsa##i);
@@ -398,10 +380,9 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
                          &&L_f3##i1##_2s, &&L_f3##i1##_2a, &&L_f3##i1##_3s, &&L_f3##i1##_3a
   const void* fuse3_labels[32] = {FUSE3_LABELS(0), FUSE3_LABELS(1), FUSE3_LABELS(2), FUSE3_LABELS(3)};
   for (uint32_t i = 0; i < 32; i++) labels[op::kFuse3 + i] = fuse3_labels[i];
-  const void* add_jc_labels[2][10] = {
-      {&&L_ajc0, &&L_ajc1, &&L_ajc2, &&L_ajc3, &&L_ajc4, &&L_ajc5, &&L_ajc6, &&L_ajc7, &&L_ajc8, &&L_ajc9},
-      {&&L_ajci0, &&L_ajci1, &&L_ajci2, &&L_ajci3, &&L_ajci4, &&L_ajci5, &&L_ajci6, &&L_ajci7, &&L_ajci8,
-       &&L_ajci9}};
+#define COMPARE_LABELS(prefix) &&L_##prefix##0, &&L_##prefix##1, &&L_##prefix##2, &&L_##prefix##3, \
+    &&L_##prefix##4, &&L_##prefix##5, &&L_##prefix##6, &&L_##prefix##7, &&L_##prefix##8, &&L_##prefix##9
+  const void* add_jc_labels[2][10] = {{COMPARE_LABELS(ajc)}, {COMPARE_LABELS(ajci)}};
   for (uint32_t i = 0; i < 10; i++) {
     labels[op::kAddJmpCmp + i] = add_jc_labels[0][i];
     labels[op::kAddJmpCmpI + i] = add_jc_labels[1][i];
@@ -421,8 +402,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kJmpTest + 2, jtest_za);
   REG(op::kJmpTest + 3, jtest_nza);
   REG(op::kAddStoreAbs, add_store_abs);
-  const void* load8_jc_labels[10] = {&&L_l8jc0, &&L_l8jc1, &&L_l8jc2, &&L_l8jc3, &&L_l8jc4,
-                                     &&L_l8jc5, &&L_l8jc6, &&L_l8jc7, &&L_l8jc8, &&L_l8jc9};
+  const void* load8_jc_labels[10] = {COMPARE_LABELS(l8jc)};
   for (uint32_t i = 0; i < 10; i++) labels[op::kLoad8JmpCmpI + i] = load8_jc_labels[i];
   REG(op::kRevImm + 0, rev_sub_s);
   REG(op::kRevImm + 1, rev_sub_a);
@@ -439,13 +419,9 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG(op::kMulLoads + 3, mul_ld_f32_a);
   REG(op::kMulLoads + 4, mul_ld_f64_s);
   REG(op::kMulLoads + 5, mul_ld_f64_a);
-  const void* load_jc_labels[10] = {&&L_ljc0, &&L_ljc1, &&L_ljc2, &&L_ljc3, &&L_ljc4,
-                                    &&L_ljc5, &&L_ljc6, &&L_ljc7, &&L_ljc8, &&L_ljc9};
+  const void* load_jc_labels[10] = {COMPARE_LABELS(ljc)};
   for (uint32_t i = 0; i < 10; i++) labels[op::kLoadJmpCmp + i] = load_jc_labels[i];
-  const void* copy_jc_labels[2][10] = {
-      {&&L_cjc0, &&L_cjc1, &&L_cjc2, &&L_cjc3, &&L_cjc4, &&L_cjc5, &&L_cjc6, &&L_cjc7, &&L_cjc8, &&L_cjc9},
-      {&&L_acjc0, &&L_acjc1, &&L_acjc2, &&L_acjc3, &&L_acjc4, &&L_acjc5, &&L_acjc6, &&L_acjc7, &&L_acjc8,
-       &&L_acjc9}};
+  const void* copy_jc_labels[2][10] = {{COMPARE_LABELS(cjc)}, {COMPARE_LABELS(acjc)}};
   for (uint32_t i = 0; i < 10; i++) {
     labels[op::kCopyNJmpCmp + i] = copy_jc_labels[0][i];
     labels[op::kAddCopyNJmpCmp + i] = copy_jc_labels[1][i];
@@ -567,6 +543,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define U32(x) uint32_t(x)
 #define I32(x) int32_t(uint32_t(x))
 #define I64(x) int64_t(x)
+// The i32 compares in ops.h order (kJmpCmp + index): index, operand type, operator.
+#define FOR_EACH_COMPARE(M)                                                                  \
+  M(0, uint32_t, ==) M(1, uint32_t, !=) M(2, int32_t, <) M(3, uint32_t, <) M(4, int32_t, >) \
+  M(5, uint32_t, >) M(6, int32_t, <=) M(7, uint32_t, <=) M(8, int32_t, >=) M(9, uint32_t, >=)
 // Operand sources and result sinks of the accumulator variants (see ops.h).
 #define SRC_S(i) fp[pc[i]]
 #define SRC_A(i) acc
@@ -834,16 +814,7 @@ L_br_table : {
   JUMP(e);
   NEXT();
 }
-  JCMP(0, uint32_t, ==)
-  JCMP(1, uint32_t, !=)
-  JCMP(2, int32_t, <)
-  JCMP(3, uint32_t, <)
-  JCMP(4, int32_t, >)
-  JCMP(5, uint32_t, >)
-  JCMP(6, int32_t, <=)
-  JCMP(7, uint32_t, <=)
-  JCMP(8, int32_t, >=)
-  JCMP(9, uint32_t, >=)
+  FOR_EACH_COMPARE(JCMP)
 
 L_ret1:
   fp[0] = S(1);
@@ -1006,29 +977,23 @@ do_call : {
   FUSE3H(3, 3)
   // ---- an add-immediate paired with the instruction after it (ops.h) ----
 #define ADD_I() uint32_t(U32(S(0)) + pc[1])
+// The tail of a paired compare-and-jump [_, _, dst, b, target]: v to dst, then v cmp b.
+#define SET_AND_BRANCH(v, T, cmp, b)                \
+  S(2) = v;                                         \
+  if (T(v) cmp T(b)) {                              \
+    JUMP(pc + 4);                                   \
+    NEXT();                                         \
+  }                                                 \
+  NEXT_AT(5);
 #define ADDJCH(label, SB, T, cmp)                   \
   L_##label : {                                     \
     uint32_t v = ADD_I();                           \
-    S(2) = v;                                       \
-    if (T(v) cmp T(SB(3))) {                        \
-      JUMP(pc + 4);                                 \
-      NEXT();                                       \
-    }                                               \
-    NEXT_AT(5);                                     \
+    SET_AND_BRANCH(v, T, cmp, SB(3))                \
   }
 #define ADDJC(idx, T, cmp)                          \
   ADDJCH(ajc##idx, SRC_S, T, cmp)                   \
   ADDJCH(ajci##idx, IMM32, T, cmp)
-  ADDJC(0, uint32_t, ==)
-  ADDJC(1, uint32_t, !=)
-  ADDJC(2, int32_t, <)
-  ADDJC(3, uint32_t, <)
-  ADDJC(4, int32_t, >)
-  ADDJC(5, uint32_t, >)
-  ADDJC(6, int32_t, <=)
-  ADDJC(7, uint32_t, <=)
-  ADDJC(8, int32_t, >=)
-  ADDJC(9, uint32_t, >=)
+  FOR_EACH_COMPARE(ADDJC)
 L_add_load : {
   S(2) = ADD_I();
   uint64_t ea = uint64_t(U32(S(3))) + pc[4];
@@ -1120,23 +1085,9 @@ L_add_store_abs : {
     uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
     if (ea + 1 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
     uint32_t v = mem[ea];                                            \
-    S(2) = v;                                                        \
-    if (T(v) cmp T(pc[3])) {                                         \
-      JUMP(pc + 4);                                                  \
-      NEXT();                                                        \
-    }                                                                \
-    NEXT_AT(5);                                                      \
+    SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
   }
-  LOAD8JCH(0, uint32_t, ==)
-  LOAD8JCH(1, uint32_t, !=)
-  LOAD8JCH(2, int32_t, <)
-  LOAD8JCH(3, uint32_t, <)
-  LOAD8JCH(4, int32_t, >)
-  LOAD8JCH(5, uint32_t, >)
-  LOAD8JCH(6, int32_t, <=)
-  LOAD8JCH(7, uint32_t, <=)
-  LOAD8JCH(8, int32_t, >=)
-  LOAD8JCH(9, uint32_t, >=)
+  FOR_EACH_COMPARE(LOAD8JCH)
 L_mul_add:
   S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
   NEXT_AT(4);
@@ -1153,12 +1104,7 @@ L_shl_add:
     if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
     uint32_t v;                                                      \
     std::memcpy(&v, mem + ea, 4);                                    \
-    S(2) = v;                                                        \
-    if (T(v) cmp T(S(3))) {                                          \
-      JUMP(pc + 4);                                                  \
-      NEXT();                                                        \
-    }                                                                \
-    NEXT_AT(5);                                                      \
+    SET_AND_BRANCH(v, T, cmp, S(3))                                  \
   }
 #define COPYJCH(idx, T, cmp)                                         \
   L_cjc##idx : {                                                     \
@@ -1177,26 +1123,8 @@ L_shl_add:
     S(2) = ADD_I();                                                  \
     pc += 3;                                                         \
     goto L_cjc##idx;
-  COPYJCH(0, uint32_t, ==)
-  COPYJCH(1, uint32_t, !=)
-  COPYJCH(2, int32_t, <)
-  COPYJCH(3, uint32_t, <)
-  COPYJCH(4, int32_t, >)
-  COPYJCH(5, uint32_t, >)
-  COPYJCH(6, int32_t, <=)
-  COPYJCH(7, uint32_t, <=)
-  COPYJCH(8, int32_t, >=)
-  COPYJCH(9, uint32_t, >=)
-  LOADJCH(0, uint32_t, ==)
-  LOADJCH(1, uint32_t, !=)
-  LOADJCH(2, int32_t, <)
-  LOADJCH(3, uint32_t, <)
-  LOADJCH(4, int32_t, >)
-  LOADJCH(5, uint32_t, >)
-  LOADJCH(6, int32_t, <=)
-  LOADJCH(7, uint32_t, <=)
-  LOADJCH(8, int32_t, >=)
-  LOADJCH(9, uint32_t, >=)
+  FOR_EACH_COMPARE(COPYJCH)
+  FOR_EACH_COMPARE(LOADJCH)
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)
