@@ -264,6 +264,30 @@ struct Compiler {
     }
     return false;
   }
+  // `z + t` where t was just computed by a fused instruction or an i32 load into its slot:
+  // that instruction takes z and writes the sum instead.
+  bool add_into(const uint32_t side[2], uint32_t dst) {
+    for (int k = 0; k < 2; k++) {
+      uint32_t p = last_op_code, fo, n = 3;  // n: the producer's operand words before its dst
+      if (!fusable(side[k])) continue;
+      if (p >= op::kFuse && p < op::kFuse3 && (p - op::kFuse) % 2 == 0)
+        fo = op::kFuseAdd + (p - op::kFuse) / 2;
+      else if (p >= op::kFuse3 && p < op::kAddJmpCmp && (p - op::kFuse3) % 2 == 0)
+        fo = op::kFuse3Add + (p - op::kFuse3) / 2;
+      else if (p == op::kWrap + 0)
+        fo = op::kLoadAdd, n = 2;
+      else
+        continue;
+      uint32_t st = last_op_start, w[3] = {code[st + 1], code[st + 2], code[st + 3]};
+      truncate(st);
+      op_start = pc();
+      if (!emit_op(fo)) return false;
+      for (uint32_t i = 0; i < n; i++)
+        if (!emit(w[i])) return false;
+      return emit(side[1 - k]) && emit(dst);
+    }
+    return false;
+  }
   // `a * b` where both operands are loads just made: one instruction, [x1, k1, x2, k2, dst].
   bool mul_of_loads(uint32_t opc, uint32_t a_slot, uint32_t b, uint32_t dst) {
     uint32_t t = opc == 0x6C ? 0 : opc == 0x94 ? 1 : opc == 0xA2 ? 2 : kNone;
@@ -465,6 +489,7 @@ struct Compiler {
     if (!imm && op::fuse2_index(opc) >= 0) {
       uint32_t side[2] = {b, a_slot};
       if (opc == 0x73 && rotl_pair(side, dst)) return true;
+      if (opc == 0x6A && add_into(side, dst)) return true;
       if (r.failed()) return false;
       for (int k = 0; k < 2; k++) {
         uint32_t p = last_op_code, fo;

@@ -380,6 +380,15 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
                          &&L_f3##i1##_2s, &&L_f3##i1##_2a, &&L_f3##i1##_3s, &&L_f3##i1##_3a
   const void* fuse3_labels[32] = {FUSE3_LABELS(0), FUSE3_LABELS(1), FUSE3_LABELS(2), FUSE3_LABELS(3)};
   for (uint32_t i = 0; i < 32; i++) labels[op::kFuse3 + i] = fuse3_labels[i];
+#define FUSEZ_LABELS(f, i1) &&L_##f##i1##_0z, &&L_##f##i1##_1z, &&L_##f##i1##_2z, &&L_##f##i1##_3z
+  const void* fuse_add_labels[32] = {FUSEZ_LABELS(fu, 0), FUSEZ_LABELS(fu, 1), FUSEZ_LABELS(fu, 2),
+                                     FUSEZ_LABELS(fu, 3), FUSEZ_LABELS(fu, 4), FUSEZ_LABELS(fu, 5),
+                                     FUSEZ_LABELS(fu, 6), FUSEZ_LABELS(fu, 7)};
+  for (uint32_t i = 0; i < 32; i++) labels[op::kFuseAdd + i] = fuse_add_labels[i];
+  const void* fuse3_add_labels[16] = {FUSEZ_LABELS(f3, 0), FUSEZ_LABELS(f3, 1), FUSEZ_LABELS(f3, 2),
+                                      FUSEZ_LABELS(f3, 3)};
+  for (uint32_t i = 0; i < 16; i++) labels[op::kFuse3Add + i] = fuse3_add_labels[i];
+  REG(op::kLoadAdd, load_add);
 #define COMPARE_LABELS(prefix) &&L_##prefix##0, &&L_##prefix##1, &&L_##prefix##2, &&L_##prefix##3, \
     &&L_##prefix##4, &&L_##prefix##5, &&L_##prefix##6, &&L_##prefix##7, &&L_##prefix##8, &&L_##prefix##9
   const void* add_jc_labels[2][10] = {{COMPARE_LABELS(ajc)}, {COMPARE_LABELS(ajci)}};
@@ -917,6 +926,10 @@ do_call : {
   L_fu##i1##_##i2##a : {                                                     \
     acc = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));           \
     NEXT_AT(4);                                                              \
+  }                                                                          \
+  L_fu##i1##_##i2##z : {                                                     \
+    S(4) = uint32_t(U32(S(3)) + fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]))); \
+    NEXT_AT(5);                                                              \
   }
   FUSEH(0, 0)
   FUSEH(0, 1)
@@ -958,6 +971,10 @@ do_call : {
   L_f3##i1##_##i2##a : {                                                     \
     acc = fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))));       \
     NEXT_AT(4);                                                              \
+  }                                                                          \
+  L_f3##i1##_##i2##z : {                                                     \
+    S(4) = uint32_t(U32(S(3)) + fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))))); \
+    NEXT_AT(5);                                                              \
   }
   FUSE3H(0, 0)
   FUSE3H(0, 1)
@@ -1088,6 +1105,14 @@ L_add_store_abs : {
     SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
   }
   FOR_EACH_COMPARE(LOAD8JCH)
+L_load_add : {
+  uint64_t ea = uint32_t(U32(S(0)) + pc[1]);
+  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  uint32_t v;
+  std::memcpy(&v, mem + ea, 4);
+  S(3) = uint32_t(U32(S(2)) + v);
+  NEXT_AT(4);
+}
 L_mul_add:
   S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
   NEXT_AT(4);

@@ -115,7 +115,13 @@ enum : uint32_t {
   // a u8 load (address `x + k` wrapping at 2^32) then a compare-and-jump of the byte against
   // an immediate (a character test): + compare index; [x, k, dst, imm, target]
   kLoad8JmpCmpI = 0x6C0,
-  kCount = 0x6D0,
+  // `z + t` where t is one of the values above about to be added to another slot (a running
+  // sum of a hash round or checksum): kFuse's and kFuse3's operands then z, and an i32 load
+  // of `x + k` (wrapping at 2^32):
+  kFuseAdd = 0x6D0,   // + fuse1_index * 4 + fuse2_index: [a, x, imm, z, dst]
+  kFuse3Add = 0x6F0,  // + fuse2_index(op1) * 4 + fuse2_index(op2): [z', x, y, z, dst]
+  kLoadAdd = 0x700,   // [x, k, z, dst]
+  kCount = 0x708,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
