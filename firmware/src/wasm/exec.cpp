@@ -1138,14 +1138,20 @@ L_shl_add:
       S(1) = S(0);                                                   \
       pc += 2;                                                       \
     } while (--n);                                                   \
+  }                                                                  \
+  L_cjct##idx:                                                       \
     if (T(S(0)) cmp T(S(1))) {                                       \
       JUMP(pc + 2);                                                  \
       NEXT();                                                        \
     }                                                                \
     NEXT_AT(3);                                                      \
-  }                                                                  \
   L_acjc##idx:                                                       \
     S(2) = ADD_I();                                                  \
+    if (pc[3] == 1) { /* the usual single copy */                    \
+      S(5) = S(4);                                                   \
+      pc += 6;                                                       \
+      goto L_cjct##idx;                                              \
+    }                                                                \
     pc += 3;                                                         \
     goto L_cjc##idx;
   FOR_EACH_COMPARE(COPYJCH)
