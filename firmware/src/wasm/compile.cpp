@@ -260,7 +260,7 @@ struct Compiler {
       uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
       truncate(at);
       op_start = pc();
-      return (emit_op(op::kRotl2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst)) || !r.failed();
+      return emit_op(op::kRotl2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst);
     }
     return false;
   }
@@ -488,7 +488,7 @@ struct Compiler {
     // `a op2 (x op1 imm)`, the op1 just emitted: one fused instruction instead of two
     if (!imm && op::fuse2_index(opc) >= 0) {
       uint32_t side[2] = {b, a_slot};
-      if (opc == 0x73 && rotl_pair(side, dst)) return true;
+      if (opc == 0x73 && rotl_pair(side, dst)) return true;  // false: not applicable, or out of memory
       if (opc == 0x6A && add_into(side, dst)) return true;
       if (r.failed()) return false;
       for (int k = 0; k < 2; k++) {
@@ -507,9 +507,8 @@ struct Compiler {
       }
     }
     if (!imm && (opc == 0x6C || opc == 0x94 || opc == 0xA2)) {
-      uint32_t before = pc();
       if (mul_of_loads(opc, a_slot, b, dst)) return true;
-      if (r.failed() || pc() != before) return false;
+      if (r.failed()) return false;
     }
     if (imm && opc == 0x6A && fusable(a_slot) &&
         (last_op_code == op::kImm + 0x74 || last_op_code == op::kImm + 0x6C)) {
@@ -1327,9 +1326,9 @@ bool compile_function(Module* m, Reader& r, uint32_t def_index, const uint8_t* r
   uint64_t slots = uint64_t(c.nlocals) + c.max_height;
   if (slots > 0xFFFFFFFFu) return r.fail(Error::Invalid, "function frame too large for this interpreter");
   uint32_t* header = m->code.p + fc.code - kFuncHeaderWords;
-  header[0] = m->types[type].nparams;
-  header[1] = c.nlocals;
-  header[2] = uint32_t(slots);
+  header[kHeadParams] = m->types[type].nparams;
+  header[kHeadLocals] = c.nlocals;
+  header[kHeadSlots] = uint32_t(slots);
   if (!m->funcs.push(m->alloc, fc)) return r.fail(Error::OutOfMemory, "out of memory");
   return true;
 }

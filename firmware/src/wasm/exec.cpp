@@ -371,70 +371,47 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
     for (uint32_t n = 0; n < 4; n++)
       if (kStoreNames[n] == kStoreHandler[k])
         for (uint32_t v = 0; v < 5; v++) labels[op::kStoreAcc + v * 16 + k] = store_labels[n][v];
-#define FUSE_LABELS(i1) &&L_fu##i1##_0s, &&L_fu##i1##_0a, &&L_fu##i1##_1s, &&L_fu##i1##_1a, \
-                        &&L_fu##i1##_2s, &&L_fu##i1##_2a, &&L_fu##i1##_3s, &&L_fu##i1##_3a
-  const void* fuse_labels[64] = {FUSE_LABELS(0), FUSE_LABELS(1), FUSE_LABELS(2), FUSE_LABELS(3),
-                                 FUSE_LABELS(4), FUSE_LABELS(5), FUSE_LABELS(6), FUSE_LABELS(7)};
-  for (uint32_t i = 0; i < 64; i++) labels[op::kFuse + i] = fuse_labels[i];
-#define FUSE3_LABELS(i1) &&L_f3##i1##_0s, &&L_f3##i1##_0a, &&L_f3##i1##_1s, &&L_f3##i1##_1a, \
-                         &&L_f3##i1##_2s, &&L_f3##i1##_2a, &&L_f3##i1##_3s, &&L_f3##i1##_3a
-  const void* fuse3_labels[32] = {FUSE3_LABELS(0), FUSE3_LABELS(1), FUSE3_LABELS(2), FUSE3_LABELS(3)};
-  for (uint32_t i = 0; i < 32; i++) labels[op::kFuse3 + i] = fuse3_labels[i];
+  // A family of consecutive opcodes from `base` on, in the order of its handler labels.
+#define REG_RUN(base, ...)                                                     \
+  do {                                                                         \
+    const void* run_[] = {__VA_ARGS__};                                        \
+    for (uint32_t i_ = 0; i_ < sizeof run_ / sizeof run_[0]; i_++)             \
+      labels[(base) + i_] = run_[i_];                                          \
+  } while (0)
+#define FUSE_LABELS(f, i1) &&L_##f##i1##_0s, &&L_##f##i1##_0a, &&L_##f##i1##_1s, &&L_##f##i1##_1a, \
+                           &&L_##f##i1##_2s, &&L_##f##i1##_2a, &&L_##f##i1##_3s, &&L_##f##i1##_3a
 #define FUSEZ_LABELS(f, i1) &&L_##f##i1##_0z, &&L_##f##i1##_1z, &&L_##f##i1##_2z, &&L_##f##i1##_3z
-  const void* fuse_add_labels[32] = {FUSEZ_LABELS(fu, 0), FUSEZ_LABELS(fu, 1), FUSEZ_LABELS(fu, 2),
-                                     FUSEZ_LABELS(fu, 3), FUSEZ_LABELS(fu, 4), FUSEZ_LABELS(fu, 5),
-                                     FUSEZ_LABELS(fu, 6), FUSEZ_LABELS(fu, 7)};
-  for (uint32_t i = 0; i < 32; i++) labels[op::kFuseAdd + i] = fuse_add_labels[i];
-  const void* fuse3_add_labels[16] = {FUSEZ_LABELS(f3, 0), FUSEZ_LABELS(f3, 1), FUSEZ_LABELS(f3, 2),
-                                      FUSEZ_LABELS(f3, 3)};
-  for (uint32_t i = 0; i < 16; i++) labels[op::kFuse3Add + i] = fuse3_add_labels[i];
-  REG(op::kLoadAdd, load_add);
 #define COMPARE_LABELS(prefix) &&L_##prefix##0, &&L_##prefix##1, &&L_##prefix##2, &&L_##prefix##3, \
     &&L_##prefix##4, &&L_##prefix##5, &&L_##prefix##6, &&L_##prefix##7, &&L_##prefix##8, &&L_##prefix##9
-  const void* add_jc_labels[2][10] = {{COMPARE_LABELS(ajc)}, {COMPARE_LABELS(ajci)}};
-  for (uint32_t i = 0; i < 10; i++) {
-    labels[op::kAddJmpCmp + i] = add_jc_labels[0][i];
-    labels[op::kAddJmpCmpI + i] = add_jc_labels[1][i];
-  }
+  REG_RUN(op::kFuse, FUSE_LABELS(fu, 0), FUSE_LABELS(fu, 1), FUSE_LABELS(fu, 2), FUSE_LABELS(fu, 3),
+          FUSE_LABELS(fu, 4), FUSE_LABELS(fu, 5), FUSE_LABELS(fu, 6), FUSE_LABELS(fu, 7));
+  REG_RUN(op::kFuse3, FUSE_LABELS(f3, 0), FUSE_LABELS(f3, 1), FUSE_LABELS(f3, 2), FUSE_LABELS(f3, 3));
+  REG_RUN(op::kFuseAdd, FUSEZ_LABELS(fu, 0), FUSEZ_LABELS(fu, 1), FUSEZ_LABELS(fu, 2), FUSEZ_LABELS(fu, 3),
+          FUSEZ_LABELS(fu, 4), FUSEZ_LABELS(fu, 5), FUSEZ_LABELS(fu, 6), FUSEZ_LABELS(fu, 7));
+  REG_RUN(op::kFuse3Add, FUSEZ_LABELS(f3, 0), FUSEZ_LABELS(f3, 1), FUSEZ_LABELS(f3, 2), FUSEZ_LABELS(f3, 3));
+  REG_RUN(op::kAddJmpCmp, COMPARE_LABELS(ajc));
+  REG_RUN(op::kAddJmpCmpI, COMPARE_LABELS(ajci));
+  REG_RUN(op::kLoadJmpCmp, COMPARE_LABELS(ljc));
+  REG_RUN(op::kLoad8JmpCmpI, COMPARE_LABELS(l8jc));
+  REG_RUN(op::kCopyNJmpCmp, COMPARE_LABELS(cjc));
+  REG_RUN(op::kAddCopyNJmpCmp, COMPARE_LABELS(acjc));
+  REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
+  REG_RUN(op::kJmpTest, &&L_jtest_zs, &&L_jtest_nzs, &&L_jtest_za, &&L_jtest_nza);
+  REG_RUN(op::kRevImm, &&L_rev_sub_s, &&L_rev_sub_a, &&L_rev_shl_s, &&L_rev_shl_a, &&L_rev_shr_s_s,
+          &&L_rev_shr_s_a, &&L_rev_shr_u_s, &&L_rev_shr_u_a);
+  REG_RUN(op::kMulLoads, &&L_mul_ld_i32_s, &&L_mul_ld_i32_a, &&L_mul_ld_f32_s, &&L_mul_ld_f32_a,
+          &&L_mul_ld_f64_s, &&L_mul_ld_f64_a);
+  REG(op::kLoadAdd, load_add);
   REG(op::kAddLoad, add_load);
   REG(op::kAddAdd, add_add);
   REG(op::kAddCopyN, add_copyn);
   REG(op::kAddCopyNJmp, add_copyn_jmp);
   REG(op::kCopyNJmp, copyn_jmp);
-  REG(op::kRotl2, rotl2_s);
-  REG(op::kRotl2 + 1, rotl2_a);
   REG(op::kLoadSum, load_sum);
   REG(op::kShlAdd, shl_add);
   REG(op::kMulAdd, mul_add);
-  REG(op::kJmpTest + 0, jtest_zs);
-  REG(op::kJmpTest + 1, jtest_nzs);
-  REG(op::kJmpTest + 2, jtest_za);
-  REG(op::kJmpTest + 3, jtest_nza);
   REG(op::kAddStoreAbs, add_store_abs);
-  const void* load8_jc_labels[10] = {COMPARE_LABELS(l8jc)};
-  for (uint32_t i = 0; i < 10; i++) labels[op::kLoad8JmpCmpI + i] = load8_jc_labels[i];
-  REG(op::kRevImm + 0, rev_sub_s);
-  REG(op::kRevImm + 1, rev_sub_a);
-  REG(op::kRevImm + 2, rev_shl_s);
-  REG(op::kRevImm + 3, rev_shl_a);
-  REG(op::kRevImm + 4, rev_shr_s_s);
-  REG(op::kRevImm + 5, rev_shr_s_a);
-  REG(op::kRevImm + 6, rev_shr_u_s);
-  REG(op::kRevImm + 7, rev_shr_u_a);
   REG(op::kAddCallDirect, add_call_direct);
-  REG(op::kMulLoads + 0, mul_ld_i32_s);
-  REG(op::kMulLoads + 1, mul_ld_i32_a);
-  REG(op::kMulLoads + 2, mul_ld_f32_s);
-  REG(op::kMulLoads + 3, mul_ld_f32_a);
-  REG(op::kMulLoads + 4, mul_ld_f64_s);
-  REG(op::kMulLoads + 5, mul_ld_f64_a);
-  const void* load_jc_labels[10] = {COMPARE_LABELS(ljc)};
-  for (uint32_t i = 0; i < 10; i++) labels[op::kLoadJmpCmp + i] = load_jc_labels[i];
-  const void* copy_jc_labels[2][10] = {{COMPARE_LABELS(cjc)}, {COMPARE_LABELS(acjc)}};
-  for (uint32_t i = 0; i < 10; i++) {
-    labels[op::kCopyNJmpCmp + i] = copy_jc_labels[0][i];
-    labels[op::kAddCopyNJmpCmp + i] = copy_jc_labels[1][i];
-  }
 #undef REG
   int32_t* out = reinterpret_cast<int32_t*>(results);
   for (uint32_t i = 0; i < op::kCount; i++) {
@@ -720,23 +697,22 @@ L_copy2:
   S(1) = S(0);
   S(3) = S(2);
   NEXT_AT(4);
-L_copyn : {
-  uint32_t n = *pc++;
-  do {
-    S(1) = S(0);
-    pc += 2;
-  } while (--n);
+// [n, (src, dst) x n]: the copies in order; pc ends past them
+#define COPY_RUN()        \
+  do {                    \
+    uint32_t n_ = *pc++;  \
+    do {                  \
+      S(1) = S(0);        \
+      pc += 2;            \
+    } while (--n_);       \
+  } while (0)
+L_copyn:
+  COPY_RUN();
   NEXT();
-}
-L_copyn_jmp : {
-  uint32_t n = *pc++;
-  do {
-    S(1) = S(0);
-    pc += 2;
-  } while (--n);
+L_copyn_jmp:
+  COPY_RUN();
   JUMP(pc);
   NEXT();
-}
 L_global_get:
   S(0) = inst->globals[pc[1]]->bits;
   NEXT_AT(2);
@@ -848,12 +824,13 @@ L_call_direct : {
   // the callee's entry is relative to this word; its frame shape sits in the words before
   // it (FuncCode), so a call touches no Func
   const uint32_t* e = pc + int32_t(pc[0]);
+  const uint32_t* h = e - kFuncHeaderWords;
   uint64_t* nfp = fp + pc[1];
-  if (__builtin_expect(fsp == frames_end || uint64_t(stack_end - nfp) < e[-1], 0))
+  if (__builtin_expect(fsp == frames_end || uint64_t(stack_end - nfp) < h[kHeadSlots], 0))
     TRAP(CallStackExhausted, nullptr);
   BUDGET();
   *fsp++ = Frame{pc + 2, fp, inst};
-  for (uint32_t i = e[-3], n = e[-2]; i < n; i++) nfp[i] = 0;
+  for (uint32_t i = h[kHeadParams], n = h[kHeadLocals]; i < n; i++) nfp[i] = 0;
   fp = nfp;
   pc = e;
   NEXT();
@@ -1132,13 +1109,8 @@ L_shl_add:
     SET_AND_BRANCH(v, T, cmp, S(3))                                  \
   }
 #define COPYJCH(idx, T, cmp)                                         \
-  L_cjc##idx : {                                                     \
-    uint32_t n = *pc++;                                              \
-    do {                                                             \
-      S(1) = S(0);                                                   \
-      pc += 2;                                                       \
-    } while (--n);                                                   \
-  }                                                                  \
+  L_cjc##idx:                                                        \
+    COPY_RUN();                                                      \
   L_cjct##idx:                                                       \
     if (T(S(0)) cmp T(S(1))) {                                       \
       JUMP(pc + 2);                                                  \

@@ -108,9 +108,9 @@ struct DataSeg {
 };
 
 // A compiled function body: code words start at `code`, locals are slots 0..nlocals. The
-// three words before `code` repeat the frame's shape for direct calls, which reach the body
-// by a relative offset and read it there: nparams, nlocals, nlocals + max_height.
-constexpr uint32_t kFuncHeaderWords = 3;
+// kFuncHeaderWords words before `code` repeat the frame's shape for direct calls, which reach
+// the body by a relative offset and read it there (indices below).
+enum FuncHeader : uint32_t { kHeadParams, kHeadLocals, kHeadSlots /* nlocals + max_height */, kFuncHeaderWords };
 struct FuncCode {
   uint32_t code;        // offset into Module::code
   uint32_t nlocals;     // params + declared locals
