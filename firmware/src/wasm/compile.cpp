@@ -79,6 +79,8 @@ struct Compiler {
   // The last instruction that may pair with the next one (ops.h), and the one before it if
   // that was a candidate too: add-immediates into a slot and loads, all four words long.
   uint32_t pair_at = kNone, pair_op = kNone, prev_pair_at = kNone, prev_pair_op = kNone;
+  // Where the last kAddAdd and kAddLoad were formed: a search loop's step may join them.
+  uint32_t addadd_at = kNone, addload_at = kNone;
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -234,6 +236,19 @@ struct Compiler {
     op_start = pair_at;
     last_emitted_op = o;
     pair_at = kNone;
+  }
+  // Joins the instruction just formed at `second` to `first`, which ends there and is still
+  // the `was` it was formed as, into instruction `o`; the second's opcode word goes (ops.h).
+  void join_into(uint32_t first, uint32_t size, uint32_t was, uint32_t second, uint32_t o) {
+    if (first == kNone || first + size != second || label_pc == second || code.n <= second ||
+        code[first] != uint32_t(xlat[was]))
+      return;
+    for (uint32_t i = second; i + 1 < code.n; i++) code[i] = code[i + 1];
+    code.n--;
+    code[first] = uint32_t(xlat[o]);
+    op_start = first;
+    last_emitted_op = o;
+    last_dst_end = kNone;
   }
   void pair_candidate(uint32_t o) {
     prev_pair_at = pair_at;
@@ -407,8 +422,37 @@ struct Compiler {
       if (plain) return emit_jmp() && emit_target(t);
       return emit_op(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
     }
-    if (plain) return cond_jump_head(true, cond) && emit_target(t);
+    if (plain) {
+      if (!cond_jump_head(true, cond) || !emit_target(t)) return false;
+      if (t.kind == kLoopK && t.start_pc == op_start) self_loop();
+      return true;
+    }
     return emit_op(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
+  }
+  // A search step that jumps back to its own start is the whole loop: when its operands
+  // allow (ops.h), it becomes the variant that loops natively.
+  void self_loop() {
+    uint32_t o = last_emitted_op, at = op_start;
+    const uint32_t* w = &code[at + 1];
+    if (o >= op::kAddAddLoadJmpCmp && o < op::kAddAddLoadJmpCmp + 10) {
+      // [x1, k1, d1, x2, k2, d2, addr, offset, ld, b, target]: i += k1; p += k2; *p cmp b
+      uint32_t d1 = w[2], d2 = w[5], ld = w[8], b = w[9];
+      if (w[0] != d1 || w[3] != d2 || w[6] != d2 || d1 == d2 || ld == d1 || ld == d2 ||
+          b == d1 || b == d2 || b == ld)
+        return;
+      code[at] = uint32_t(xlat[o - op::kAddAddLoadJmpCmp + op::kAddAddLoadLoop]);
+    } else if (o >= op::kAddLoadAddCopyNJmpCmp && o < op::kAddLoadAddCopyNJmpCmp + 10) {
+      // [x1, k1, d1, addr, offset, ld, x2, k2, d2, 1, d2, x2, ld, b, target]:
+      // j += k1; v = *p; p += k2 (through d2); v cmp b
+      uint32_t d1 = w[2], p = w[3], ld = w[5], d2 = w[8], b = w[13];
+      if (w[0] != d1 || w[6] != p || w[9] != 1 || w[10] != d2 || w[11] != p || w[12] != ld ||
+          d1 == p || d1 == ld || d1 == d2 || p == ld || p == d2 || ld == d2 || b == d1 ||
+          b == p || b == ld || b == d2)
+        return;
+      code[at] = uint32_t(xlat[o - op::kAddLoadAddCopyNJmpCmp + op::kAddLoadAddCopyLoop]);
+    } else {
+      return;
+    }
   }
   // A copy run (kCopy, kCopy2, kCopyN, kAddCopyN) ending at `at` with no branch target there,
   // about to become part of a jump: gives it a count word if it has none and tells whether
@@ -530,6 +574,7 @@ struct Compiler {
     if (o == op::kImm + 0x6A) {
       if (addi_before(pc())) {  // two increments (a loop's induction variables)
         pair_into(op::kAddAdd);
+        addadd_at = op_start;
         return emit(a_slot) && emit(b) && emit(dst);
       }
       pair_candidate(o);
@@ -596,7 +641,9 @@ struct Compiler {
             idx = kSwap[idx];
           }
           if (x == v) {
+            uint32_t load_at = pair_at;
             pair_into(op::kLoadJmpCmp + idx);
+            join_into(addadd_at, 7, op::kAddAdd, load_at, op::kAddAddLoadJmpCmp + idx);
             return emit(y);
           }
         }
@@ -604,7 +651,10 @@ struct Compiler {
         copy_end = run_end;
         bool with_add;
         if (form == 0 && copies_before(st, &with_add)) {
+          uint32_t add_at = copy_at;
           copies_become((with_add ? op::kAddCopyNJmpCmp : op::kCopyNJmpCmp) + idx);
+          if (with_add)
+            join_into(addload_at, 7, op::kAddLoad, add_at, op::kAddLoadAddCopyNJmpCmp + idx);
           return emit(x) && emit(y);
         }
         copy_end = kNone;
@@ -1264,6 +1314,7 @@ bool Compiler::body(uint32_t type_index) {
               op_start = pc();
               if (o == 0x28 && addi_before(pc())) {  // `p += 4; x = *p`
                 pair_into(op::kAddLoad);
+                addload_at = op_start;
                 if (!emit(addr) || !emit(offset)) return false;
               } else {
                 pair_candidate(o);

@@ -395,6 +395,10 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG_RUN(op::kLoad8JmpCmpI, COMPARE_LABELS(l8jc));
   REG_RUN(op::kCopyNJmpCmp, COMPARE_LABELS(cjc));
   REG_RUN(op::kAddCopyNJmpCmp, COMPARE_LABELS(acjc));
+  REG_RUN(op::kAddAddLoadJmpCmp, COMPARE_LABELS(aaljc));
+  REG_RUN(op::kAddLoadAddCopyNJmpCmp, COMPARE_LABELS(alacjc));
+  REG_RUN(op::kAddAddLoadLoop, COMPARE_LABELS(aaloop));
+  REG_RUN(op::kAddLoadAddCopyLoop, COMPARE_LABELS(alaloop));
   REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
   REG_RUN(op::kJmpTest, &&L_jtest_zs, &&L_jtest_nzs, &&L_jtest_za, &&L_jtest_nza);
   REG_RUN(op::kRevImm, &&L_rev_sub_s, &&L_rev_sub_a, &&L_rev_shl_s, &&L_rev_shl_a, &&L_rev_shr_s_s,
@@ -988,18 +992,25 @@ do_call : {
   ADDJCH(ajc##idx, SRC_S, T, cmp)                   \
   ADDJCH(ajci##idx, IMM32, T, cmp)
   FOR_EACH_COMPARE(ADDJC)
-L_add_load : {
-  S(2) = ADD_I();
-  uint64_t ea = uint64_t(U32(S(3))) + pc[4];
-  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
-  uint32_t v;
-  std::memcpy(&v, mem + ea, 4);
-  S(5) = v;
+#define ADD_LOAD()                                         \
+  do {                                                     \
+    S(2) = ADD_I();                                        \
+    uint64_t ea = uint64_t(U32(S(3))) + pc[4];             \
+    if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    uint32_t v;                                            \
+    std::memcpy(&v, mem + ea, 4);                          \
+    S(5) = v;                                              \
+  } while (0)
+#define ADD_ADD()                         \
+  do {                                    \
+    S(2) = ADD_I();                       \
+    S(5) = uint32_t(U32(S(3)) + pc[4]);   \
+  } while (0)
+L_add_load:
+  ADD_LOAD();
   NEXT_AT(6);
-}
 L_add_add:
-  S(2) = ADD_I();
-  S(5) = uint32_t(U32(S(3)) + pc[4]);
+  ADD_ADD();
   NEXT_AT(6);
 L_add_copyn:
   S(2) = ADD_I();
@@ -1128,6 +1139,58 @@ L_shl_add:
     goto L_cjc##idx;
   FOR_EACH_COMPARE(COPYJCH)
   FOR_EACH_COMPARE(LOADJCH)
+  // a search loop's step: the first pair, then straight into the second's handler
+#define SEARCHH(idx, T, cmp) \
+  L_aaljc##idx:              \
+    ADD_ADD();               \
+    pc += 6;                 \
+    goto L_ljc##idx;         \
+  L_alacjc##idx:             \
+    ADD_LOAD();              \
+    pc += 6;                 \
+    goto L_acjc##idx;
+  FOR_EACH_COMPARE(SEARCHH)
+  // The search loops (ops.h): slots are only read before and written after, traps need no
+  // write-back (a trap ends the run), each repetition is a taken jump.
+#define LOAD_U32_AT(v, addr, off)                             \
+  do {                                                        \
+    uint64_t ea_ = uint64_t(addr) + (off);                    \
+    if (ea_ + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    std::memcpy(&v, mem + ea_, 4);                            \
+  } while (0)
+#define SEARCH_LOOPH(idx, T, cmp)                                  \
+  L_aaloop##idx : {                                                \
+    uint32_t i = U32(S(0)), p = U32(S(3)), v;                      \
+    const uint32_t k1 = pc[1], k2 = pc[4], off = pc[7], b = U32(S(9)); \
+    for (;;) {                                                     \
+      i += k1;                                                     \
+      p += k2;                                                     \
+      LOAD_U32_AT(v, p, off);                                      \
+      if (!(T(v) cmp T(b))) break;                                 \
+      BUDGET();                                                    \
+    }                                                              \
+    S(2) = i;                                                      \
+    S(5) = p;                                                      \
+    S(8) = v;                                                      \
+    NEXT_AT(11);                                                   \
+  }                                                                \
+  L_alaloop##idx : {                                               \
+    uint32_t j = U32(S(0)), p = U32(S(3)), v;                      \
+    const uint32_t k1 = pc[1], off = pc[4], k2 = pc[7], b = U32(S(13)); \
+    for (;;) {                                                     \
+      j += k1;                                                     \
+      LOAD_U32_AT(v, p, off);                                      \
+      p += k2;                                                     \
+      if (!(T(v) cmp T(b))) break;                                 \
+      BUDGET();                                                    \
+    }                                                              \
+    S(2) = j;                                                      \
+    S(5) = v;                                                      \
+    S(8) = p;                                                      \
+    S(3) = p;                                                      \
+    NEXT_AT(15);                                                   \
+  }
+  FOR_EACH_COMPARE(SEARCH_LOOPH)
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)
@@ -1452,7 +1515,7 @@ void profile_dump() {
   uint64_t total = 0;
   for (const PairCount& p : prof_single) total += p.n;
   std::fprintf(stderr, "profile: %llu instructions\n", (unsigned long long)total);
-  for (int k = 0; k < 40; k++) {
+  for (;;) {  // every instruction seen, so that a test can show each variant it reaches
     PairCount* best = nullptr;
     for (PairCount& p : prof_single)
       if (p.n && (!best || p.n > best->n)) best = &p;

@@ -121,7 +121,17 @@ enum : uint32_t {
   kFuseAdd = 0x6D0,   // + fuse1_index * 4 + fuse2_index: [a, x, imm, z, dst]
   kFuse3Add = 0x6F0,  // + fuse2_index(op1) * 4 + fuse2_index(op2): [z', x, y, z, dst]
   kLoadAdd = 0x700,   // [x, k, z, dst]
-  kCount = 0x708,
+  // A search loop's whole step (`while (v[++i] < pivot)`, `while (v[j--] > pivot)`) as one
+  // instruction: kAddAdd then kLoadJmpCmp, and kAddLoad then kAddCopyNJmpCmp, + compare
+  // index; the operands of both parts in order.
+  kAddAddLoadJmpCmp = 0x708,
+  kAddLoadAddCopyNJmpCmp = 0x712,
+  // The same two when they are the whole loop (their jump's target is their own start) and
+  // their operands allow it: run as a native loop with the moving values in registers,
+  // written back to their slots when it ends. + compare index; same operands.
+  kAddAddLoadLoop = 0x71C,
+  kAddLoadAddCopyLoop = 0x726,
+  kCount = 0x730,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.

@@ -44,6 +44,40 @@ const uint8_t kModule[] = {
     0x01, 0x00, 0x41, 0x10, 0x0b, 0x06, 0x68, 0x69, 0x20, 0x70, 0x6f, 0x64
 };
 
+// wat2wasm of (a search loop the interpreter runs natively, and the same loop one
+// instruction longer, which it runs instruction by instruction):
+// (module
+//   (memory 1)
+//   (data (i32.const 400) "\ff")
+//   (func (export "scan") (param $p i32) (param $q i32) (result i32) (local $i i32) (local $v i32)
+//     (loop $l
+//       (local.set $i (i32.add (local.get $i) (i32.const 1)))
+//       (br_if $l (i32.lt_u (local.tee $v (i32.load (local.tee $p (i32.add (local.get $p) (i32.const 4)))))
+//                           (local.get $q))))
+//     (local.get $i))
+//   (func (export "scan step") (param $p i32) (param $q i32) (result i32)
+//     (local $i i32) (local $v i32) (local $c i32)
+//     (loop $l
+//       (local.set $c (i32.xor (local.get $c) (local.get $p)))
+//       (local.set $i (i32.add (local.get $i) (i32.const 1)))
+//       (br_if $l (i32.lt_u (local.tee $v (i32.load (local.tee $p (i32.add (local.get $p) (i32.const 4)))))
+//                           (local.get $q))))
+//     (local.get $i)))
+const uint8_t kSearchModule[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60,
+    0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x03, 0x02, 0x00, 0x00, 0x05, 0x03,
+    0x01, 0x00, 0x01, 0x07, 0x14, 0x02, 0x04, 0x73, 0x63, 0x61, 0x6e, 0x00,
+    0x00, 0x09, 0x73, 0x63, 0x61, 0x6e, 0x20, 0x73, 0x74, 0x65, 0x70, 0x00,
+    0x01, 0x0a, 0x4c, 0x02, 0x21, 0x01, 0x02, 0x7f, 0x03, 0x40, 0x20, 0x02,
+    0x41, 0x01, 0x6a, 0x21, 0x02, 0x20, 0x00, 0x41, 0x04, 0x6a, 0x22, 0x00,
+    0x28, 0x02, 0x00, 0x22, 0x03, 0x20, 0x01, 0x49, 0x0d, 0x00, 0x0b, 0x20,
+    0x02, 0x0b, 0x28, 0x01, 0x03, 0x7f, 0x03, 0x40, 0x20, 0x04, 0x20, 0x00,
+    0x73, 0x21, 0x04, 0x20, 0x02, 0x41, 0x01, 0x6a, 0x21, 0x02, 0x20, 0x00,
+    0x41, 0x04, 0x6a, 0x22, 0x00, 0x28, 0x02, 0x00, 0x22, 0x03, 0x20, 0x01,
+    0x49, 0x0d, 0x00, 0x0b, 0x20, 0x02, 0x0b, 0x0b, 0x08, 0x01, 0x00, 0x41,
+    0x90, 0x03, 0x0b, 0x01, 0xff
+};
+
 // Counting allocator standing in for port::mem_alloc.
 struct Counting {
   size_t live = 0;
@@ -171,6 +205,39 @@ void test_limits() {
   module_free(m);
 }
 
+// A loop run natively inside one instruction spends fuel like any other loop: one unit per
+// repetition (a taken jump), and it stops exactly when the fuel runs out.
+void test_search_loop_fuel() {
+  Error err;
+  Module* m = module_load(kSearchModule, sizeof kSearchModule, default_allocator(), &err);
+  CHECK(m != nullptr);
+  if (!m) return;
+  Store* s = store_new(default_allocator(), Limits());
+  Trap trap;
+  Instance* inst = instantiate(s, m, &err, &trap);
+  CHECK(inst != nullptr);
+  int64_t used[2] = {0, 0};
+  const char* names[2] = {"scan", "scan step"};
+  for (int k = 0; k < 2; k++) {
+    Func* f = export_func(inst, names[k]);
+    Value args[2] = {{0}, {1}}, res{0};
+    store_set_fuel(s, 1000);
+    CHECK(call(s, f, args, 2, &res, 1).ok());
+    CHECK_EQ(res.bits, 100u);  // the word at 400 ends the search
+    used[k] = 1000 - store_fuel(s);
+    store_set_fuel(s, used[k] - 1);
+    CHECK(call(s, f, args, 2, &res, 1).code == TrapCode::OutOfFuel);
+    CHECK_EQ(store_fuel(s), 0);
+    store_set_fuel(s, used[k]);
+    CHECK(call(s, f, args, 2, &res, 1).ok());
+    CHECK_EQ(store_fuel(s), 0);
+  }
+  CHECK(used[0] >= 99);  // 99 repetitions after the first pass
+  CHECK_EQ(used[0], used[1]);
+  store_free(s);
+  module_free(m);
+}
+
 void test_interrupt_from_thread() {
   Error err;
   Module* m = module_load(kModule, sizeof kModule, default_allocator(), &err);
@@ -255,6 +322,7 @@ void test_malformed_never_crashes() {
 int main() {
   test_host_functions_and_memory();
   test_limits();
+  test_search_loop_fuel();
   test_interrupt_from_thread();
   test_malformed_never_crashes();
   TEST_MAIN_END();
