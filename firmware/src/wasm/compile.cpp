@@ -81,6 +81,7 @@ struct Compiler {
   uint32_t pair_at = kNone, pair_op = kNone, prev_pair_at = kNone, prev_pair_op = kNone;
   // Where the last kAddAdd and kAddLoad were formed: a search loop's step may join them.
   uint32_t addadd_at = kNone, addload_at = kNone;
+  uint32_t rotl2_at = kNone;  // where the last kRotl2 was emitted
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -274,7 +275,7 @@ struct Compiler {
         continue;
       uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
       truncate(at);
-      op_start = pc();
+      op_start = rotl2_at = pc();
       return emit_op(op::kRotl2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst);
     }
     return false;
@@ -294,6 +295,17 @@ struct Compiler {
       else
         continue;
       uint32_t st = last_op_start, w[3] = {code[st + 1], code[st + 2], code[st + 3]};
+      // Σ(x) + z: the kRotl2 whose result (a canonical slot, read only here) this xor takes
+      uint32_t i1 = (p - op::kFuse) / 8, r = rotl2_at;
+      if (p >= op::kFuse && p < op::kFuse3 && (p - op::kFuse) / 2 % 4 == 0 && r != kNone &&
+          r + 6 == st && label_pc != st && code[r] == uint32_t(xlat[op::kRotl2]) &&
+          code[r + 5] == w[0] && w[0] >= nlocals) {
+        uint32_t rw[4] = {code[r + 1], code[r + 2], code[r + 3], code[r + 4]};
+        truncate(r);
+        op_start = pc();
+        return emit_op(op::kRotl2FuseAdd + i1) && emit(rw[0]) && emit(rw[1]) && emit(rw[2]) &&
+               emit(rw[3]) && emit(w[1]) && emit(w[2]) && emit(side[1 - k]) && emit(dst);
+      }
       truncate(st);
       op_start = pc();
       if (!emit_op(fo)) return false;

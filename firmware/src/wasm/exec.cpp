@@ -399,6 +399,8 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG_RUN(op::kAddLoadAddCopyNJmpCmp, COMPARE_LABELS(alacjc));
   REG_RUN(op::kAddAddLoadLoop, COMPARE_LABELS(aaloop));
   REG_RUN(op::kAddLoadAddCopyLoop, COMPARE_LABELS(alaloop));
+  REG_RUN(op::kRotl2FuseAdd, &&L_r2fa0, &&L_r2fa1, &&L_r2fa2, &&L_r2fa3, &&L_r2fa4, &&L_r2fa5,
+          &&L_r2fa6, &&L_r2fa7);
   REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
   REG_RUN(op::kJmpTest, &&L_jtest_zs, &&L_jtest_nzs, &&L_jtest_za, &&L_jtest_nza);
   REG_RUN(op::kRevImm, &&L_rev_sub_s, &&L_rev_sub_a, &&L_rev_shl_s, &&L_rev_shl_a, &&L_rev_shr_s_s,
@@ -1024,6 +1026,20 @@ L_add_copyn_jmp:
   S(2) = ADD_I();
   pc += 3;
   goto L_copyn_jmp;
+#define ROTL2FAH(i1)                                                        \
+  L_r2fa##i1 : {                                                            \
+    uint32_t r = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);       \
+    S(7) = uint32_t(U32(S(6)) + (r ^ fuse_op1<i1>(U32(S(4)), pc[5])));      \
+    NEXT_AT(8);                                                             \
+  }
+  ROTL2FAH(0)
+  ROTL2FAH(1)
+  ROTL2FAH(2)
+  ROTL2FAH(3)
+  ROTL2FAH(4)
+  ROTL2FAH(5)
+  ROTL2FAH(6)
+  ROTL2FAH(7)
 L_rotl2_s:
   S(4) = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);
   NEXT_AT(5);

@@ -131,7 +131,11 @@ enum : uint32_t {
   // written back to their slots when it ends. + compare index; same operands.
   kAddAddLoadLoop = 0x71C,
   kAddLoadAddCopyLoop = 0x726,
-  kCount = 0x730,
+  // kRotl2 then the kFuseAdd xor-ing its result (SHA-2's Σ and σ: three rotates or two and a
+  // shift, xor-ed, added to a running sum): + fuse1_index(op1);
+  // [x1, k1, x2, k2, x, imm, z, dst]: dst = z + (rotl(x1, k1) ^ rotl(x2, k2) ^ (x op1 imm))
+  kRotl2FuseAdd = 0x730,
+  kCount = 0x738,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
