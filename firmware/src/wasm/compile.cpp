@@ -71,6 +71,8 @@ struct Compiler {
   uint32_t op_start = 0;        // pc where the current WebAssembly instruction's code begins
   uint32_t last_op_start = kNone;  // … and where the last value-producing one began
   uint32_t last_op_code = kNone;   // … and its opcode
+  // The producer before that one: where it began, its opcode, its dst word and end.
+  uint32_t prev_op_start = kNone, prev_op_code = kNone, prev_dst_word = kNone, prev_dst_end = kNone;
   uint32_t last_emitted_op = kNone;
   const int32_t* xlat = dispatch_offsets();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
@@ -218,6 +220,7 @@ struct Compiler {
   void truncate(uint32_t at) {
     code.n = at;
     last_dst_end = kNone;
+    if (prev_dst_end != kNone && prev_dst_end > at) prev_dst_end = kNone;
     copy_end = kNone;
     if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
     if (prev_pair_at != kNone && prev_pair_at + 4 > at) prev_pair_at = kNone;
@@ -229,6 +232,16 @@ struct Compiler {
            code[pair_at] == uint32_t(xlat[o]);
   }
   bool addi_before(uint32_t at) const { return pairs_before(op::kImm + 0x6A, at); }
+  // The opcode of the producer just before the last one when it ended where that one begins,
+  // no branch lands there, it is unchanged and its result is canonical slot `slot` (which
+  // only the instruction being compiled reads); else kNone.
+  uint32_t producer_before(uint32_t slot) const {
+    if (prev_dst_end == kNone || last_op_start == kNone || prev_dst_end != last_op_start ||
+        label_pc == last_op_start || slot < nlocals || code[prev_dst_word] != slot ||
+        code[prev_op_start] != uint32_t(xlat[prev_op_code]))
+      return kNone;
+    return prev_op_code;
+  }
   // Turns that candidate into the paired instruction `o`, whose remaining operand words the
   // caller emits next (the second instruction's opcode word is never written).
   void pair_into(uint32_t o) {
@@ -375,6 +388,10 @@ struct Compiler {
     return push(t);
   }
   void note_producer(uint32_t dst_at) {
+    prev_op_start = last_op_start;
+    prev_op_code = last_op_code;
+    prev_dst_word = last_dst_word;
+    prev_dst_end = last_dst_end;
     last_dst_word = dst_at;
     last_dst_end = pc();
     last_op_start = op_start;
@@ -550,6 +567,16 @@ struct Compiler {
       for (int k = 0; k < 2; k++) {
         uint32_t p = last_op_code, fo;
         if (!fusable(side[k])) continue;
+        if (p >= op::kImm && p < op::kImm + 0x100 && op::fuse1_index(p - op::kImm) >= 0 &&
+            opc == 0x6A && producer_before(side[1 - k]) == op::kImm + 0x6C) {
+          // `x * k + (y op1 imm)`: the multiply just before this op1 joins too
+          uint32_t m = prev_op_start, x = code[m + 1], kk = code[m + 2];
+          uint32_t y = code[last_op_start + 1], imm = code[last_op_start + 2];
+          truncate(m);
+          op_start = pc();
+          return emit_op(op::kMulAddFuse + uint32_t(op::fuse1_index(p - op::kImm))) && emit(x) &&
+                 emit(kk) && emit(y) && emit(imm) && emit(dst);
+        }
         if (p >= op::kImm && p < op::kImm + 0x100 && op::fuse1_index(p - op::kImm) >= 0)
           fo = op::kFuse + uint32_t(op::fuse1_index(p - op::kImm) * 4 + op::fuse2_index(opc)) * 2;
         else if (p < 0x100 && op::fuse2_index(p) >= 0)  // both operands slots: [z, x, y, dst]
@@ -617,6 +644,12 @@ struct Compiler {
         uint32_t x = code[st + 1];
         truncate(st);
         if (test_before(st, x, !when_true)) return true;
+        // `if (c == '"') …; if (c == 0) …`: the zero test joins the compare before it
+        if (when_true && pair_op >= op::kJmpCmpI && pair_op < op::kJmpCmpI + 10 &&
+            pairs_before(pair_op, st) && code[pair_at + 1] == x) {
+          pair_into(op::kJmpCmpIZero + (pair_op - op::kJmpCmpI));
+          return true;
+        }
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
@@ -671,6 +704,7 @@ struct Compiler {
         }
         copy_end = kNone;
         if (r.failed()) return false;
+        if (form == 1) pair_candidate(op::kJmpCmpI + idx);
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }

@@ -399,6 +399,9 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG_RUN(op::kAddLoadAddCopyNJmpCmp, COMPARE_LABELS(alacjc));
   REG_RUN(op::kAddAddLoadLoop, COMPARE_LABELS(aaloop));
   REG_RUN(op::kAddLoadAddCopyLoop, COMPARE_LABELS(alaloop));
+  REG_RUN(op::kMulAddFuse, &&L_mfa0, &&L_mfa1, &&L_mfa2, &&L_mfa3, &&L_mfa4, &&L_mfa5, &&L_mfa6,
+          &&L_mfa7);
+  REG_RUN(op::kJmpCmpIZero, COMPARE_LABELS(jciz));
   REG_RUN(op::kRotl2FuseAdd, &&L_r2fa0, &&L_r2fa1, &&L_r2fa2, &&L_r2fa3, &&L_r2fa4, &&L_r2fa5,
           &&L_r2fa6, &&L_r2fa7);
   REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
@@ -1032,6 +1035,30 @@ L_add_copyn_jmp:
     S(7) = uint32_t(U32(S(6)) + (r ^ fuse_op1<i1>(U32(S(4)), pc[5])));      \
     NEXT_AT(8);                                                             \
   }
+#define MULADDFUSEH(i1)                                                             \
+  L_mfa##i1:                                                                        \
+    S(4) = uint32_t(U32(S(0)) * pc[1] + fuse_op1<i1>(U32(S(2)), pc[3]));            \
+    NEXT_AT(5);
+  MULADDFUSEH(0)
+  MULADDFUSEH(1)
+  MULADDFUSEH(2)
+  MULADDFUSEH(3)
+  MULADDFUSEH(4)
+  MULADDFUSEH(5)
+  MULADDFUSEH(6)
+  MULADDFUSEH(7)
+#define JCIZH(idx, T, cmp)              \
+  L_jciz##idx:                          \
+    if (T(S(0)) cmp T(pc[1])) {         \
+      JUMP(pc + 2);                     \
+      NEXT();                           \
+    }                                   \
+    if (U32(S(0)) == 0) {               \
+      JUMP(pc + 3);                     \
+      NEXT();                           \
+    }                                   \
+    NEXT_AT(4);
+  FOR_EACH_COMPARE(JCIZH)
   ROTL2FAH(0)
   ROTL2FAH(1)
   ROTL2FAH(2)

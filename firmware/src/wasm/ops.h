@@ -135,7 +135,13 @@ enum : uint32_t {
   // shift, xor-ed, added to a running sum): + fuse1_index(op1);
   // [x1, k1, x2, k2, x, imm, z, dst]: dst = z + (rotl(x1, k1) ^ rotl(x2, k2) ^ (x op1 imm))
   kRotl2FuseAdd = 0x730,
-  kCount = 0x738,
+  // i32 `x * k + (y op1 imm)` (a string hash's step, `h * 33 + (c & 255)`): + fuse1_index(op1);
+  // [x, k, y, imm, dst]
+  kMulAddFuse = 0x738,
+  // a compare-and-jump against an immediate then a jump when the same slot is zero (a parser's
+  // `if (c == '"' || c == 0)`): + compare index; [x, imm, target, zero target]
+  kJmpCmpIZero = 0x740,
+  kCount = 0x74A,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
