@@ -1,6 +1,7 @@
 // Validation of function bodies (the spec's algorithm: operand and control stacks) and, in
 // the same pass, compilation to the internal code of ops.h. Stack heights are static in
 // WebAssembly, so every branch gets its target and value move precomputed here.
+#include <initializer_list>
 #include <utility>
 
 #include "ops.h"
@@ -84,6 +85,7 @@ struct Compiler {
   // Where the last kAddAdd and kAddLoad were formed: a search loop's step may join them.
   uint32_t addadd_at = kNone, addload_at = kNone;
   uint32_t rotl2_at = kNone;  // where the last kRotl2 was emitted
+  uint32_t zero_jump_at = kNone;  // … and the last kJmpUnless
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -221,6 +223,8 @@ struct Compiler {
     code.n = at;
     last_dst_end = kNone;
     if (prev_dst_end != kNone && prev_dst_end > at) prev_dst_end = kNone;
+    for (uint32_t* t : {&addadd_at, &addload_at, &rotl2_at, &zero_jump_at})
+      if (*t != kNone && *t >= at) *t = kNone;
     copy_end = kNone;
     if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
     if (prev_pair_at != kNone && prev_pair_at + 4 > at) prev_pair_at = kNone;
@@ -650,6 +654,7 @@ struct Compiler {
           pair_into(op::kJmpCmpIZero + (pair_op - op::kJmpCmpI));
           return true;
         }
+        if (when_true) zero_jump_at = pc();
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
@@ -704,7 +709,18 @@ struct Compiler {
         }
         copy_end = kNone;
         if (r.failed()) return false;
-        if (form == 1) pair_candidate(op::kJmpCmpI + idx);
+        if (form == 1) {
+          // `if (c == 0) …; if (c == '"') …`: the compare joins the zero test before it
+          uint32_t z = zero_jump_at;
+          if (z != kNone && z + 3 == st && label_pc != st && code[z] == uint32_t(xlat[op::kJmpUnless]) &&
+              code[z + 1] == x) {
+            code[z] = uint32_t(xlat[op::kJmpZeroCmpI + idx]);
+            op_start = z;
+            last_emitted_op = op::kJmpZeroCmpI + idx;
+            return emit(y);
+          }
+          pair_candidate(op::kJmpCmpI + idx);
+        }
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }

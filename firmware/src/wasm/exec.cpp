@@ -402,6 +402,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   REG_RUN(op::kMulAddFuse, &&L_mfa0, &&L_mfa1, &&L_mfa2, &&L_mfa3, &&L_mfa4, &&L_mfa5, &&L_mfa6,
           &&L_mfa7);
   REG_RUN(op::kJmpCmpIZero, COMPARE_LABELS(jciz));
+  REG_RUN(op::kJmpZeroCmpI, COMPARE_LABELS(jzci));
   REG_RUN(op::kRotl2FuseAdd, &&L_r2fa0, &&L_r2fa1, &&L_r2fa2, &&L_r2fa3, &&L_r2fa4, &&L_r2fa5,
           &&L_r2fa6, &&L_r2fa7);
   REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
@@ -1054,6 +1055,16 @@ L_add_copyn_jmp:
       NEXT();                           \
     }                                   \
     if (U32(S(0)) == 0) {               \
+      JUMP(pc + 3);                     \
+      NEXT();                           \
+    }                                   \
+    NEXT_AT(4);                         \
+  L_jzci##idx:                          \
+    if (U32(S(0)) == 0) {               \
+      JUMP(pc + 1);                     \
+      NEXT();                           \
+    }                                   \
+    if (T(S(0)) cmp T(pc[2])) {         \
       JUMP(pc + 3);                     \
       NEXT();                           \
     }                                   \

@@ -141,7 +141,10 @@ enum : uint32_t {
   // a compare-and-jump against an immediate then a jump when the same slot is zero (a parser's
   // `if (c == '"' || c == 0)`): + compare index; [x, imm, target, zero target]
   kJmpCmpIZero = 0x740,
-  kCount = 0x74A,
+  // the same two tests the other way round (`if (c == 0 || c == '"')`): + compare index;
+  // [x, zero target, imm, target]
+  kJmpZeroCmpI = 0x74A,
+  kCount = 0x754,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
