@@ -22,28 +22,6 @@ bool hop_by_hop(const std::string& name) {
 }
 }  // namespace
 
-port::Socket UpstreamPool::take(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& v = idle_[key];
-  while (!v.empty()) {
-    port::Socket s = v.back();
-    v.pop_back();
-    if (!port::tcp_peer_closed(s)) return s;
-    port::tcp_close(s);
-  }
-  return port::kNoSocket;
-}
-
-void UpstreamPool::give(const std::string& key, port::Socket s) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& v = idle_[key];
-  if (v.size() >= kIdlePerUpstream) {
-    port::tcp_close(s);
-    return;
-  }
-  v.push_back(s);
-}
-
 bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Request& req,
                          const std::vector<http::Header>& extra, http::ResponseWriter& w) {
   std::string key = ip + ":" + text::to_string(port);
@@ -57,7 +35,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
 
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool reused = true;
-    port::Socket s = attempt == 0 ? take(key) : port::kNoSocket;
+    port::Socket s = attempt == 0 ? idle_.take(key) : port::kNoSocket;
     if (s == port::kNoSocket) {
       reused = false;
       int err = 0;
@@ -135,7 +113,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
       upstream_close = true;
     }
     w.end_stream();
-    if (ok && !upstream_close && !reader.has_buffered()) give(key, s);
+    if (ok && !upstream_close && !reader.has_buffered()) idle_.give(key, s);
     else port::tcp_close(s);
     return true;
   }

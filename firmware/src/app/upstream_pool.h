@@ -1,12 +1,11 @@
 // HTTP/1.1 keep-alive connections from the ingress to worker pod servers, and the relay
 // of one request/response through them (the response streams back as it arrives).
 #pragma once
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/http/http_message.h"
+#include "core/http/keepalive_pool.h"
 
 namespace k32 {
 namespace app {
@@ -19,11 +18,7 @@ class UpstreamPool {
              const std::vector<http::Header>& extra, http::ResponseWriter& w);
 
  private:
-  port::Socket take(const std::string& key);
-  void give(const std::string& key, port::Socket s);
-  std::mutex mu_;
-  std::map<std::string, std::vector<port::Socket>> idle_;
-  static constexpr size_t kIdlePerUpstream = 4;
+  http::KeepAlivePool idle_;
 };
 
 }  // namespace app

@@ -137,28 +137,6 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
   return 0;
 }
 
-ServiceCaller::~ServiceCaller() {
-  for (auto& kv : idle_)
-    for (port::Socket s : kv.second) port::tcp_close(s);
-}
-
-port::Socket ServiceCaller::take_idle(const std::string& addr) {
-  std::lock_guard<std::mutex> lk(mu_);
-  auto& v = idle_[addr];
-  while (!v.empty()) {
-    port::Socket s = v.back();
-    v.pop_back();
-    if (!port::tcp_peer_closed(s)) return s;
-    port::tcp_close(s);
-  }
-  return port::kNoSocket;
-}
-
-void ServiceCaller::give_back(const std::string& addr, port::Socket s) {
-  std::lock_guard<std::mutex> lk(mu_);
-  idle_[addr].push_back(s);
-}
-
 int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain,
                                    CallReply* rep) {
   const CallArgs& a = *sc.args;
@@ -174,7 +152,7 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
   lim.body_limit = a.resp_cap;
   lim.cancel = a.cancel;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    port::Socket s = attempt == 0 ? take_idle(addr) : port::kNoSocket;
+    port::Socket s = attempt == 0 ? idle_.take(addr) : port::kNoSocket;
     const bool reused = s != port::kNoSocket;
     if (!reused) {
       uint64_t now = port::monotonic_ms();
@@ -202,7 +180,7 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
     for (const auto& h : x.headers)
       if (header_name_is(h.name, "Connection") && h.value.find("close") != std::string::npos) close = true;
     if (close) port::tcp_close(s);
-    else give_back(addr, s);
+    else idle_.give(addr, s);
     rep->status = x.status;
     rep->resp_len = static_cast<uint32_t>(copied);
     return x.rc;

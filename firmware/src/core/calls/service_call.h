@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/calls/call_client.h"
+#include "core/http/keepalive_pool.h"
 #include "core/store/object_store.h"
 
 namespace k32 {
@@ -84,18 +85,14 @@ struct ServiceCallerEnv {
 class ServiceCaller {
  public:
   explicit ServiceCaller(ServiceCallerEnv env) : env_(std::move(env)) {}
-  ~ServiceCaller();
   // Plugs into CallEnv::service; `client` supplies NetworkPolicy and the [NETPOL] log.
   int32_t call(CallClient& client, const ServiceCall& sc, CallReply* rep, bool* exists);
 
  private:
   int32_t call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain, CallReply* rep);
-  port::Socket take_idle(const std::string& addr);
-  void give_back(const std::string& addr, port::Socket s);
-
   ServiceCallerEnv env_;
   std::mutex mu_;
-  std::map<std::string, std::vector<port::Socket>> idle_;
+  http::KeepAlivePool idle_;
   uint32_t next_ = 0;  // round-robin start among allowed backends
 };
 
