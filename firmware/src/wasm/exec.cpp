@@ -112,6 +112,15 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
   return I(x);
 }
 
+// The tick's slow path, out of line because every taken jump and call has a copy of the
+// test: the fuel left after this event (-1: no fuel limit), or why the run must stop.
+constexpr int64_t kStopInterrupted = -2, kStopNoFuel = -3;
+__attribute__((noinline)) int64_t tick_expired(const Store* s, int64_t fuel) {
+  if (s->interrupt.load(std::memory_order_relaxed)) return kStopInterrupted;
+  if (fuel < 0) return -1;
+  return fuel == 0 ? kStopNoFuel : fuel - 1;
+}
+
 #ifdef K32_WASM_PROFILE
 // Development aid (cmake -DK32_WASM_PROFILE=ON): counts executed instructions and pairs of
 // consecutive ones by handler, printed at exit, to find what is worth fusing.
@@ -466,6 +475,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
   // microseconds), with fuel every event, so fuel stays exact.
   constexpr uint32_t kTick = 64;
   uint32_t tick = fuel >= 0 ? 1 : kTick;
+  int64_t stop = 0;  // why the tick stopped the run (tick_expired)
   uint64_t* fp = stack_base;
   const uint32_t* pc = nullptr;
   Instance* inst = nullptr;
@@ -517,13 +527,13 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define BUDGET()                                                        \
   do {                                                                  \
     if (__builtin_expect(--tick == 0, 0)) {                             \
-      tick = kTick;                                                     \
-      if (s->interrupt.load(std::memory_order_relaxed)) TRAP(Interrupted, nullptr); \
-      if (fuel >= 0) {                                                  \
-        if (fuel == 0) TRAP(OutOfFuel, nullptr);                        \
-        fuel--;                                                         \
-        tick = 1;                                                       \
+      int64_t f_ = tick_expired(s, fuel);                               \
+      if (f_ < -1) {                                                    \
+        stop = f_;                                                      \
+        goto tick_stop;                                                 \
       }                                                                 \
+      fuel = f_;                                                        \
+      tick = f_ >= 0 ? 1 : kTick;                                       \
     }                                                                   \
   } while (0)
 #define RELOAD()                                     \
@@ -634,7 +644,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define LOADH(label, EA, DST, dst_word, T, conv, words)              \
   L_##label : {                                                      \
     uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    if (ea + sizeof(T) > memsize) goto trap_oob;  \
     T v;                                                             \
     std::memcpy(&v, mem + ea, sizeof(T));                            \
     DST(dst_word, (conv));                                           \
@@ -656,7 +666,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define STOREH(label, EA, VAL, T, words)                             \
   L_##label : {                                                      \
     uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    if (ea + sizeof(T) > memsize) goto trap_oob;  \
     T v = T(VAL);                                                    \
     std::memcpy(mem + ea, &v, sizeof(T));                            \
     NEXT_AT(words);                                                          \
@@ -1002,7 +1012,7 @@ do_call : {
   do {                                                     \
     S(2) = ADD_I();                                        \
     uint64_t ea = uint64_t(U32(S(3))) + pc[4];             \
-    if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr); \
+    if (ea + 4 > memsize) goto trap_oob; \
     uint32_t v;                                            \
     std::memcpy(&v, mem + ea, 4);                          \
     S(5) = v;                                              \
@@ -1086,7 +1096,7 @@ L_rotl2_a:
   NEXT_AT(5);
 L_load_sum : {
   uint64_t ea = uint64_t(uint32_t(U32(S(0)) + U32(S(1)))) + pc[2];
-  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (ea + 4 > memsize) goto trap_oob;
   uint32_t v;
   std::memcpy(&v, mem + ea, 4);
   S(3) = v;
@@ -1096,7 +1106,7 @@ L_load_sum : {
   L_##label : {                                                           \
     uint64_t e1 = uint32_t(U32(S(0)) + pc[1]), e2 = uint32_t(U32(S(2)) + pc[3]); \
     if (e1 + sizeof(T) > memsize || e2 + sizeof(T) > memsize)             \
-      TRAP(MemoryOutOfBounds, nullptr);                                   \
+      goto trap_oob;                                   \
     T a, b;                                                               \
     std::memcpy(&a, mem + e1, sizeof(T));                                 \
     std::memcpy(&b, mem + e2, sizeof(T));                                 \
@@ -1134,7 +1144,7 @@ L_load_sum : {
 L_add_store_abs : {
   S(2) = ADD_I();
   uint64_t ea = pc[4];
-  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (ea + 4 > memsize) goto trap_oob;
   uint32_t v = U32(S(3));
   std::memcpy(mem + ea, &v, 4);
   NEXT_AT(5);
@@ -1142,14 +1152,14 @@ L_add_store_abs : {
 #define LOAD8JCH(idx, T, cmp)                                        \
   L_l8jc##idx : {                                                    \
     uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
-    if (ea + 1 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
+    if (ea + 1 > memsize) goto trap_oob;          \
     uint32_t v = mem[ea];                                            \
     SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
   }
   FOR_EACH_COMPARE(LOAD8JCH)
 L_load_add : {
   uint64_t ea = uint32_t(U32(S(0)) + pc[1]);
-  if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (ea + 4 > memsize) goto trap_oob;
   uint32_t v;
   std::memcpy(&v, mem + ea, 4);
   S(3) = uint32_t(U32(S(2)) + v);
@@ -1168,7 +1178,7 @@ L_shl_add:
 #define LOADJCH(idx, T, cmp)                                         \
   L_ljc##idx : {                                                     \
     uint64_t ea = uint64_t(U32(S(0))) + pc[1];                       \
-    if (ea + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);          \
+    if (ea + 4 > memsize) goto trap_oob;          \
     uint32_t v;                                                      \
     std::memcpy(&v, mem + ea, 4);                                    \
     SET_AND_BRANCH(v, T, cmp, S(3))                                  \
@@ -1209,7 +1219,7 @@ L_shl_add:
 #define LOAD_U32_AT(v, addr, off)                             \
   do {                                                        \
     uint64_t ea_ = uint64_t(addr) + (off);                    \
-    if (ea_ + 4 > memsize) TRAP(MemoryOutOfBounds, nullptr);  \
+    if (ea_ + 4 > memsize) goto trap_oob;  \
     std::memcpy(&v, mem + ea_, 4);                            \
   } while (0)
 #define SEARCH_LOOPH(idx, T, cmp)                                  \
@@ -1470,7 +1480,7 @@ L_mem_init : {
   sp -= 3;
   const DataSeg& d = inst->module->datas[seg];
   uint32_t len = inst->data_dropped[seg] ? 0 : d.len;
-  if (uint64_t(src) + n > len || uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (uint64_t(src) + n > len || uint64_t(dst) + n > memsize) goto trap_oob;
   if (n) std::memcpy(mem + dst, inst->module->data_bytes.p + d.first + src, n);
   NEXT();
 }
@@ -1481,7 +1491,7 @@ L_mem_copy : {
   uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
-  if (uint64_t(src) + n > memsize || uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (uint64_t(src) + n > memsize || uint64_t(dst) + n > memsize) goto trap_oob;
   if (n) std::memmove(mem + dst, mem + src, n);
   NEXT();
 }
@@ -1489,7 +1499,7 @@ L_mem_fill : {
   uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), val = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
-  if (uint64_t(dst) + n > memsize) TRAP(MemoryOutOfBounds, nullptr);
+  if (uint64_t(dst) + n > memsize) goto trap_oob;
   if (n) std::memset(mem + dst, int(val & 0xFF), n);
   NEXT();
 }
@@ -1544,6 +1554,11 @@ L_table_fill : {
   NEXT();
 }
 
+trap_oob:  // one shared trap site: the bounds checks are in hundreds of handlers
+  TRAP(MemoryOutOfBounds, nullptr);
+tick_stop:
+  if (stop == kStopInterrupted) TRAP(Interrupted, nullptr);
+  TRAP(OutOfFuel, nullptr);
 done:
   s->fuel = trap.code == TrapCode::OutOfFuel ? 0 : fuel;
   if (trap.ok())
