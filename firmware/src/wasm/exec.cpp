@@ -644,7 +644,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define LOADH(label, EA, DST, dst_word, T, conv, words)              \
   L_##label : {                                                      \
     uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) goto trap_oob;  \
+    if (ea + sizeof(T) > memsize) goto trap_oob;                     \
     T v;                                                             \
     std::memcpy(&v, mem + ea, sizeof(T));                            \
     DST(dst_word, (conv));                                           \
@@ -666,7 +666,7 @@ Trap execute(Store* s, Func* f, const Value* args, Value* results) {
 #define STOREH(label, EA, VAL, T, words)                             \
   L_##label : {                                                      \
     uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) goto trap_oob;  \
+    if (ea + sizeof(T) > memsize) goto trap_oob;                     \
     T v = T(VAL);                                                    \
     std::memcpy(mem + ea, &v, sizeof(T));                            \
     NEXT_AT(words);                                                          \
@@ -1012,7 +1012,7 @@ do_call : {
   do {                                                     \
     S(2) = ADD_I();                                        \
     uint64_t ea = uint64_t(U32(S(3))) + pc[4];             \
-    if (ea + 4 > memsize) goto trap_oob; \
+    if (ea + 4 > memsize) goto trap_oob;                   \
     uint32_t v;                                            \
     std::memcpy(&v, mem + ea, 4);                          \
     S(5) = v;                                              \
@@ -1106,7 +1106,7 @@ L_load_sum : {
   L_##label : {                                                           \
     uint64_t e1 = uint32_t(U32(S(0)) + pc[1]), e2 = uint32_t(U32(S(2)) + pc[3]); \
     if (e1 + sizeof(T) > memsize || e2 + sizeof(T) > memsize)             \
-      goto trap_oob;                                   \
+      goto trap_oob;                                                      \
     T a, b;                                                               \
     std::memcpy(&a, mem + e1, sizeof(T));                                 \
     std::memcpy(&b, mem + e2, sizeof(T));                                 \
@@ -1152,7 +1152,7 @@ L_add_store_abs : {
 #define LOAD8JCH(idx, T, cmp)                                        \
   L_l8jc##idx : {                                                    \
     uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
-    if (ea + 1 > memsize) goto trap_oob;          \
+    if (ea + 1 > memsize) goto trap_oob;                             \
     uint32_t v = mem[ea];                                            \
     SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
   }
@@ -1178,7 +1178,7 @@ L_shl_add:
 #define LOADJCH(idx, T, cmp)                                         \
   L_ljc##idx : {                                                     \
     uint64_t ea = uint64_t(U32(S(0))) + pc[1];                       \
-    if (ea + 4 > memsize) goto trap_oob;          \
+    if (ea + 4 > memsize) goto trap_oob;                             \
     uint32_t v;                                                      \
     std::memcpy(&v, mem + ea, 4);                                    \
     SET_AND_BRANCH(v, T, cmp, S(3))                                  \
@@ -1219,7 +1219,7 @@ L_shl_add:
 #define LOAD_U32_AT(v, addr, off)                             \
   do {                                                        \
     uint64_t ea_ = uint64_t(addr) + (off);                    \
-    if (ea_ + 4 > memsize) goto trap_oob;  \
+    if (ea_ + 4 > memsize) goto trap_oob;                     \
     std::memcpy(&v, mem + ea_, 4);                            \
   } while (0)
 #define SEARCH_LOOPH(idx, T, cmp)                                  \
