@@ -43,7 +43,8 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   // The host needs some room for libc itself (name resolution, stdio); boards get the exact value.
-  size_t stack = stack_bytes < PTHREAD_STACK_MIN ? PTHREAD_STACK_MIN : stack_bytes;
+  const size_t min_stack = PTHREAD_STACK_MIN;  // a long in some libcs, an int in others
+  size_t stack = stack_bytes < min_stack ? min_stack : stack_bytes;
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer's redzones make every frame several times larger than on a board.
   stack *= 4;
