@@ -13,7 +13,7 @@ MEASURED = {"generator", "requests", "errors", "requestsPerSec", "p50_ms", "p99_
 
 def test_bench_ingress_json_shape():
     args = ["ingress", "--json", "--load", "python", "--requests", "40", "--connections", "2",
-            "--callgrind-requests", "10" if shutil.which("valgrind") else "0",
+            "--callgrind-requests", "40" if shutil.which("valgrind") else "0",
             "--backend-timeout", "20"]
     result = CliRunner().invoke(bench, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
