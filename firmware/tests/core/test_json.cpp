@@ -66,5 +66,23 @@ int main() {
       CHECK(again == out);
     }
   }
+  {
+    // depth() and the parser's limit agree: parse(dump(v), d) succeeds exactly when depth(v) <= d.
+    CHECK_EQ(k32::json::depth(Value(1)), 0);
+    CHECK_EQ(k32::json::depth(Value::object()), 0);
+    Value v("leaf");
+    for (int levels = 1; levels <= 8; ++levels) {
+      Value o = levels % 2 ? Value::object() : Value::array();
+      if (o.is_object()) o.set("k", v); else o.push(v);
+      v = o;
+      CHECK_EQ(k32::json::depth(v), levels);
+      std::string text = k32::json::dump(v);
+      Value back;
+      k32::json::ParseError pe;
+      CHECK(k32::json::parse(text, &back, &pe, levels));
+      CHECK(!k32::json::parse(text, &back, &pe, levels - 1));
+      CHECK(pe.too_deep);
+    }
+  }
   TEST_MAIN_END();
 }

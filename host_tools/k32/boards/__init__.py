@@ -25,6 +25,9 @@ BUDGET_KEYS = {
     "resp_head_max_cp": "bytes",
     "resp_head_max_worker": "bytes",
     "nat_table": "bytes",
+    "store_object_max": "bytes",
+    "store_total_max": "bytes",
+    "store_log_max": "bytes",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")

@@ -4,6 +4,7 @@
 #include "core/util/log.h"
 #include "core/yaml/yaml.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace api {
@@ -52,6 +53,7 @@ bool wants_table(const http::Request& req) {
 }
 
 ApiError decode_body(const http::Request& req, json::Value* out) {
+  constexpr int kDepth = static_cast<int>(K32_OBJECT_DEPTH_MAX);
   const std::string* ct = req.header("Content-Type");
   std::string type = ct ? text::lower(text::trim(text::split(*ct, ';')[0])) : "application/json";
   if (req.body.empty()) return bad_request("the request body is empty; a JSON object is required");
@@ -66,15 +68,17 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
       e.message = perr;
       return e;
     }
+    if (json::depth(*out) > kDepth) return too_deep(400, kDepth);
     return ApiError();
   }
   if (!json_like && !yaml_like) return unsupported_media(type);
   json::ParseError pe;
-  if (json::parse(req.body, out, &pe)) return ApiError();
-  if (!yaml_like) return bad_request("the request body is not valid JSON: " + pe.message);
+  if (json::parse(req.body, out, &pe, kDepth)) return ApiError();
+  if (!yaml_like) return pe.too_deep ? too_deep(400, kDepth) : bad_request("the request body is not valid JSON: " + pe.message);
   std::string yerr;
   if (!yaml::to_json(req.body, out, &yerr)) return bad_request("the request body is not valid YAML: " + yerr);
   if (!out->is_object()) return bad_request("the request body must be a YAML mapping (one Kubernetes object)");
+  if (json::depth(*out) > kDepth) return too_deep(400, kDepth);
   return ApiError();
 }
 

@@ -6,9 +6,11 @@
 #include "core/api/validation.h"
 #include "core/patch/patch.h"
 #include "core/schema/schema.h"
+#include "core/store/store_format.h"
 #include "core/util/base64.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -17,6 +19,9 @@ namespace api {
 namespace {
 
 constexpr int kPatchRetries = 5;
+// managedFields mirror an object's fields a few levels further down; whatever the API accepts
+// must still fit in a store record, or it could not be read back after a restart.
+static_assert(K32_OBJECT_DEPTH_MAX + 8 <= store::format::kRecordDepthMax, "OBJECT_DEPTH_MAX too deep for the store");
 
 bool has_status_subresource(const ResourceInfo& r) {
   for (const auto& s : text::split(r.subresources, ','))
@@ -39,7 +44,8 @@ std::string random_suffix() {
   return s;
 }
 
-ApiError from_store(store::Result r, const RequestInfo& info, const std::string& name) {
+ApiError from_store(store::Result r, const RequestInfo& info, const std::string& name, store::ObjectStore* st) {
+  const store::Limits& lim = st->limits();
   switch (r) {
     case store::Result::Ok: return ApiError();
     case store::Result::Exists: return already_exists(info.res->group, info.res->resource, name);
@@ -48,6 +54,10 @@ ApiError from_store(store::Result r, const RequestInfo& info, const std::string&
       return conflict(info.res->group, info.res->resource, name,
                       "the object has been modified; please apply your changes to the latest version and try again");
     case store::Result::IoError: return internal("the state store could not be written");
+    case store::Result::TooLarge: return object_too_large(info.res->resource, name, lim.object_max);
+    case store::Result::NoSpace: return store_full(lim.total_max, st->used_bytes(), lim.total_max - lim.reserve());
+    case store::Result::TooDeep:
+      return invalid(info.res->kind, name, {{"metadata", "the object nests too deep for the store to read it back"}});
   }
   return internal("unknown store result");
 }
@@ -70,6 +80,8 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
                                  const http::Request& req, json::Value* stored, std::vector<std::string>* warnings) {
   const ResourceInfo& r = *info.res;
   if (!obj.is_object()) return bad_request("the request body must be a JSON object");
+  // One limit for every way an object is written (JSON, YAML, protobuf, each kind of patch).
+  if (json::depth(obj) > static_cast<int>(K32_OBJECT_DEPTH_MAX)) return too_deep(422, K32_OBJECT_DEPTH_MAX);
   // kind/apiVersion, when given, must name this resource.
   std::string kind = obj["kind"].as_string();
   std::string av = obj["apiVersion"].as_string();
@@ -140,7 +152,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
     const json::Value& om = (*old)["metadata"];
     std::string given_rv = md["resourceVersion"].as_string();
     if (!given_rv.empty() && given_rv != om["resourceVersion"].as_string())
-      return from_store(store::Result::Conflict, info, name);
+      return from_store(store::Result::Conflict, info, name, store_);
     md.set("uid", om["uid"]);
     md.set("creationTimestamp", om["creationTimestamp"]);
     if (!om["deletionTimestamp"].is_null()) {
@@ -208,7 +220,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
       store_->remove(r.store_id(), info.ns, name, 0, &removed);
     }
   }
-  return from_store(res, info, name);
+  return from_store(res, info, name, store_);
 }
 
 void ApiServer::do_create(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
@@ -259,13 +271,13 @@ void ApiServer::do_create(http::Request& req, http::ResponseWriter& w, const Req
       store::Result res = store_->update("pods", info.ns, info.name, pod, rv_of(pod), &stored);
       if (res == store::Result::Conflict) continue;
       if (res != store::Result::Ok) {
-        send_error(w, from_store(res, info, info.name));
+        send_error(w, from_store(res, info, info.name, store_));
         return;
       }
       send_json(w, 201, status_success());
       return;
     }
-    send_error(w, from_store(store::Result::Conflict, info, info.name));
+    send_error(w, from_store(store::Result::Conflict, info, info.name, store_));
     return;
   }
   json::Value stored;
@@ -401,10 +413,10 @@ ApiError ApiServer::finish_delete(const RequestInfo& info, const json::Value& ob
     }
     if (is_ns) upd.at_or_insert("status").set("phase", "Terminating");
     store::Result res = store_->update(r.store_id(), info.ns, name, upd, rv_of(obj), out);
-    return from_store(res, info, name);
+    return from_store(res, info, name, store_);
   }
   store::Result res = store_->remove(r.store_id(), info.ns, name, rv_of(obj), out);
-  return from_store(res, info, name);
+  return from_store(res, info, name, store_);
 }
 
 void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {

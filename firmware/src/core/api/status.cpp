@@ -92,6 +92,28 @@ ApiError too_large(size_t limit) {
           json::Value()};
 }
 
+ApiError too_deep(int code, int limit) {
+  std::string msg = (code == 400 ? "the request body" : "the resulting object") +
+                    std::string(" nests deeper than the API's limit of ") + text::to_string(static_cast<int64_t>(limit)) +
+                    " levels";
+  return {code, code == 400 ? "BadRequest" : "Invalid", msg, json::Value()};
+}
+
+ApiError object_too_large(const std::string& resource, const std::string& name, uint64_t limit) {
+  return {413, "RequestEntityTooLarge",
+          resource + " \"" + name + "\" is too large: the store's per-object limit is " +
+              text::to_string(static_cast<int64_t>(limit)) + " bytes",
+          json::Value()};
+}
+
+ApiError store_full(uint64_t budget, uint64_t used, uint64_t create_cap) {
+  return {507, "InsufficientStorage",
+          "the object store is full: " + text::to_string(static_cast<int64_t>(used)) + " of its budget of " +
+              text::to_string(static_cast<int64_t>(budget)) + " bytes are used (new objects may fill it to " +
+              text::to_string(static_cast<int64_t>(create_cap)) + "); delete objects to make room",
+          json::Value()};
+}
+
 ApiError internal(const std::string& message) { return {500, "InternalError", "Internal error occurred: " + message, json::Value()}; }
 
 }  // namespace api

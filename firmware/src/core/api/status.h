@@ -29,6 +29,12 @@ ApiError unsupported_media(const std::string& content_type);
 ApiError unauthorized();
 ApiError gone(const std::string& message);
 ApiError too_large(size_t limit);
+// A body or object nesting deeper than the API's limit (400 for a body, 422 for a result).
+ApiError too_deep(int code, int limit);
+// The store's per-object limit (413, as kube-apiserver answers an object etcd finds too large).
+ApiError object_too_large(const std::string& resource, const std::string& name, uint64_t limit);
+// The store's total budget is used up (507 Insufficient Storage).
+ApiError store_full(uint64_t budget, uint64_t used, uint64_t create_cap);
 ApiError internal(const std::string& message);
 
 }  // namespace api

@@ -1,5 +1,6 @@
 #include "core/json/json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -134,7 +135,8 @@ namespace {
 
 class Parser {
  public:
-  Parser(const char* d, size_t n, ParseError* e) : p_(d), begin_(d), end_(d + n), err_(e) {}
+  Parser(const char* d, size_t n, ParseError* e, int max_depth)
+      : p_(d), begin_(d), end_(d + n), err_(e), max_depth_(max_depth) {}
 
   bool parse_document(Value* out) {
     skip_ws();
@@ -149,6 +151,7 @@ class Parser {
   const char* begin_;
   const char* end_;
   ParseError* err_;
+  int max_depth_;
 
   bool fail(const char* what) {
     if (err_) {
@@ -176,7 +179,10 @@ class Parser {
   }
 
   bool parse_value(Value* out, int depth) {
-    if (depth > kMaxDepth) return fail("nesting too deep");
+    if (depth > max_depth_) {
+      if (err_) err_->too_deep = true;
+      return fail("nesting too deep");
+    }
     if (p_ >= end_) return fail("unexpected end of input");
     switch (*p_) {
       case '{': return parse_object(out, depth);
@@ -380,8 +386,18 @@ class Parser {
 
 }  // namespace
 
-bool parse(const char* data, size_t len, Value* out, ParseError* err) {
-  Parser p(data, len, err);
+int depth(const Value& v) {
+  int d = 0;
+  if (v.is_object()) {
+    for (const auto& m : v.members()) d = std::max(d, 1 + depth(m.second));
+  } else if (v.is_array()) {
+    for (const auto& e : v.items()) d = std::max(d, 1 + depth(e));
+  }
+  return d;
+}
+
+bool parse(const char* data, size_t len, Value* out, ParseError* err, int max_depth) {
+  Parser p(data, len, err, max_depth);
   return p.parse_document(out);
 }
 

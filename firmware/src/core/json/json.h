@@ -87,15 +87,23 @@ class Value {
 struct ParseError {
   size_t offset = 0;
   std::string message;  // "unexpected character 'x' at offset 12"
+  bool too_deep = false;  // the document nests deeper than the limit it was parsed with
 };
 
+// Nesting is counted as in depth(): the top value is at level 0, a member or element one
+// level below its container. The parser recurses once per level, so the limit bounds its stack.
 constexpr int kMaxDepth = 64;
 
-// Parses exactly one JSON value (surrounding whitespace allowed).
-bool parse(const char* data, size_t len, Value* out, ParseError* err);
-inline bool parse(const std::string& s, Value* out, ParseError* err) {
-  return parse(s.data(), s.size(), out, err);
+// Parses exactly one JSON value (surrounding whitespace allowed); fails when a value sits
+// deeper than max_depth levels.
+bool parse(const char* data, size_t len, Value* out, ParseError* err, int max_depth = kMaxDepth);
+inline bool parse(const std::string& s, Value* out, ParseError* err, int max_depth = kMaxDepth) {
+  return parse(s.data(), s.size(), out, err, max_depth);
 }
+
+// The level of the deepest value (0 for a scalar or an empty container): parse(dump(v), .., d)
+// succeeds exactly when depth(v) <= d.
+int depth(const Value& v);
 
 // Compact serialisation.
 std::string dump(const Value& v);

@@ -2,9 +2,10 @@
 
 #include <cstring>
 
-#include "core/util/crc32.h"
+#include "core/store/store_format.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -16,16 +17,9 @@ const char kSep = '\x1f';
 void set_rv(json::Value* obj, uint64_t rv) {
   obj->at_or_insert("metadata").set("resourceVersion", text::to_string(static_cast<int64_t>(rv)));
 }
-
-void put_u32(std::string* s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint32_t get_u32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
 }  // namespace
+
+Limits board_limits() { return Limits{K32_STORE_OBJECT_MAX_BYTES, K32_STORE_TOTAL_MAX_BYTES, K32_STORE_LOG_MAX_BYTES}; }
 
 std::string ObjectStore::key(const std::string& r, const std::string& ns, const std::string& n) {
   std::string k = r;
@@ -49,100 +43,95 @@ bool ObjectStore::open(const std::string& dir, std::string* err) {
   return load(err);
 }
 
+void ObjectStore::put_loaded(const std::string& k, json::Value obj, uint64_t rv, uint64_t bytes) {
+  auto it = objects_.find(k);
+  if (it != objects_.end()) used_bytes_ -= it->second.bytes;
+  used_bytes_ += bytes;
+  objects_[k] = Entry{std::move(obj), rv, bytes};
+}
+
+// Reads everything before it changes anything: a file that does not load is left exactly as
+// it was, for a person (or a newer firmware) to look at.
 bool ObjectStore::load(std::string* err) {
+  auto apply = [this](format::Record&& rec) {
+    std::string k = key(rec.resource, rec.ns, rec.name);
+    if (rec.op == 'd') {
+      auto it = objects_.find(k);
+      if (it != objects_.end()) {
+        used_bytes_ -= it->second.bytes;
+        objects_.erase(it);
+      }
+    } else {
+      put_loaded(k, std::move(rec.obj), rec.rv, rec.bytes);
+    }
+    if (rec.rv > rv_) rv_ = rec.rv;
+  };
   char* data = nullptr;
   size_t len = 0;
   if (port::file_read(snap_path_.c_str(), &data, &len)) {
-    json::Value snap;
-    json::ParseError pe;
-    bool ok = json::parse(data, len, &snap, &pe);
+    uint64_t snap_rv = 0;
+    std::string why;
+    bool ok = format::load_snapshot(data, len, &snap_rv, apply, &why);
     port::mem_free(data);
-    if (!ok || !snap.is_object()) {
-      *err = "state snapshot " + snap_path_ + " is corrupt: " + pe.message;
+    if (!ok) {
+      *err = "state snapshot " + snap_path_ + ": " + why + "; the store was not loaded and no file was changed";
       return false;
     }
-    rv_ = static_cast<uint64_t>(snap["rv"].as_int());
-    for (const auto& it : snap["items"].items()) {
-      objects_[key(it["r"].str(), it["n"].str(), it["m"].str())] =
-          Entry{it["o"], static_cast<uint64_t>(it["o"].path_str({"metadata", "resourceVersion"}).empty()
-                                                    ? 0
-                                                    : std::strtoull(it["o"].path_str({"metadata", "resourceVersion"}).c_str(), nullptr, 10))};
-    }
+    if (snap_rv > rv_) rv_ = snap_rv;
   }
   if (port::file_read(log_path_.c_str(), &data, &len)) {
-    size_t pos = 0;
-    size_t good_end = 0;
-    uint32_t replayed = 0;
-    while (pos + 8 <= len) {
-      uint32_t n = get_u32(data + pos);
-      uint32_t crc = get_u32(data + pos + 4);
-      if (pos + 8 + n > len || crc32(data + pos + 8, n) != crc) break;
-      json::Value rec;
-      json::ParseError pe;
-      if (!json::parse(data + pos + 8, n, &rec, &pe)) break;
-      uint64_t rv = static_cast<uint64_t>(rec["v"].as_int());
-      std::string k = key(rec["r"].str(), rec["n"].str(), rec["m"].str());
-      if (rec["t"].str() == "d") objects_.erase(k);
-      else objects_[k] = Entry{rec["o"], rv};
-      if (rv > rv_) rv_ = rv;
-      pos += 8 + n;
-      good_end = pos;
-      ++replayed;
+    format::LogScan scan;
+    std::string why;
+    if (!format::scan_log(data, len, apply, &scan, &why)) {
+      port::mem_free(data);
+      *err = "state log " + log_path_ + ": " + why + "; the store was not loaded and no file was changed";
+      return false;
     }
-    if (good_end != len) {
+    if (scan.good_end != len) {
       // A torn tail from a crash mid-append: it was never acknowledged, so drop it.
-      logf("[STORE] dropping %zu bytes of an incomplete record at the end of %s", len - good_end, log_path_.c_str());
-      if (!port::file_write_atomic(log_path_.c_str(), data, good_end)) {
+      logf("[STORE] dropping %zu bytes of an incomplete last record at byte offset %zu of %s",
+           len - scan.good_end, scan.good_end, log_path_.c_str());
+      if (!port::file_write_atomic(log_path_.c_str(), data, scan.good_end)) {
         port::mem_free(data);
         *err = "cannot repair " + log_path_;
         return false;
       }
     }
     port::mem_free(data);
-    (void)replayed;
   }
+  if (used_bytes_ > limits_.total_max)
+    logf("[STORE] %llu bytes stored exceed the budget of %llu bytes: writes that grow the store are refused",
+         static_cast<unsigned long long>(used_bytes_), static_cast<unsigned long long>(limits_.total_max));
   // History before this start is gone: watches from older versions get 410 Gone.
   dropped_upto_ = rv_;
   return true;
 }
 
-bool ObjectStore::persist(const char* op, const std::string& r, const std::string& ns, const std::string& n,
-                          uint64_t rv, const json::Value* obj) {
+bool ObjectStore::persist(const std::string& record) {
   if (dir_.empty()) return true;
-  json::Value rec = json::Value::object();
-  rec.set("t", op);
-  rec.set("r", r);
-  rec.set("n", ns);
-  rec.set("m", n);
-  rec.set("v", static_cast<int64_t>(rv));
-  if (obj) rec.set("o", *obj);
-  std::string payload = json::dump(rec);
   std::string frame;
-  put_u32(&frame, static_cast<uint32_t>(payload.size()));
-  put_u32(&frame, crc32(payload.data(), payload.size()));
-  frame += payload;
+  format::append_frame(record, &frame);
   return port::file_append_sync(log_path_.c_str(), frame.data(), frame.size());
 }
 
 void ObjectStore::maybe_compact_locked() {
-  if (dir_.empty() || port::file_size(log_path_.c_str()) < kCompactBytes) return;
-  json::Value snap = json::Value::object();
-  snap.set("rv", static_cast<int64_t>(rv_));
-  json::Value& items = snap.set("items", json::Value::array());
+  if (dir_.empty() || port::file_size(log_path_.c_str()) < static_cast<int64_t>(limits_.log_max)) return;
+  std::string bytes = format::snapshot_header(rv_);
+  bytes.reserve(bytes.size() + used_bytes_ + objects_.size() * format::kFrameHeader);
   for (const auto& kv : objects_) {
     auto parts = text::split(kv.first, kSep);
-    json::Value it = json::Value::object();
-    it.set("r", parts[0]);
-    it.set("n", parts[1]);
-    it.set("m", parts[2]);
-    it.set("o", kv.second.obj);
-    items.push(std::move(it));
+    format::append_frame(format::encode_record('p', parts[0], parts[1], parts[2], kv.second.rv, &kv.second.obj),
+                         &bytes);
   }
-  std::string bytes = json::dump(snap);
   // Snapshot first, then empty the log: replaying old records over a newer snapshot is
   // harmless because records are whole-object puts/deletes applied in rv order.
   if (port::file_write_atomic(snap_path_.c_str(), bytes.data(), bytes.size()))
     port::file_write_atomic(log_path_.c_str(), "", 0);
+}
+
+uint64_t ObjectStore::used_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_bytes_;
 }
 
 uint64_t ObjectStore::current_rv() {
@@ -176,14 +165,29 @@ std::vector<json::Value> ObjectStore::list(const std::string& r, const std::stri
 Result ObjectStore::commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n,
                                   json::Value obj, Event* ev) {
   uint64_t rv = rv_ + 1;
-  if (type != EventType::Deleted) set_rv(&obj, rv);
-  else set_rv(&obj, rv);
-  if (!persist(type == EventType::Deleted ? "d" : "p", r, ns, n, rv, type == EventType::Deleted ? nullptr : &obj))
-    return Result::IoError;
-  rv_ = rv;
+  set_rv(&obj, rv);
+  bool del = type == EventType::Deleted;
   std::string k = key(r, ns, n);
-  if (type == EventType::Deleted) objects_.erase(k);
-  else objects_[k] = Entry{obj, rv};
+  auto it = objects_.find(k);
+  uint64_t old_bytes = it == objects_.end() ? 0 : it->second.bytes;
+  std::string record = format::encode_record(del ? 'd' : 'p', r, ns, n, rv, del ? nullptr : &obj);
+  if (!del) {
+    // Checked before anything is written: a refused write leaves the store as it was.
+    if (json::depth(obj) + 1 > format::kRecordDepthMax) return Result::TooDeep;
+    if (record.size() > limits_.object_max) return Result::TooLarge;
+    uint64_t after = used_bytes_ - old_bytes + record.size();
+    uint64_t cap = type == EventType::Added ? limits_.total_max - limits_.reserve() : limits_.total_max;
+    if (record.size() > old_bytes && after > cap) return Result::NoSpace;
+  }
+  if (!persist(record)) return Result::IoError;
+  rv_ = rv;
+  used_bytes_ -= old_bytes;
+  if (del) {
+    objects_.erase(k);
+  } else {
+    used_bytes_ += record.size();
+    objects_[k] = Entry{obj, rv, record.size()};
+  }
   ev->type = type;
   ev->resource = r;
   ev->ns = ns;

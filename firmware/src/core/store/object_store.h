@@ -28,14 +28,35 @@ struct Event {
   json::Value object;
 };
 
-enum class Result { Ok, Exists, NotFound, Conflict, IoError };
+// TooLarge: the object exceeds the per-object limit. NoSpace: the write would take the store past
+// its budget. TooDeep: the object nests deeper than a record may (it could not be read back).
+enum class Result { Ok, Exists, NotFound, Conflict, IoError, TooLarge, NoSpace, TooDeep };
+
+// Sizes count encoded store records (an object's JSON plus ~60 bytes of key and version).
+struct Limits {
+  uint64_t object_max;  // one object
+  uint64_t total_max;   // every object together; creates stop at 7/8 of it (see reserve())
+  uint64_t log_max;     // the log is folded into the snapshot once it grows past this
+  // Creates may fill the budget only up to total_max - reserve(): the rest keeps updates
+  // (pod status, node heartbeats) working when clients have filled the store.
+  uint64_t reserve() const { return total_max / 8; }
+};
+Limits board_limits();
 
 using Listener = std::function<void(const Event&)>;
 
 class ObjectStore {
  public:
-  // dir empty: memory only. Loads what is there; a torn last record is dropped.
+  ObjectStore() : limits_(board_limits()) {}
+  explicit ObjectStore(const Limits& limits) : limits_(limits) {}
+
+  // dir empty: memory only. Loads what is there; a torn last record is dropped. A complete
+  // record that does not load fails the open with *err naming file, record and byte offset,
+  // and no file is changed.
   bool open(const std::string& dir, std::string* err);
+
+  const Limits& limits() const { return limits_; }
+  uint64_t used_bytes();
 
   uint64_t current_rv();
   bool get(const std::string& resource, const std::string& ns, const std::string& name, json::Value* out);
@@ -63,16 +84,16 @@ class ObjectStore {
 
  private:
   static constexpr size_t kHistory = 2048;
-  static constexpr int64_t kCompactBytes = 4 * 1024 * 1024;
 
   struct Entry {
     json::Value obj;
     uint64_t rv;
+    uint64_t bytes;  // its encoded record, as counted against the budget
   };
   static std::string key(const std::string& r, const std::string& ns, const std::string& n);
-  bool persist(const char* op, const std::string& r, const std::string& ns, const std::string& n, uint64_t rv,
-               const json::Value* obj);
+  bool persist(const std::string& record);
   bool load(std::string* err);
+  void put_loaded(const std::string& k, json::Value obj, uint64_t rv, uint64_t bytes);
   void maybe_compact_locked();
   Result commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n,
                        json::Value obj, Event* ev);
@@ -84,6 +105,8 @@ class ObjectStore {
   std::deque<Event> history_;
   uint64_t rv_ = 0;
   uint64_t dropped_upto_ = 0;
+  Limits limits_;
+  uint64_t used_bytes_ = 0;
   std::string dir_;
   std::string log_path_;
   std::string snap_path_;
