@@ -101,7 +101,7 @@ Trap clock_time_get(Caller& c, const Value* a, Value* r, void* u) {
   uint32_t id = uint32_t(a[0].bits);
   if (id > 3) return ret(r, kInval);
   const WasiConfig& cfg = cfg_of(u);
-  uint64_t ns = cfg.clock_ns ? cfg.clock_ns(cfg.sys_ctx, id == 0 ? 0 : 1) : 0;
+  uint64_t ns = cfg.clock_ns ? cfg.clock_ns(cfg.sys_ctx, id) : 0;
   if (!put64(c, uint32_t(a[2].bits), ns)) return ret(r, kFault);
   return ret(r, kSuccess);
 }

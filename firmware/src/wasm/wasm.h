@@ -161,7 +161,9 @@ struct WasiConfig {
   // Output sink for fd 1 and 2 (stdout → pod logs); returns false on failure.
   bool (*write)(void* ctx, int fd, const uint8_t* data, size_t len);
   void* write_ctx;
-  uint64_t (*clock_ns)(void* ctx, uint32_t clock_id);  // realtime=0, monotonic=1
+  // WASI clock ids: realtime=0, monotonic=1, process/thread CPU time=2/3 (an embedder without
+  // CPU clocks answers those with its monotonic clock).
+  uint64_t (*clock_ns)(void* ctx, uint32_t clock_id);
   void (*random)(void* ctx, uint8_t* buf, size_t len);
   void* sys_ctx;
 };
