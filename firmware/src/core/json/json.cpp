@@ -23,7 +23,8 @@ const std::string& empty_string() {
 
 int64_t Value::as_int(int64_t dflt) const {
   if (type_ == Type::Int) return i_;
-  if (type_ == Type::Double && std::isfinite(d_)) return static_cast<int64_t>(d_);
+  // Out of int64 range the conversion is undefined: such a number is no integer we can use.
+  if (type_ == Type::Double && d_ >= -9.2e18 && d_ <= 9.2e18) return static_cast<int64_t>(d_);
   return dflt;
 }
 

@@ -39,7 +39,7 @@ std::string decode(const char* p, size_t n, Record* out) {
   if (!rec["r"].is_string() || rec["r"].str().empty() || !rec["n"].is_string() || !rec["m"].is_string() ||
       rec["m"].str().empty())
     return "resource, namespace or name missing";
-  if (!rec["v"].is_int() || rec["v"].as_int() <= 0) return "resourceVersion missing";
+  if (!rec["v"].is_int() || rec["v"].as_int() < 0) return "resourceVersion missing";
   if (t == "p" && !rec["o"].is_object()) return "object missing";
   out->op = t[0];
   out->resource = rec["r"].str();
@@ -60,6 +60,10 @@ bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& s
            (pe.message.empty() ? std::string("not a JSON object") : pe.message);
     return false;
   }
+  if (!snap["rv"].is_int() || snap["rv"].as_int() < 0) {
+    *err = "byte offset 0 of the single-document snapshot: rv is not a resourceVersion";
+    return false;
+  }
   *rv = static_cast<uint64_t>(snap["rv"].as_int());
   size_t i = 0;
   for (auto& it : snap.at_or_insert("items").items()) {
@@ -72,7 +76,13 @@ bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& s
       *err = "item " + text::to_string(static_cast<int64_t>(i)) + " of the single-document snapshot is malformed";
       return false;
     }
-    r.rv = std::strtoull(it["o"].path_str({"metadata", "resourceVersion"}).c_str(), nullptr, 10);
+    uint64_t v = 0;
+    const std::string rv_text = it["o"].path_str({"metadata", "resourceVersion"});
+    if (!rv_text.empty() && !text::parse_uint(rv_text, INT64_MAX, &v)) {
+      *err = "item " + text::to_string(static_cast<int64_t>(i)) + " of the single-document snapshot has a bad resourceVersion";
+      return false;
+    }
+    r.rv = v;
     r.bytes = encode_record('p', r.resource, r.ns, r.name, r.rv, &it["o"]).size();
     r.obj = std::move(*it.find("o"));
     sink(std::move(r));
