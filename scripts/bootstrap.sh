@@ -30,6 +30,6 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e ".[test]"
+  .venv/bin/pip install -q -e ".[test,idf]"
   touch "$stamp"
 fi

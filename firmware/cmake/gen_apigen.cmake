@@ -8,13 +8,12 @@ if(K32_OPENAPI_DESCRIPTIONS)
   set(K32_APIGEN_FLAGS "--descriptions")
 endif()
 file(GLOB K32_APIGEN_PY CONFIGURE_DEPENDS "${K32_REPO}/host_tools/k32/apigen/*.py")
-add_custom_command(
-  OUTPUT ${K32_APIGEN_OUTPUTS}
+k32_generate(
+  OUTPUTS ${K32_APIGEN_OUTPUTS}
   COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${K32_REPO}/host_tools"
           "${K32_PYTHON}" -m k32.apigen --cpp-out "${K32_APIGEN_OUT}" ${K32_APIGEN_FLAGS}
   DEPENDS ${K32_APIGEN_PY}
-  COMMENT "apigen: OpenAPI documents and schema table"
-  VERBATIM)
+  COMMENT "apigen: OpenAPI documents and schema table")
 add_custom_target(k32_apigen DEPENDS ${K32_APIGEN_OUTPUTS})
 list(APPEND K32_GEN_CORE_SRC ${K32_APIGEN_OUTPUTS})
 list(APPEND K32_GEN_TARGETS k32_apigen)

@@ -3,7 +3,7 @@
 set(K32_IMAGES_CPP "${K32_GEN}/k32_images.cpp")
 file(GLOB_RECURSE K32_IMAGE_SRC CONFIGURE_DEPENDS "${K32_REPO}/images/*.c" "${K32_REPO}/images/*.h")
 file(GLOB K32_IMAGE_TOOL_SRC "${K32_REPO}/host_tools/k32/images/*.py")
-add_custom_command(OUTPUT "${K32_IMAGES_CPP}"
+k32_generate(OUTPUTS "${K32_IMAGES_CPP}"
   COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${K32_REPO}/host_tools"
           ${K32_PYTHON} -m k32.images.embed --out "${K32_IMAGES_CPP}" --wasm-dir "${K32_GEN}/images"
   DEPENDS ${K32_IMAGE_SRC} ${K32_IMAGE_TOOL_SRC} "${K32_REPO}/firmware/include/runtime/k32_app_abi.h"

@@ -44,7 +44,7 @@ def run_script(env):
     runpy.run_path(str(SCRIPT), init_globals={"Import": lambda *_: None, "env": env})
 
 
-@pytest.mark.parametrize("name,size", [("s3", None), ("s3", "16MB"), ("esp32", None)])
+@pytest.mark.parametrize("name,size", [("s3", None), ("s3", "16MB"), ("esp32", None), ("c3", None)])
 def test_profile_applied(tmp_path, name, size):
     opts = {"custom_k32_board": name}
     if size:
@@ -52,16 +52,35 @@ def test_profile_applied(tmp_path, name, size):
     env = RecordingEnv(tmp_path, opts)
     run_script(env)
     board = load_board(name, size)
-    gen = tmp_path / "k32"
-    assert (gen / "partitions.csv").read_text() == to_csv(board.partitions)
-    assert 'K32_BOARD_NAME = "%s"' % name in (gen / "k32_board.h").read_text()
-    sdk = (gen / "sdkconfig.k32").read_text()
-    assert f"CONFIG_ESPTOOLPY_FLASHSIZE_{board.flash_size}=y" in sdk
-    assert ("CONFIG_SPIRAM=y" in sdk) == board.psram
+    args = env.board["build.cmake_extra_args"].split()
+    assert f"-DK32_BOARD={name}" in args
+    assert (f"-DK32_FLASH_SIZE={size}" in args) == bool(size)
     assert env.board["upload.flash_size"] == board.flash_size
     assert env.board["build.flash_mode"] == board.flash_mode
     assert env.board["build.f_flash"] == f"{int(board.flash_freq[:-1]) * 1000000}L"
-    assert str(gen) in env.appended["CPPPATH"]
+    assert env.board["build.partitions"] == str(tmp_path / "k32" / "partitions.csv")
+
+
+@pytest.mark.parametrize("name,size", [("s3", None), ("s3", "16MB"), ("esp32", None), ("c3", None)])
+def test_board_sdkconfig_lines(tmp_path, name, size):
+    """What ESP-IDF's configure reads after sdkconfig.defaults (k32.boards.sdkconfig)."""
+    from k32.boards import sdkconfig
+    assert sdkconfig.main(["--board", name, "--out-dir", str(tmp_path)] + (["--flash-size", size] if size else [])) == 0
+    board = load_board(name, size)
+    assert (tmp_path / "partitions.csv").read_text() == to_csv(board.partitions)
+    sdk = (tmp_path / "sdkconfig.board").read_text()
+    assert f'CONFIG_IDF_TARGET="{board.chip}"' in sdk
+    assert f"CONFIG_ESPTOOLPY_FLASHSIZE_{board.flash_size}=y" in sdk
+    assert ("CONFIG_SPIRAM=y" in sdk) == board.psram
+    assert ("CONFIG_MBEDTLS_EXTERNAL_MEM_ALLOC=y" in sdk) == board.psram
+    assert ("CONFIG_FREERTOS_UNICORE=y" in sdk) == (board.cores == 1)
+    assert f"CONFIG_ESP_MAIN_TASK_STACK_SIZE={board.budgets['main_stack']['bytes']}" in sdk
+
+
+def test_sdkconfig_refuses_the_simulator(tmp_path, capsys):
+    from k32.boards import sdkconfig
+    assert sdkconfig.main(["--board", "sim", "--out-dir", str(tmp_path)]) == 2
+    assert "not a chip" in capsys.readouterr().err
 
 
 def test_unknown_profile_stops_the_build(tmp_path, capsys):

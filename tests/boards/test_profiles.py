@@ -10,7 +10,7 @@ from k32.boards.partition_table import parse_binary, to_binary, to_csv
 
 
 def test_every_board_loads():
-    assert {"s3", "esp32", "sim"} <= set(available())
+    assert {"s3", "esp32", "c3", "sim"} <= set(available())
     for name in available():
         load_board(name)
     assert load_common()["CALL_CHAIN_MAX"] == 8
@@ -28,6 +28,15 @@ def test_spec_budgets():
     assert not esp32.psram and s3.psram
 
 
+def test_c3_is_a_single_core_worker_without_psram():
+    c3 = load_board("c3")
+    assert (c3.chip, c3.psram, c3.cores, c3.flash_size) == ("esp32c3", False, 1, "4MB")
+    assert all(b.get("region") in (None, "internal") for b in c3.budgets.values())
+    assert c3.bootloader_offset == 0 and load_board("esp32").cores == load_board("s3").cores == 2
+    text = gen_header.render("c3")
+    assert "K32_CPU_CORES = 1u" in text and "K32_HAS_PSRAM = false" in text
+
+
 def test_s3_sixteen_mb_grows_data_partition():
     eight, sixteen = load_board("s3"), load_board("s3", "16MB")
     assert sixteen.partition("storage").size == eight.partition("storage").size + 8 * 1024 * 1024
@@ -36,7 +45,7 @@ def test_s3_sixteen_mb_grows_data_partition():
 
 
 def test_unknown_board_names_the_known_ones():
-    with pytest.raises(BoardError, match="unknown board 'nope'.*esp32, s3, sim"):
+    with pytest.raises(BoardError, match="unknown board 'nope'.*c3, esp32, s3, sim"):
         load_board("nope")
     with pytest.raises(BoardError, match="invalid"):
         load_board("../etc/passwd")

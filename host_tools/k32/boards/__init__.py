@@ -28,6 +28,7 @@ BUDGET_KEYS = {
     "store_object_max": "bytes",
     "store_total_max": "bytes",
     "store_log_max": "bytes",
+    "main_stack": "bytes",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")
@@ -64,6 +65,7 @@ class Board:
     partition_table_offset: int | None = None
     partitions: tuple = ()
     data_partition: str | None = None
+    cores: int | None = None       # CPU cores of the chip (2: the node's tasks are pinned to core 1)
     source: Path | None = None
 
     @property
@@ -179,7 +181,10 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     data_part = d.get("data_partition")
     if data_part not in {p.name for p in parts}:
         raise BoardError(f"{path}: data_partition: {data_part!r} is not a partition")
-    return Board(**common, flash_size=size, flash_sizes=tuple(sizes), flash_mode=fl["mode"],
+    cores = d.get("cores")
+    if cores not in (1, 2):
+        raise BoardError(f"{path}: cores: must be 1 or 2 (the chip's CPU cores), got {cores!r}")
+    return Board(**common, cores=cores, flash_size=size, flash_sizes=tuple(sizes), flash_mode=fl["mode"],
                  flash_freq=fl["freq"], bootloader_offset=boot, partition_table_offset=pt,
                  partitions=tuple(parts), data_partition=data_part)
 

@@ -40,6 +40,8 @@ def render(board_name: str) -> str:
     if board.flashable:
         # Only the label: the partition's size depends on the flash size (8 or 16 MB).
         lines.append(f'inline constexpr const char* K32_DATA_PARTITION_LABEL = "{board.data_partition}";')
+        # Dual-core chips keep core 0 for Wi-Fi/lwIP and run the node's tasks on core 1.
+        lines.append(f"inline constexpr uint32_t K32_CPU_CORES = {board.cores}u;")
     lines += ["", "// ---- board-independent (spec 004) ----"]
     for key, value in common.items():
         if isinstance(value, str):

@@ -17,8 +17,38 @@ def build():
               default=DEFAULT_BUILD_DIR, show_default=True, help="CMake build directory.")
 @click.option("--force", is_flag=True, help="Rebuild even when the binary is up to date.")
 @click.option("--m32", is_flag=True, help="Configure a 32-bit build (new build dirs only).")
-def firmware(build_dir: Path, force: bool, m32: bool):
-    """Build the host simulator binary k32-node (skipped when up to date)."""
+@click.option("--board", help="A board profile: with --list or --compile-only, the board firmware.")
+@click.option("--list", "list_only", is_flag=True,
+              help="Generate the board firmware's generated sources and list every file it compiles.")
+@click.option("--compile-only", is_flag=True,
+              help="Compile the board firmware against ESP-IDF with Debian's RISC-V compiler (c3).")
+@click.option("--idf", type=click.Path(file_okay=False, path_type=Path),
+              help="ESP-IDF checkout for --compile-only [$IDF_PATH].")
+@click.option("--littlefs", type=click.Path(file_okay=False, path_type=Path),
+              help="esp_littlefs component checkout for --compile-only [beside the ESP-IDF checkout].")
+def firmware(build_dir: Path, force: bool, m32: bool, board, list_only, compile_only, idf, littlefs):
+    """Build the host simulator binary k32-node (skipped when up to date); or, with --board,
+    list (--list) or compile-check (--compile-only) the board firmware."""
+    if list_only or compile_only:
+        if not board:
+            raise click.UsageError("--list and --compile-only need --board")
+        from k32 import REPO_ROOT
+        try:
+            if list_only:
+                from .board_sources import list_sources
+                for path in list_sources(board, REPO_ROOT / "build" / f"list-{board}"):
+                    click.echo(path)
+            if compile_only:
+                from .idf_check import CheckError, compile_check
+                try:
+                    done = compile_check(board, idf, REPO_ROOT / "build" / f"idf-check-{board}", littlefs,
+                                         echo=click.echo)
+                except CheckError as e:
+                    raise click.ClickException(str(e))
+                click.echo(f"ok: {len(done)} sources compile for board {board}")
+        except FirmwareBuildError as e:
+            raise click.ClickException(str(e))
+        return
     try:
         if force or m32 or is_stale(build_dir):
             path = build_firmware(build_dir, m32=m32)
