@@ -20,6 +20,7 @@
 #include "core/sched/scheduler.h"
 #include "core/node/node_heartbeat.h"
 #include "core/node/node_lifecycle.h"
+#include "core/node/node_object.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "port.h"
@@ -132,6 +133,9 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.sync_ms = K32_POD_SYNC_MS;
   kc.runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
+  node::PodCapacity cap = node::pod_capacity(n->cfg.board);
+  kc.budget.memory = cap.memory;
+  kc.budget.pods = cap.pods;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
   n->pod_server = new podserver::PodServer(n->kubelet);
   n->kubelet->set_hub(&n->hub);
@@ -308,7 +312,7 @@ int run_node(const node::NodeConfig& cfg_in) {
     sc.bind_ip = cfg.bind_ip;
     sc.port = cfg.api_port;
     sc.conn_stack_bytes = 256 * 1024;
-    sc.max_connections = 64;
+    sc.max_connections = K32_API_CONNECTIONS;
     sc.max_body_bytes = ac.max_body_bytes;
     // kubectl sends a bearer token only over TLS, so the API port speaks TLS too, with a
     // self-signed identity made on first boot; kubelets keep plain HTTP on the same port.
@@ -341,6 +345,7 @@ int run_node(const node::NodeConfig& cfg_in) {
     ic.name = "ingress";
     ic.bind_ip = cfg.bind_ip;
     ic.port = cfg.ingress_port;
+    ic.max_connections = K32_INGRESS_CONNECTIONS;
     // Board budget for the ingress worker; the host needs room for libc on top.
     ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES < 64 * 1024 ? 64 * 1024 : K32_INGRESS_STACK_BYTES;
     ic.stack_region = static_cast<port::Region>(K32_INGRESS_STACK_REGION);

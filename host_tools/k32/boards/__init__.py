@@ -29,6 +29,11 @@ BUDGET_KEYS = {
     "store_total_max": "bytes",
     "store_log_max": "bytes",
     "main_stack": "bytes",
+    "api_connections": "count",
+    "ingress_connections": "count",
+    "pod_connections": "count",
+    "client_connections": "count",
+    "call_watch_stack": "bytes",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")

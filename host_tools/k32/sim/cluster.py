@@ -332,8 +332,19 @@ class SimCluster:
             argv += ["--token", self.token]
         return argv
 
+    def _rotate_log(self, name: str) -> None:
+        """Keeps the previous run's log as <node>.log.1: the log that explains a crash must
+        survive the restart that follows it. One generation is enough to read the last run."""
+        log = self.log_path(name)
+        try:
+            if log.stat().st_size > 0:
+                os.replace(log, log.with_name(log.name + ".1"))
+        except FileNotFoundError:
+            pass
+
     def _start(self, binary: Path, spec: NodeSpec) -> dict:
         self.node_state(spec.name).mkdir(parents=True, exist_ok=True)
+        self._rotate_log(spec.name)
         hook = _parent_death_hook() if self.die_with_parent else None
         with open(self.out_path(spec.name), "wb") as out, open(self.log_path(spec.name), "wb") as err:
             try:

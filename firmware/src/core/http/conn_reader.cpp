@@ -24,6 +24,19 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
 }
 
 ReadStatus ConnReader::read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms) {
+  return read_head_until(head, max_bytes, timeout_ms, 0);
+}
+
+ReadStatus ConnReader::read_head_by(std::string* head, size_t max_bytes, uint64_t deadline_ms) {
+  return read_head_until(head, max_bytes, 0, deadline_ms);
+}
+
+ReadStatus ConnReader::wait_data(uint32_t timeout_ms) {
+  if (pos_ < buf_.size()) return ReadStatus::Ok;
+  return fill(timeout_ms);
+}
+
+ReadStatus ConnReader::read_head_until(std::string* head, size_t max_bytes, uint32_t timeout_ms, uint64_t deadline_ms) {
   size_t scanned = 0;  // bytes after pos_ already searched (fill() may move pos_)
   for (;;) {
     size_t from = pos_ + (scanned > 3 ? scanned - 3 : 0);
@@ -36,6 +49,11 @@ ReadStatus ConnReader::read_head(std::string* head, size_t max_bytes, uint32_t t
     }
     scanned = buf_.size() - pos_;
     if (scanned > max_bytes) return ReadStatus::TooLarge;
+    if (deadline_ms) {
+      uint64_t now = port::monotonic_ms();
+      if (now >= deadline_ms) return ReadStatus::Timeout;
+      timeout_ms = static_cast<uint32_t>(deadline_ms - now);
+    }
     ReadStatus st = fill(timeout_ms);
     if (st != ReadStatus::Ok) return st;
   }

@@ -14,6 +14,11 @@ class ConnReader {
   explicit ConnReader(Conn* c) : conn_(c) {}
   // Reads through the blank line ending a head; the head (without it) goes to *head.
   ReadStatus read_head(std::string* head, size_t max_bytes, uint32_t timeout_ms);
+  // As read_head, but the whole head must be in by `deadline_ms` (port::monotonic_ms), however
+  // the bytes trickle in: a client sending one byte a second cannot hold the connection.
+  ReadStatus read_head_by(std::string* head, size_t max_bytes, uint64_t deadline_ms);
+  // Waits up to timeout_ms until at least one byte is buffered.
+  ReadStatus wait_data(uint32_t timeout_ms);
   ReadStatus read_exact(size_t n, std::string* out, uint32_t timeout_ms);
   // Decodes a chunked body; fails with TooLarge past max_bytes.
   ReadStatus read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms);
@@ -25,6 +30,8 @@ class ConnReader {
 
  private:
   ReadStatus fill(uint32_t timeout_ms);
+  // timeout_ms per read, or (deadline_ms != 0) one deadline for the whole head.
+  ReadStatus read_head_until(std::string* head, size_t max_bytes, uint32_t timeout_ms, uint64_t deadline_ms);
   Conn* conn_;
   std::string buf_;
   size_t pos_ = 0;

@@ -14,7 +14,13 @@ struct ConnArg {
   Server* server;
   port::Socket sock;
   std::string peer;
+  int slot;
+  uint64_t accepted_ms;
 };
+
+// A fatal TLS alert (internal_error) as a plaintext record: what a TLS client that cannot be
+// served must see, instead of HTTP text it would take for a broken handshake.
+const unsigned char kTlsRefusal[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50};
 
 bool parse_head(const std::string& head, Request* req) {
   size_t eol = head.find("\r\n");
@@ -48,7 +54,8 @@ bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
   cfg_ = cfg;
   handler_ = std::move(handler);
   int e = 0;
-  listener_ = port::tcp_listen(cfg.bind_ip.c_str(), cfg.port, 64, &e);
+  conns_.init(cfg.max_connections, cfg.max_per_client);
+  listener_ = port::tcp_listen(cfg.bind_ip.c_str(), cfg.port, static_cast<int>(cfg.max_connections), &e);
   if (listener_ == port::kNoSocket) {
     if (err) *err = cfg.name + ": cannot listen on " + cfg.bind_ip + ":" + text::to_string(cfg.port) + ": " + std::strerror(-e);
     return false;
@@ -60,6 +67,19 @@ bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
   return true;
 }
 
+void Server::refuse(port::Socket s, int status, const char* why) {
+  // A TLS client that already sent its ClientHello gets an alert; a plain client an HTTP
+  // answer; one that sent nothing yet just a close (either kind could be waiting).
+  int first = port::tcp_peek(s, K32_HTTP_REFUSAL_WAIT_MS);
+  if (first == 0x16 && cfg_.tls) {
+    port::tcp_send_all(s, kTlsRefusal, sizeof kTlsRefusal);
+  } else if (first >= 0 && first < 0x100) {
+    Conn c(s);
+    send_plain_error(&c, status, why);
+  }
+  port::tcp_close(s);
+}
+
 void Server::accept_main(void* self) {
   Server* srv = static_cast<Server*>(self);
   for (;;) {
@@ -69,20 +89,16 @@ void Server::accept_main(void* self) {
       port::sleep_ms(50);
       continue;
     }
-    if (srv->active_.load() >= srv->cfg_.max_connections) {
-      Conn c(s);
-      send_plain_error(&c, 503, "too many connections");
-      port::tcp_close(s);
+    int slot = srv->conns_.admit(s, peer);
+    if (slot < 0) {
+      srv->refuse(s, 503, "too many connections");
       continue;
     }
-    ++srv->active_;
-    ConnArg* arg = new ConnArg{srv, s, peer};
+    ConnArg* arg = new ConnArg{srv, s, peer, slot, port::monotonic_ms()};
     if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region,
                             &Server::conn_main, arg)) {
-      --srv->active_;
-      Conn c(s);
-      send_plain_error(&c, 503, "cannot start a connection thread");
-      port::tcp_close(s);
+      srv->conns_.release(slot);
+      srv->refuse(s, 503, "cannot start a connection thread");
       delete arg;
     }
   }
@@ -93,38 +109,52 @@ void Server::conn_main(void* p) {
   Server* srv = arg->server;
   port::TlsSession* tls = nullptr;
   bool refuse = false;
+  uint64_t ready_ms = arg->accepted_ms;
   if (srv->cfg_.tls) {
-    // A TLS ClientHello starts with record type 22; anything else is plain HTTP.
-    int first = port::tcp_peek(arg->sock, srv->cfg_.idle_timeout_ms);
+    // A TLS ClientHello starts with record type 22; anything else is plain HTTP. Waiting
+    // for it and the whole handshake share one deadline.
+    uint64_t deadline = arg->accepted_ms + srv->cfg_.handshake_ms;
+    int first = port::tcp_peek(arg->sock, srv->cfg_.handshake_ms);
     if (first == 0x16) {
-      tls = port::tls_accept(srv->cfg_.tls, arg->sock, srv->cfg_.body_timeout_ms);
+      uint64_t now = port::monotonic_ms();
+      tls = now < deadline ? port::tls_accept(srv->cfg_.tls, arg->sock, static_cast<uint32_t>(deadline - now)) : nullptr;
       refuse = tls == nullptr;
+      ready_ms = port::monotonic_ms();
     } else if (first < 0 || first == 0x100) {
       refuse = true;
     }
   }
   if (!refuse) {
     Conn c(arg->sock, tls);
-    srv->serve(&c, arg->peer);
+    srv->serve(&c, arg->peer, arg->slot, ready_ms + srv->cfg_.head_ms);
   }
   port::tls_session_free(tls);
+  srv->conns_.release(arg->slot);
   port::tcp_close(arg->sock);
   delete arg;
-  --srv->active_;
 }
 
-void Server::serve(Conn* s, const std::string& peer) {
+void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_deadline) {
   ConnReader reader(s);
   char local[48] = {0};
   port::local_ip_of(s->socket(), local, sizeof local);
-  for (;;) {
+  for (bool first = true;; first = false) {
     std::string head;
-    ReadStatus st = reader.read_head(&head, cfg_.max_head_bytes, cfg_.idle_timeout_ms);
+    ReadStatus st = ReadStatus::Ok;
+    if (!first) {
+      // Kept alive: the next request may come within the idle timeout; once it starts,
+      // its head has the head deadline.
+      st = reader.wait_data(cfg_.idle_timeout_ms);
+      head_deadline = port::monotonic_ms() + cfg_.head_ms;
+    }
+    if (st == ReadStatus::Ok) st = reader.read_head_by(&head, cfg_.max_head_bytes, head_deadline);
     if (st == ReadStatus::TooLarge) {
       send_plain_error(s, 431, "request head larger than " + text::to_string(cfg_.max_head_bytes) + " bytes");
       return;
     }
     if (st != ReadStatus::Ok) return;
+    // Closed meanwhile to make room for another client: this request is not served.
+    if (!conns_.to_busy(slot)) return;
     Request req;
     req.peer_ip = peer;
     req.local_ip = local;
@@ -174,6 +204,7 @@ void Server::serve(Conn* s, const std::string& peer) {
     handler_(req, w);
     if (!w.started()) w.send(500, "text/plain", "handler sent no response\n");
     if (!w.keep_alive()) return;
+    conns_.to_waiting(slot);
   }
 }
 

@@ -1,11 +1,17 @@
 // A small threaded HTTP/1.1 server: one accept thread, one thread per connection (bounded),
 // keep-alive, Content-Length and chunked request bodies, Expect: 100-continue.
+// Against connection exhaustion: a TLS handshake and a request head each have a deadline,
+// kept-alive connections an idle timeout, and when the server (or one client address) is
+// at its cap the connection that has waited longest for a request is closed for the new
+// one (ConnTable); only when every connection is busy is a new one refused.
 #pragma once
 #include <atomic>
 #include <functional>
 #include <string>
 
+#include "core/http/conn_table.h"
 #include "core/http/http_message.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -21,9 +27,12 @@ struct ServerConfig {
   port::Region stack_region = port::Region::Any;
   size_t max_head_bytes = 16 * 1024;
   size_t max_body_bytes = 3 * 1024 * 1024;
-  uint32_t max_connections = 32;
-  uint32_t idle_timeout_ms = 60000;
-  uint32_t body_timeout_ms = 10000;
+  uint32_t max_connections = K32_POD_CONNECTIONS;
+  uint32_t max_per_client = K32_CLIENT_CONNECTIONS;   // connections from one address
+  uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;       // TLS: connect to handshake done
+  uint32_t head_ms = K32_HTTP_HEAD_MS;                 // first head: from connect (after TLS)
+  uint32_t idle_timeout_ms = K32_HTTP_KEEPALIVE_IDLE_MS;  // kept alive, waiting for a request
+  uint32_t body_timeout_ms = K32_HTTP_BODY_IDLE_MS;
   // When set, connections that open with a TLS handshake get TLS; others stay plain.
   port::TlsServer* tls = nullptr;
 };
@@ -34,15 +43,17 @@ class Server {
   bool start(const ServerConfig& cfg, Handler handler, std::string* err);
   uint16_t port() const { return cfg_.port; }
   const ServerConfig& config() const { return cfg_; }
+  uint32_t live_connections() const { return conns_.live(); }
 
  private:
   static void accept_main(void* self);
   static void conn_main(void* arg);
-  void serve(Conn* c, const std::string& peer);
+  void serve(Conn* c, const std::string& peer, int slot, uint64_t head_deadline);
+  void refuse(port::Socket s, int status, const char* why);
   ServerConfig cfg_;
   Handler handler_;
   port::Socket listener_ = port::kNoSocket;
-  std::atomic<uint32_t> active_{0};
+  ConnTable conns_;
 };
 
 // Writes a small error response for failures detected before a handler runs.

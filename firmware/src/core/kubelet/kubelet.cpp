@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include "core/kubelet/call_watch.h"
 #include "core/kubelet/container_runner.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
@@ -60,7 +61,36 @@ void Kubelet::poke() {
   wake_.notify_all();
 }
 
+void Kubelet::watch_main(void* self) {
+  Kubelet* k = static_cast<Kubelet*>(self);
+  for (;;) {
+    port::sleep_ms(K32_POD_CALL_WATCH_MS);
+    std::vector<std::shared_ptr<Pod>> pods;
+    {
+      std::lock_guard<std::mutex> lock(k->mu_);
+      for (auto& kv : k->pods_) pods.push_back(kv.second);
+      for (auto it = k->stopping_.begin(); it != k->stopping_.end();) {
+        std::shared_ptr<Pod>& sp = *it;
+        bool done;
+        {
+          std::lock_guard<std::mutex> plock(sp->mu);
+          done = sp->runners == 0 && sp->calls.load() == 0;
+        }
+        if (done) {
+          it = k->stopping_.erase(it);
+        } else {
+          pods.push_back(sp);
+          ++it;
+        }
+      }
+    }
+    watch_calls(pods, port::monotonic_ms());
+  }
+}
+
 void Kubelet::run() {
+  if (!port::thread_start("k32_call_watch", K32_CALL_WATCH_STACK_BYTES, port::Region::Any, &Kubelet::watch_main, this))
+    logf("[KUBELET] cannot start the call watch: pod calls have no deadline");
   for (;;) {
     sync_once();
     std::unique_lock<std::mutex> lock(mu_);
@@ -161,6 +191,11 @@ void Kubelet::start_pod(const json::Value& obj) {
 
 void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
   p->stopping = true;
+  {
+    // The call watch keeps interrupting its calls until the last one ended.
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_.push_back(p);
+  }
   std::shared_ptr<channels::Subscription> sub;
   {
     std::lock_guard<std::mutex> lock(p->mu);
@@ -223,6 +258,35 @@ void Kubelet::report(Pod& p) {
   }
 }
 
+AdmitResult Kubelet::admit(const json::Value& obj) {
+  int64_t used_mem = 0, used_pods = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& kv : pods_) {
+      if (kv.second->stopping) continue;
+      used_mem += kv.second->memory_charge;
+      used_pods++;
+    }
+  }
+  AdmitResult r = admit_pod(obj, cfg_.budget, used_mem, used_pods);
+  if (r.admitted) return r;
+  const std::string ns = obj["metadata"]["namespace"].as_string(), name = obj["metadata"]["name"].as_string();
+  logf("[KUBELET] pod %s/%s rejected: %s", ns.c_str(), name.c_str(), r.message.c_str());
+  json::Value body = obj;
+  json::Value st = obj["status"].is_object() ? obj["status"] : json::Value::object();
+  st.set("phase", "Failed");
+  st.set("reason", r.reason);
+  st.set("message", r.message);
+  st.set("hostIP", cfg_.node_ip);
+  st.set("startTime", text::rfc3339(port::wall_time_s()));
+  body.set("status", st);
+  api_->call("PUT", pod_path(ns, name) + "/status", &body, nullptr);
+  json::Value ev = make_pod_event(ns, name, obj["metadata"]["uid"].as_string(), "Warning", r.reason.c_str(), r.message,
+                                  "kubelet", cfg_.node_name);
+  api_->call("POST", "/api/v1/namespaces/" + ns + "/events", &ev, nullptr);
+  return r;
+}
+
 bool Kubelet::sync_once() {
   json::Value list;
   int rc = api_->call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, nullptr, &list);
@@ -256,9 +320,12 @@ bool Kubelet::sync_once() {
     }
     if (!p) {
       if (terminal(obj)) continue;  // finished before this kubelet (re)started
+      AdmitResult ar = admit(obj);
+      if (!ar.admitted) continue;
       start_pod(obj);
       p = find(key);
       if (!p) continue;
+      p->memory_charge = ar.charge;
     } else {
       // Keep spec/metadata fresh (labels for env, resourceVersion for status writes).
       std::lock_guard<std::mutex> lock(p->mu);
@@ -287,31 +354,63 @@ bool Kubelet::sync_once() {
   return true;
 }
 
+namespace {
+// Holds one of the pod's request places (Pod::calls) for the scope; `ahead` is how many
+// were taken before this one (read in the same atomic step, so two racing callers never
+// both see a free place).
+struct CallPlace {
+  Pod* p;
+  uint32_t ahead;
+  explicit CallPlace(Pod* pod) : p(pod), ahead(p->calls.fetch_add(1)) {}
+  ~CallPlace() { p->calls.fetch_sub(1); }
+};
+}  // namespace
+
 int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodResponse* out) {
   // The budget is checked before anything else: a caller short of stack learns it at once.
   if (port::stack_free_bytes() < cfg_.inproc_stack_bytes) return abi::kErrNomem;
   std::shared_ptr<Pod> p = find(key);
   if (!p || p->stopping) return abi::kErrNoent;
+  const uint64_t deadline = port::monotonic_ms() + cfg_.call_deadline_ms;
+  CallPlace place(p.get());
+  if (place.ahead >= cfg_.pod_calls_max) return abi::kErrBusy;
   for (auto& cp : p->containers) {
     Container* c = cp.get();
     if (!c->accepting) continue;
-    std::lock_guard<std::mutex> lock(c->call_mu);
-    if (!c->handle_fn || !c->store) continue;
+    Gate g = enter_call(p.get(), c, deadline);
+    if (g == Gate::Stopping) return abi::kErrNoent;
+    if (g == Gate::Timeout) return abi::kErrTimeout;
+    std::unique_lock<std::mutex> lock(c->call_mu);
+    if (!c->handle_fn || !arm_call(p.get(), c, deadline)) {
+      lock.unlock();
+      leave_call(p.get(), c);
+      if (p->stopping) return abi::kErrNoent;
+      continue;
+    }
     c->req = &rq;
     c->resp = out;
     wasm::Value res{0};
     wasm::Trap trap = wasm::call(c->store, c->handle_fn, nullptr, 0, &res, 1);
+    bool overdue = disarm_call(c);
     c->req = nullptr;
     c->resp = nullptr;
     int32_t rv = static_cast<int32_t>(static_cast<uint32_t>(res.bits));
-    if (!trap.ok()) {
+    int32_t rc = 0;
+    if (!trap.ok() && trap.code == wasm::TrapCode::Interrupted && (overdue || p->stopping)) {
+      // Ended from outside: the instance stays (the interpreter unwound cleanly); the pod's
+      // log says why its request got no answer.
+      std::string msg = overdue ? "k32_handle interrupted: no answer within " + text::to_string(cfg_.call_deadline_ms) + " ms"
+                                : std::string("k32_handle interrupted: the pod is stopping");
+      c->log.line(msg.data(), msg.size());
+      *out = PodResponse();
+      rc = overdue ? abi::kErrTimeout : abi::kErrNoent;
+    } else if (!trap.ok()) {
       std::string msg = std::string("wasm trap in k32_handle: ") + trap.message;
       c->log.line(msg.data(), msg.size());
-      if (!(trap.code == wasm::TrapCode::Interrupted && p->stopping)) {
+      {
         std::lock_guard<std::mutex> plock(p->mu);
         c->crashed = true;
         c->crash_message = msg;
-        p->cv.notify_all();
       }
       *out = PodResponse();
       out->status = 500;
@@ -321,7 +420,9 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
       out->status = 500;
       out->body = "k32_handle returned " + text::to_string(rv) + "\n";
     }
-    return 0;
+    lock.unlock();
+    leave_call(p.get(), c);  // also wakes the runner waiting for `crashed`
+    return rc;
   }
   return abi::kErrNoent;
 }
@@ -329,22 +430,35 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
 int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic, const std::string& data) {
   std::shared_ptr<Pod> p = find(key);
   if (!p || p->stopping) return abi::kErrNoent;
+  const uint64_t deadline = port::monotonic_ms() + cfg_.call_deadline_ms;
   for (auto& cp : p->containers) {
     Container* c = cp.get();
     if (!c->accepting) continue;
-    std::lock_guard<std::mutex> lock(c->call_mu);
-    if (!c->event_fn || !c->store) continue;
+    Gate g = enter_call(p.get(), c, deadline);
+    if (g == Gate::Stopping) return abi::kErrNoent;
+    if (g == Gate::Timeout) return abi::kErrTimeout;
+    std::unique_lock<std::mutex> lock(c->call_mu);
+    if (!c->event_fn || !arm_call(p.get(), c, deadline)) {
+      lock.unlock();
+      leave_call(p.get(), c);
+      if (p->stopping) return abi::kErrNoent;
+      continue;
+    }
     c->ev_topic = &topic;
     c->ev_data = &data;
     wasm::Value res{0};
     wasm::Trap trap = wasm::call(c->store, c->event_fn, nullptr, 0, &res, 1);
+    bool overdue = disarm_call(c);
     c->ev_topic = nullptr;
     c->ev_data = nullptr;
     if (!trap.ok()) {
-      std::string msg = std::string("wasm trap in k32_event: ") + trap.message;
+      std::string msg = overdue ? "k32_event interrupted: not done within " + text::to_string(cfg_.call_deadline_ms) + " ms"
+                                : std::string("wasm trap in k32_event: ") + trap.message;
       c->log.line(msg.data(), msg.size());
     }
-    return 0;
+    lock.unlock();
+    leave_call(p.get(), c);
+    return overdue ? abi::kErrTimeout : 0;
   }
   return abi::kErrNoent;
 }

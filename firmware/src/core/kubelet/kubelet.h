@@ -8,9 +8,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "core/kubelet/admission.h"
 #include "core/kubelet/api_client.h"
 #include "core/kubelet/pod_runtime.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace kubelet {
@@ -24,6 +27,9 @@ struct KubeletConfig {
   uint32_t sync_ms = 2000;
   uint32_t runner_stack_bytes = 128 * 1024;
   uint32_t inproc_stack_bytes = 128 * 1024;  // free native stack an in-process call needs
+  uint32_t call_deadline_ms = K32_POD_CALL_DEADLINE_MS;  // a call, waiting for its turn included
+  uint32_t pod_calls_max = K32_POD_CALLS_MAX;            // requests per pod running or waiting
+  NodeBudget budget;  // what pods may take (the Node's allocatable); 0 = unchecked
 };
 
 // Restart back-off: base doubling per consecutive failure, capped; a container that ran
@@ -75,8 +81,10 @@ class Kubelet {
   bool sync_once();
 
   // Delivers a request to the pod's k32_handle on the calling thread. Returns 0 with
-  // *out filled, K32_ERR_NOENT (no such pod here / no handler), K32_ERR_NOMEM (not
-  // enough native stack for an in-process call).
+  // *out filled, K32_ERR_NOENT (no such pod here / no handler / stopped meanwhile),
+  // K32_ERR_NOMEM (not enough native stack for an in-process call), K32_ERR_BUSY (the pod
+  // has pod_calls_max requests already), K32_ERR_TIMEOUT (not answered within
+  // call_deadline_ms; a running handler is interrupted).
   int32_t call_pod(const std::string& key, const http::Request& rq, PodResponse* out);
   // Delivers a channel message to the pod's k32_event export.
   int32_t deliver_event(const std::string& key, const std::string& topic, const std::string& data);
@@ -96,6 +104,12 @@ class Kubelet {
   void stop_all();
 
  private:
+  // The call watch (call_watch.h): every K32_POD_CALL_WATCH_MS, over the running pods and
+  // those still stopping.
+  static void watch_main(void* self);
+  // Admission (admission.h) against the pods running here; a rejected pod is written
+  // Failed with the reason and gets a Warning event. Returns the result.
+  AdmitResult admit(const json::Value& obj);
   void start_pod(const json::Value& obj);
   void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
   void report(Pod& p);
@@ -108,6 +122,7 @@ class Kubelet {
   std::condition_variable wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;
+  std::vector<std::shared_ptr<Pod>> stopping_;  // stopped pods until their last call ended
   std::map<std::string, std::string> reported_;  // key -> last status written
 };
 

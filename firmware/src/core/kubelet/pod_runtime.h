@@ -61,6 +61,7 @@ struct Container {
   bool ready = false;
   bool crashed = false;       // k32_handle trapped: the runner restarts the container
   std::string crash_message;
+  bool busy = false;          // a k32_handle/k32_event call holds the gate (call_watch.h)
 
   // A request pod's instance is up: k32_handle/k32_event may be entered. Never set for
   // run-to-completion containers, whose k32_main holds call_mu for its whole run.
@@ -68,6 +69,9 @@ struct Container {
   // ---- the instance; call_mu serialises every entry into it ----
   std::mutex call_mu;
   std::mutex store_mu;        // guards `store` for store_interrupt from other threads
+  // ---- the call in progress, for the watch that interrupts it (under store_mu) ----
+  uint64_t call_deadline_ms = 0;  // 0: no call armed
+  bool call_overdue = false;      // the watch interrupted it for its deadline
   wasm::Module* module = nullptr;
   wasm::Store* store = nullptr;
   wasm::Instance* inst = nullptr;
@@ -96,7 +100,9 @@ struct Pod {
   std::mutex mu;
   std::condition_variable cv;
   int runners = 0;  // container runner threads still alive (under mu)
+  std::atomic<uint32_t> calls{0};  // requests running or waiting for a container (cap: K32_POD_CALLS_MAX)
   int64_t start_time = 0;
+  int64_t memory_charge = 0;  // what admission counted for this pod (sync thread only)
   // Channel topics delivered to k32_event (the kube32.io/event-topics annotation plus
   // k32_channel_subscribe), one hub subscription for all of them (under mu).
   std::vector<std::string> topics;

@@ -19,6 +19,11 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }
 }  // namespace
 
+PodCapacity pod_capacity(const std::string& board) {
+  if (board == "esp32") return PodCapacity{96 * 1024, 4};
+  return PodCapacity{4 * 1024 * 1024, 16};
+}
+
 json::Value make_node(const NodeConfig& cfg) {
   std::string now = text::rfc3339(port::wall_time_s());
   json::Value n = json::Value::object();
@@ -39,8 +44,10 @@ json::Value make_node(const NodeConfig& cfg) {
   json::Value st = json::Value::object();
   json::Value cap = json::Value::object();
   // Capacity: what the board offers pods (linear memory and channel slots).
-  cap.set("memory", cfg.board == "esp32" ? "96Ki" : "4Mi");
-  cap.set("pods", cfg.board == "esp32" ? "4" : "16");
+  PodCapacity pc = pod_capacity(cfg.board);
+  cap.set("memory", pc.memory % (1024 * 1024) == 0 ? text::to_string(pc.memory / (1024 * 1024)) + "Mi"
+                                                    : text::to_string(pc.memory / 1024) + "Ki");
+  cap.set("pods", text::to_string(pc.pods));
   cap.set("hardware.kube32.io/ipc", "8");
   cap.set("cpu", "2");
   st.set("capacity", cap);

@@ -8,6 +8,14 @@
 namespace k32 {
 namespace node {
 
+// What a board offers pods: linear memory (bytes) and pod slots. The Node object advertises
+// it as capacity/allocatable and the kubelet admits pods against the same figures.
+struct PodCapacity {
+  int64_t memory;
+  int64_t pods;
+};
+PodCapacity pod_capacity(const std::string& board);
+
 json::Value make_node(const NodeConfig& cfg);
 // Sets the Ready condition (and heartbeat time) on a Node object.
 void set_ready(json::Value* node, const char* status, const char* reason, const char* message, bool heartbeat);

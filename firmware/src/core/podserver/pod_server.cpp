@@ -2,6 +2,7 @@
 
 #include "core/util/text.h"
 #include "k32_abi_table.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -118,6 +119,18 @@ void PodServer::handle(http::Request& rq, http::ResponseWriter& w) {
   }
   if (rc == abi::kErrNomem) {
     node_error(w, 503, rc, "not enough native stack for an in-process call");
+    return;
+  }
+  if (rc == abi::kErrBusy) {
+    // The pod's own cap, so that one pod cannot hold every connection of the node.
+    w.add_header("Retry-After", "1");
+    node_error(w, 503, rc, "pod " + *pod + " has " + text::to_string(static_cast<int64_t>(K32_POD_CALLS_MAX)) +
+                               " requests in progress already; retry later");
+    return;
+  }
+  if (rc == abi::kErrTimeout) {
+    node_error(w, 504, rc, "pod " + *pod + " did not answer within " +
+                               text::to_string(static_cast<int64_t>(K32_POD_CALL_DEADLINE_MS)) + " ms");
     return;
   }
   std::string ctype = "application/octet-stream";

@@ -1,6 +1,7 @@
 #include "core/sched/scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "core/kubelet/pod_event.h"
@@ -134,11 +135,33 @@ bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std
   return true;
 }
 
+bool pod_memory_charge(const json::Value& pod, int64_t* out, std::string* err) {
+  int64_t sum = 0;
+  for (const auto& c : pod["spec"]["containers"].items()) {
+    int64_t most = 0;
+    for (const char* kind : {"requests", "limits"}) {
+      const json::Value* q = c.path({"resources", kind, "memory"});
+      if (!q) continue;
+      int64_t v = 0;
+      std::string s = q->is_int() ? text::to_string(q->as_int()) : q->as_string();
+      if (!parse_quantity(s, &v)) {
+        if (err) *err = "container " + c["name"].str() + ": resources " + kind + ".memory \"" + s + "\" is not a quantity";
+        return false;
+      }
+      if (v > most) most = v;
+    }
+    if (most > INT64_MAX - sum) most = INT64_MAX - sum;
+    sum += most;
+  }
+  *out = sum;
+  return true;
+}
+
 Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods) {
   Decision d;
   int64_t want_mem = 0, want_ipc = 0;
   std::string err;
-  if (!pod_request(pod, "memory", &want_mem, &err) || !pod_request(pod, kIpcResource, &want_ipc, &err)) {
+  if (!pod_memory_charge(pod, &want_mem, &err) || !pod_request(pod, kIpcResource, &want_ipc, &err)) {
     d.message = err;
     return d;
   }
@@ -148,7 +171,7 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     const std::string& n = p["spec"]["nodeName"].str();
     if (n.empty() || terminated(p)) continue;
     int64_t m = 0, i = 0;
-    pod_request(p, "memory", &m, nullptr);
+    pod_memory_charge(p, &m, nullptr);
     pod_request(p, kIpcResource, &i, nullptr);
     used_mem[n] += m;
     used_ipc[n] += i;

@@ -26,6 +26,11 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
 // false with *err when a quantity is malformed.
 bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err);
 
+// The memory a pod may take on a node: per container the larger of requests.memory and
+// limits.memory. A Wasm container's linear memory grows up to its limit, so a limit above
+// the request is memory the node must have, not a hint.
+bool pod_memory_charge(const json::Value& pod, int64_t* out, std::string* err);
+
 class Scheduler {
  public:
   explicit Scheduler(store::ObjectStore* st) : st_(st) {}

@@ -1,0 +1,54 @@
+// The live connections of one HTTP server and who gives way when it is full. A connection
+// that waits for a request (TLS handshake, head not yet complete, kept alive between
+// requests) holds a thread and a socket but does no work, so a new client may take its
+// place: when the server holds its cap of connections, or the new client's address holds
+// its own cap, the connection that has waited longest is closed. Busy connections (a
+// request being answered, a watch) are never closed for room; when all are busy the new
+// one is refused. Lock-free (atomics only): the accept thread admits and evicts, each
+// connection thread moves its own slot between Waiting and Busy and frees it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "port.h"
+
+namespace k32 {
+namespace http {
+
+class ConnTable {
+ public:
+  // At most `live` connections, at most `per_client` of them from one address.
+  void init(uint32_t live, uint32_t per_client);
+  // Accept thread only. A slot for socket s from `peer` (in state Waiting), closing the
+  // longest-waiting connection to make room when a cap is reached; -1 when no room can be
+  // made (every connection in the way is busy).
+  int admit(port::Socket s, const char* peer);
+  // Connection thread: a complete request head arrived. False when the connection was
+  // closed to make room meanwhile (then the request must not be served).
+  bool to_busy(int slot);
+  // Connection thread: the answer is sent; waiting for the next request from now on.
+  void to_waiting(int slot);
+  // Connection thread, before it closes its socket: nobody touches it afterwards.
+  void release(int slot);
+  uint32_t live() const;  // Waiting + Busy (for tests and logs)
+
+ private:
+  enum State : uint8_t { Free = 0, Waiting, Busy, Closing };
+  struct Slot {
+    std::atomic<uint8_t> state{Free};
+    std::atomic<port::Socket> sock{port::kNoSocket};
+    std::atomic<uint32_t> pins{0};   // evictors between reading `sock` and shutting it down
+    std::atomic<uint32_t> since{0};  // monotonic ms (low 32 bits) it started waiting
+    char peer[48] = {0};             // written and read by the accept thread only
+  };
+  // Closes the longest-waiting connection (of `peer` when not null); false when none waits.
+  bool evict_oldest(const char* peer);
+  uint32_t live_cap_ = 0;
+  uint32_t per_client_ = 0;
+  uint32_t nslots_ = 0;
+  std::unique_ptr<Slot[]> slots_;
+};
+
+}  // namespace http
+}  // namespace k32

@@ -1,0 +1,39 @@
+#include "core/kubelet/admission.h"
+
+#include "core/sched/scheduler.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace kubelet {
+
+namespace {
+std::string num(int64_t v) { return text::to_string(v); }
+}  // namespace
+
+AdmitResult admit_pod(const json::Value& pod, const NodeBudget& budget, int64_t used_memory, int64_t used_pods) {
+  AdmitResult r;
+  std::string err;
+  if (!sched::pod_memory_charge(pod, &r.charge, &err)) {
+    r.admitted = false;
+    r.reason = "UnexpectedAdmissionError";
+    r.message = "Pod was rejected: " + err;
+    return r;
+  }
+  if (budget.pods > 0 && used_pods + 1 > budget.pods) {
+    r.admitted = false;
+    r.reason = "OutOfpods";
+    r.message = "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: " + num(used_pods) +
+                ", capacity: " + num(budget.pods);
+    return r;
+  }
+  if (budget.memory > 0 && r.charge > budget.memory - used_memory) {
+    r.admitted = false;
+    r.reason = "OutOfmemory";
+    r.message = "Pod was rejected: Node didn't have enough resource: memory, requested: " + num(r.charge) +
+                ", used: " + num(used_memory) + ", capacity: " + num(budget.memory);
+  }
+  return r;
+}
+
+}  // namespace kubelet
+}  // namespace k32
