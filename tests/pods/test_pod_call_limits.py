@@ -13,6 +13,7 @@ from pods_helpers import apply, delete, get_pod, nodes, pod_request, wait_until
 
 DEADLINE_S = 10.0   # boards/common.yaml POD_CALL_DEADLINE_MS
 PER_POD = 8         # boards/common.yaml POD_CALLS_MAX
+SPINS = 40
 
 PODS = """
 apiVersion: v1
@@ -82,9 +83,11 @@ def test_looping_handler_gets_504_and_the_pod_keeps_serving(cluster):
 
 
 def test_one_pod_cannot_take_every_connection(cluster):
+    # More requests than the old pod server had connections (32); fewer than one client
+    # address may hold (48), so none is closed for room and each gets an answer.
     cp = cp_of(cluster)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=60) as ex:
-        futs = [ex.submit(spin, cluster, cp) for _ in range(60)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=SPINS) as ex:
+        futs = [ex.submit(spin, cluster, cp) for _ in range(SPINS)]
         time.sleep(1.5)
         # the neighbour on the same node still answers at once
         start = time.monotonic()
@@ -93,7 +96,7 @@ def test_one_pod_cannot_take_every_connection(cluster):
         assert time.monotonic() - start < 2.0
         results = [f.result() for f in futs]
     refused = [r for r in results if r[0] == 503]
-    assert len(refused) >= 60 - PER_POD, results
+    assert len(refused) == SPINS - PER_POD, results
     assert all(r[1] == "1" for r in refused), refused
     assert all(r[2] < 3.0 for r in refused), "excess requests must be refused at once"
     assert all(r[0] in (503, 504) for r in results), results
