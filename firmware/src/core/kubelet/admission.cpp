@@ -13,10 +13,10 @@ std::string num(int64_t v) { return text::to_string(v); }
 AdmitResult admit_pod(const json::Value& pod, const NodeBudget& budget, int64_t used_memory, int64_t used_pods) {
   AdmitResult r;
   std::string err;
+  // A malformed quantity is the container's config error (CreateContainerConfigError, and
+  // it never starts): admitted, charged nothing.
   if (!sched::pod_memory_charge(pod, &r.charge, &err)) {
-    r.admitted = false;
-    r.reason = "UnexpectedAdmissionError";
-    r.message = "Pod was rejected: " + err;
+    r.charge = 0;
     return r;
   }
   if (budget.pods > 0 && used_pods + 1 > budget.pods) {

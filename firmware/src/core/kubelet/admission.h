@@ -20,7 +20,7 @@ struct NodeBudget {
 struct AdmitResult {
   bool admitted = true;
   int64_t charge = 0;   // the pod's memory charge when admitted
-  std::string reason;   // OutOfmemory | OutOfpods | UnexpectedAdmissionError
+  std::string reason;   // OutOfmemory | OutOfpods
   std::string message;  // "Pod was rejected: ..."
 };
 
