@@ -20,7 +20,7 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }  // namespace
 
 PodCapacity pod_capacity(const std::string& board) {
-  if (board == "esp32") return PodCapacity{96 * 1024, 4};
+  if (board == "esp32" || board == "c3") return PodCapacity{96 * 1024, 4};  // no PSRAM
   return PodCapacity{4 * 1024 * 1024, 16};
 }
 
