@@ -4,17 +4,20 @@ ESP32-C3 against a real ESP-IDF checkout, without Espressif's toolchain.
 ESP-IDF's own build system configures the firmware (firmware/CMakeLists.txt, the component
 idf/kube32 with the same sources and generators as every other build; sdkconfig.h generated
 by esp-idf-kconfig from firmware/sdkconfig.defaults and the board's lines). The compiler is
-Debian's riscv64-unknown-elf-gcc (rv32imc_zicsr_zifencei, ilp32) with picolibc's C headers,
-reached through shims named as ESP-IDF's toolchain file expects (riscv32-esp-elf-*). Then
-only the firmware component's object files are built: nothing links, and ESP-IDF's own
-sources (written for Espressif's newlib) are not compiled.
+Debian's riscv64-unknown-elf-gcc for rv32imc_zicsr_zifencei/ilp32, reached through shims named
+as ESP-IDF's toolchain file expects (riscv32-esp-elf-*). Then the firmware component's compile
+commands (compile_commands.json) run: nothing links, and ESP-IDF's own sources are not
+compiled (ninja would build every library the component links with first).
 
-picolibc has no C++ library: the C++ headers are libstdc++'s from the same GCC release as
-built for arm-none-eabi (Debian's libstdc++-arm-none-eabi-dev). Their generic part is
-target-independent; their bits/ folder describes an Arm newlib target (threads model, guard
-type), which decides what code is generated, not whether our sources compile. So the check
-proves that every source compiles for the C3's 32-bit RISC-V with ESP-IDF's headers and
-configuration; it does not produce a firmware image."""
+The C library headers are newlib's (Debian's libnewlib-arm-none-eabi installs newlib's
+generic include tree, whose machine/ headers cover RISC-V): ESP-IDF is built on newlib, and
+its FreeRTOS port includes <sys/reent.h>, which picolibc does not have. The C++ headers are
+libstdc++'s from the same GCC release (12.2) as configured for arm-none-eabi with that newlib
+(libstdc++-arm-none-eabi-dev). Their generic part is target-independent; their bits/ folder
+and newlib.h describe an Arm target (for example: no thread support behind std::mutex, long
+double as double), which changes generated code, not whether portable sources compile. So
+the check proves that every source compiles for the C3's 32-bit RISC-V (int32_t is long) with
+ESP-IDF's headers and configuration; it does not produce a firmware image."""
 from __future__ import annotations
 
 import glob
@@ -112,14 +115,32 @@ def _need(tool: str) -> str:
     return path
 
 
+NEWLIB_INCLUDE = Path("/usr/include/newlib")
+
+
+def _gcc_include_dirs() -> list[str]:
+    out = subprocess.run([_need(HOST_PREFIX + "gcc"), "-print-file-name=include"], capture_output=True,
+                         text=True, check=False).stdout.strip()
+    dirs = [out] if out and Path(out).is_dir() else []
+    fixed = Path(out).parent / "include-fixed" if out else None
+    if fixed and fixed.is_dir():
+        dirs.append(str(fixed))
+    return dirs
+
+
 def write_shims(shim_dir: Path) -> None:
-    """riscv32-esp-elf-* commands that run Debian's riscv64-unknown-elf-* for rv32."""
+    """riscv32-esp-elf-* commands that run Debian's riscv64-unknown-elf-* for rv32, with
+    newlib's C headers and libstdc++'s C++ headers in GCC's usual search order."""
     shim_dir.mkdir(parents=True, exist_ok=True)
     cxx = libstdcxx_include()
+    if not (NEWLIB_INCLUDE / "sys" / "reent.h").is_file():
+        raise CheckError("no newlib headers: apt-get install libnewlib-arm-none-eabi")
     # ESP-IDF passes -march itself when compiling, but not when it preprocesses linker scripts.
-    c_flags = ["-march=rv32imc_zicsr_zifencei", "-mabi=ilp32", "--specs=picolibc.specs"]
-    cxx_flags = c_flags + ["-isystem", str(cxx), "-isystem", str(cxx / "arm-none-eabi")]
-    tools = {"gcc": c_flags, "g++": cxx_flags, "cpp": c_flags}
+    arch = ["-march=rv32imc_zicsr_zifencei", "-mabi=ilp32"]
+    c_inc = [f for d in _gcc_include_dirs() + [str(NEWLIB_INCLUDE)] for f in ("-isystem", d)]
+    cxx_inc = [f for d in (cxx, cxx / "arm-none-eabi", cxx / "backward") for f in ("-isystem", str(d))]
+    tools = {"gcc": arch + ["-nostdinc"] + c_inc, "cpp": arch + ["-nostdinc"] + c_inc,
+             "g++": arch + ["-nostdinc"] + cxx_inc + c_inc}
     for t in ("ar", "ranlib", "objcopy", "objdump", "nm", "size", "strip", "readelf", "ld",
               "gcc-ar", "gcc-nm", "gcc-ranlib"):
         tools[t] = []
@@ -164,6 +185,7 @@ def compile_check(board: str, idf: Path | None, build_dir: Path, littlefs: Path 
     write_shims(shim_dir)
     env = dict(os.environ)
     env.update(IDF_PATH=str(idf), IDF_COMPONENT_MANAGER="0", IDF_TARGET=TARGETS[board],
+               K32_LITTLEFS_COMPONENT=lfs.name,
                PATH=f"{shim_dir}{os.pathsep}{env.get('PATH', '')}")
     if not (build_dir / "build.ninja").is_file():
         cfg = [cmake, "-S", str(FIRMWARE_DIR), "-B", str(build_dir), "-G", "Ninja",
@@ -172,7 +194,6 @@ def compile_check(board: str, idf: Path | None, build_dir: Path, littlefs: Path 
                # Every ESP-IDF component but those whose submodules are absent, the firmware's
                # component and LittleFS: ESP-IDF reads every known component's CMakeLists.
                f"-DCOMPONENT_DIRS={';'.join(_component_dirs(idf) + [str(FIRMWARE_DIR / 'idf' / 'kube32'), str(lfs)])}",
-               f"-DK32_LITTLEFS_COMPONENT={lfs.name}",
                # Nothing links (there is no C library to link with): compiler probes stop at objects.
                "-DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY"]
         echo(f"configuring with ESP-IDF at {idf} for {TARGETS[board]} ...")

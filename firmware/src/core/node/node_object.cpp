@@ -131,7 +131,7 @@ json::Value make_lease(const std::string& node_name, const std::string& node_uid
   l.set("metadata", md);
   json::Value spec = json::Value::object();
   spec.set("holderIdentity", node_name);
-  spec.set("leaseDurationSeconds", kLeaseDurationS);
+  spec.set("leaseDurationSeconds", static_cast<int64_t>(kLeaseDurationS));  // int32_t is long on newlib targets
   spec.set("renewTime", text::rfc3339_micro(port::wall_time_s() * 1000));
   l.set("spec", spec);
   return l;
