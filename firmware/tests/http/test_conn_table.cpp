@@ -1,0 +1,109 @@
+// The connection table over real loopback sockets: when the server is full the connection
+// that has waited longest is closed (its peer reads end-of-stream) for the new one; a
+// client address at its own cap gives way among its own connections; busy connections
+// are never closed for room, and when every one in the way is busy the new one is refused.
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "core/http/conn_table.h"
+#include "port.h"
+
+using namespace k32;
+
+namespace {
+struct Pair {
+  port::Socket client, server;
+};
+
+port::Socket listener = port::kNoSocket;
+uint16_t lport = 0;
+
+Pair connect_pair() {
+  int err = 0;
+  Pair p{port::tcp_connect("127.0.0.1", lport, 1000, &err), port::kNoSocket};
+  char ip[64];
+  p.server = port::tcp_accept(listener, ip, sizeof ip);
+  return p;
+}
+
+// The peer of a connection the table closed reads end-of-stream.
+bool closed_for_room(const Pair& p) {
+  char b;
+  return port::tcp_recv(p.client, &b, 1, 1000) == 0;
+}
+bool still_open(const Pair& p) {
+  char b;
+  return port::tcp_recv(p.client, &b, 1, 50) == -ETIMEDOUT;
+}
+}  // namespace
+
+int main() {
+  for (int attempt = 0; attempt < 20 && listener == port::kNoSocket; ++attempt) {
+    uint8_t r[2];
+    port::random_fill(r, sizeof r);
+    lport = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
+    int err = 0;
+    listener = port::tcp_listen("127.0.0.1", lport, 16, &err);
+  }
+  CHECK(listener != port::kNoSocket);
+  if (listener == port::kNoSocket) TEST_MAIN_END();
+
+  // Server cap 3, per-client cap 2: "a" and "b" stand for two client addresses.
+  http::ConnTable t;
+  t.init(3, 2);
+  std::vector<Pair> c;
+  for (int i = 0; i < 6; i++) c.push_back(connect_pair());
+  int s0 = t.admit(c[0].server, "10.0.0.1");
+  port::sleep_ms(5);
+  int s1 = t.admit(c[1].server, "10.0.0.2");
+  port::sleep_ms(5);
+  int s2 = t.admit(c[2].server, "10.0.0.2");
+  CHECK(s0 >= 0 && s1 >= 0 && s2 >= 0);
+  CHECK_EQ(t.live(), 3u);
+
+  // Full: the longest-waiting connection (s0) is closed for the newcomer.
+  int s3 = t.admit(c[3].server, "10.0.0.3");
+  CHECK(s3 >= 0);
+  CHECK(closed_for_room(c[0]));
+  CHECK(still_open(c[1]) && still_open(c[2]));
+  t.release(s0);  // what the connection thread does once it saw the end
+  CHECK_EQ(t.live(), 3u);
+
+  // A busy connection is not closed for room: s1 busy, so s2 (10.0.0.2's other one)
+  // gives way when 10.0.0.2 connects a third time, although s3 waited less long.
+  CHECK(t.to_busy(s1));
+  int s4 = t.admit(c[4].server, "10.0.0.2");
+  CHECK(s4 >= 0);
+  CHECK(closed_for_room(c[2]));
+  CHECK(!t.to_busy(s2));  // its thread learns it lost its place
+  t.release(s2);
+  CHECK(still_open(c[1]) && still_open(c[3]));
+
+  // 10.0.0.2 at its cap with both busy: its next connection is refused, others untouched.
+  CHECK(t.to_busy(s4));
+  CHECK_EQ(t.admit(c[5].server, "10.0.0.2"), -1);
+  CHECK(still_open(c[1]) && still_open(c[3]) && still_open(c[4]));
+
+  // Back to waiting after an answer: the clock restarts, so s4 now waited less than s3.
+  t.to_waiting(s1);
+  port::sleep_ms(5);
+  t.to_waiting(s4);
+  Pair extra = connect_pair();
+  int s5 = t.admit(extra.server, "10.0.0.9");
+  CHECK(s5 >= 0);
+  CHECK(closed_for_room(c[3]));  // s3 waited since its admission: the oldest
+  t.release(s3);
+  CHECK(still_open(c[1]) && still_open(c[4]));
+
+  for (int s : {s1, s4, s5}) t.release(s);
+  CHECK_EQ(t.live(), 0u);
+  for (auto& p : c) {
+    port::tcp_close(p.client);
+    port::tcp_close(p.server);
+  }
+  port::tcp_close(extra.client);
+  port::tcp_close(extra.server);
+  port::tcp_close(listener);
+  TEST_MAIN_END();
+}
