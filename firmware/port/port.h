@@ -35,6 +35,117 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
 // Bytes of native stack left below the current frame (for in-process call budgets).
 uint32_t stack_free_bytes();
 
+// ---- locks and condition variables ----
+// The core never uses std::mutex/std::condition_variable: newlib targets have no threads
+// behind the standard library, and boards lock with FreeRTOS semaphores. Each platform
+// builds its native object inside the storage below (no heap: a lock can always be made,
+// also as a static object), and checks with a static_assert that it fits. The sizes are
+// those of the largest platform object (FreeRTOS' StaticSemaphore_t plus a waiter list),
+// layout constants, not budgets.
+constexpr size_t kMutexStorage = 96;
+constexpr size_t kCondVarStorage = 96;
+
+class Mutex {
+ public:
+  Mutex();
+  ~Mutex();
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+  void lock();
+  void unlock();
+  bool try_lock();
+  // The platform object inside (for the platform's own CondVar).
+  void* storage() { return raw_; }
+
+ private:
+  alignas(8) unsigned char raw_[kMutexStorage];
+};
+
+// The same thread may lock it again; unlocks once per lock (keeps nested callbacks ordered).
+class RecursiveMutex {
+ public:
+  RecursiveMutex();
+  ~RecursiveMutex();
+  RecursiveMutex(const RecursiveMutex&) = delete;
+  RecursiveMutex& operator=(const RecursiveMutex&) = delete;
+  void lock();
+  void unlock();
+
+ private:
+  alignas(8) unsigned char raw_[kMutexStorage];
+};
+
+// Holds a lock for one scope (Mutex or RecursiveMutex).
+template <class M>
+class LockGuard {
+ public:
+  explicit LockGuard(M& m) : m_(m) { m_.lock(); }
+  ~LockGuard() { m_.unlock(); }
+  LockGuard(const LockGuard&) = delete;
+  LockGuard& operator=(const LockGuard&) = delete;
+
+ private:
+  M& m_;
+};
+
+// A lock that can be released and taken again inside its scope; what CondVar waits with.
+class UniqueLock {
+ public:
+  explicit UniqueLock(Mutex& m) : m_(m) { lock(); }
+  ~UniqueLock() {
+    if (owns_) m_.unlock();
+  }
+  UniqueLock(const UniqueLock&) = delete;
+  UniqueLock& operator=(const UniqueLock&) = delete;
+  void lock() {
+    m_.lock();
+    owns_ = true;
+  }
+  void unlock() {
+    owns_ = false;
+    m_.unlock();
+  }
+  bool owns_lock() const { return owns_; }
+  Mutex& mutex() { return m_; }
+
+ private:
+  Mutex& m_;
+  bool owns_ = false;
+};
+
+class CondVar {
+ public:
+  CondVar();
+  ~CondVar();
+  CondVar(const CondVar&) = delete;
+  CondVar& operator=(const CondVar&) = delete;
+  void notify_one();
+  void notify_all();
+  // Releases the lock while waiting, holds it again on return. May wake spuriously.
+  void wait(UniqueLock& lock);
+  // As wait, at most `ms` milliseconds; false when the time ran out.
+  bool wait_for(UniqueLock& lock, uint32_t ms);
+
+  template <class Pred>
+  void wait(UniqueLock& lock, Pred ready) {
+    while (!ready()) wait(lock);
+  }
+  // Waits until ready() or `ms` elapsed (on the monotonic clock); returns ready().
+  template <class Pred>
+  bool wait_for(UniqueLock& lock, uint32_t ms, Pred ready) {
+    const uint64_t deadline = monotonic_ms() + ms;
+    while (!ready()) {
+      const uint64_t now = monotonic_ms();
+      if (now >= deadline) return ready();
+      wait_for(lock, static_cast<uint32_t>(deadline - now));
+    }
+    return true;
+  }
+
+ private:
+  alignas(8) unsigned char raw_[kCondVarStorage];
+};
+
 // ---- sockets (the BSD subset lwIP also offers) ----
 using Socket = int;
 constexpr Socket kNoSocket = -1;

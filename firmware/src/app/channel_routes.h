@@ -5,7 +5,6 @@
 // (ChannelBridge), so a message published on any node reaches subscribers on every node.
 #pragma once
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 

@@ -54,7 +54,7 @@ void IngressController::tick() {
 void IngressController::rebuild_if_due(bool from_tick) {
   if (!dirty_.load()) return;
   uint64_t now = port::monotonic_ms();
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   if (!from_tick && now - last_build_ms_ < K32_INGRESS_REBUILD_MIN_MS) return;
   dirty_ = false;
   last_build_ms_ = now;
@@ -65,7 +65,7 @@ void IngressController::rebuild_if_due(bool from_tick) {
 void IngressController::write_status() {
   std::vector<json::Value> ings;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     ings = ingresses_;
   }
   for (auto& ing : ings) {
@@ -123,7 +123,7 @@ void IngressController::publish_stats() {
   std::map<std::string, uint32_t> reqs;
   std::map<std::string, int> viewers;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     ings = ingresses_;
     reqs.swap(requests_);
     viewers = viewers_;
@@ -150,7 +150,7 @@ bool IngressController::ingress_exists(const std::string& ns, const std::string&
 }
 
 bool IngressController::find_stream(const std::string& path, Stream* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   for (const auto& ing : ingresses_) {
     if (!RouteTable::serves(ing)) continue;
     std::string spec = ing["metadata"]["annotations"]["kube32.io/event-stream"].as_string();
@@ -174,7 +174,7 @@ bool IngressController::find_stream(const std::string& path, Stream* out) {
 }
 
 bool IngressController::find_telemetry(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   for (const auto& ing : ingresses_)
     if (RouteTable::serves(ing) && ing["metadata"]["annotations"]["kube32.io/cluster-telemetry"].as_string() == path)
       return true;
@@ -200,7 +200,7 @@ void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
   const std::string* host = req.header("Host");
   RouteMatch m;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     m = table_.match(host ? *host : "", req.path);
     if (m.found) ++requests_[m.ns + "/" + m.ingress];
   }
@@ -268,7 +268,7 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
   std::string key = m.ns + "/" + m.backend.service;
   uint32_t idx;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     idx = rr_[key]++;
   }
   for (size_t tried = 0; tried < remote.size(); ++tried) {
@@ -354,7 +354,7 @@ void IngressController::serve_static(http::Request& req, http::ResponseWriter& w
 void IngressController::viewers_changed(const std::string& key, int delta) {
   int now;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     now = (viewers_[key] += delta);
     if (now <= 0) viewers_.erase(key);
   }

@@ -6,13 +6,13 @@
 #include <atomic>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
 #include "app/ingress_routes.h"
 #include "core/channels/channel_hub.h"
 #include "core/http/http_message.h"
 #include "core/store/object_store.h"
+#include "port.h"
 
 namespace k32 {
 namespace app {
@@ -61,7 +61,7 @@ class IngressController {
   IngressConfig cfg_;
   UpstreamPool* pool_;
   uint64_t started_ms_;
-  std::mutex mu_;
+  port::Mutex mu_;
   RouteTable table_;
   std::vector<json::Value> ingresses_;
   std::atomic<bool> dirty_{true};

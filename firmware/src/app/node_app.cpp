@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 #include "app/channel_routes.h"
 #include "app/http_node_api.h"
@@ -48,15 +47,15 @@ class Settings {
     }
   }
   std::string get(const std::string& k) {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     return v_[k].as_string();
   }
   bool has(const std::string& k) {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     return v_.find(k) != nullptr;
   }
   bool set(const std::string& k, json::Value value) {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     json::Value next = v_.is_object() ? v_ : json::Value::object();
     next.set(k, std::move(value));
     if (!path_.empty()) {
@@ -68,7 +67,7 @@ class Settings {
   }
 
  private:
-  std::mutex mu_;
+  port::Mutex mu_;
   std::string path_;
   json::Value v_ = json::Value::object();
 };
@@ -100,19 +99,19 @@ struct Node {
   kubelet::Kubelet* kubelet = nullptr;
   podserver::PodServer* pod_server = nullptr;
   sched::Scheduler* scheduler = nullptr;
-  std::mutex token_mu;
+  port::Mutex token_mu;
   std::string token;
   std::string api_ca_file;  // set when the API port also speaks TLS
 
   explicit Node(const node::NodeConfig& c) : cfg(c), settings(c.state_dir) {}
 
   std::string current_token() {
-    std::lock_guard<std::mutex> lock(token_mu);
+    port::LockGuard<port::Mutex> lock(token_mu);
     return token;
   }
   void set_token(const std::string& t) {
     {
-      std::lock_guard<std::mutex> lock(token_mu);
+      port::LockGuard<port::Mutex> lock(token_mu);
       token = t;
     }
     if (api) api->set_token(t);

@@ -3,6 +3,7 @@
 // header filtering, loops and NetworkPolicy.
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "check.h"

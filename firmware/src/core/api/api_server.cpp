@@ -5,22 +5,23 @@
 #include "core/yaml/yaml.h"
 #include "core/util/text.h"
 #include "k32_board.h"
+#include "port.h"
 
 namespace k32 {
 namespace api {
 
 void ApiServer::set_token(const std::string& token) {
-  std::lock_guard<std::mutex> lock(token_mu_);
+  port::LockGuard<port::Mutex> lock(token_mu_);
   token_ = token;
 }
 
 bool ApiServer::has_token() {
-  std::lock_guard<std::mutex> lock(token_mu_);
+  port::LockGuard<port::Mutex> lock(token_mu_);
   return !token_.empty();
 }
 
 bool ApiServer::authorized(const http::Request& req) {
-  std::lock_guard<std::mutex> lock(token_mu_);
+  port::LockGuard<port::Mutex> lock(token_mu_);
   if (token_.empty()) return true;
   const std::string* h = req.header("Authorization");
   if (!h || !text::starts_with(*h, "Bearer ")) return false;

@@ -2,13 +2,13 @@
 // Table output and Status errors, over the object store.
 #pragma once
 #include <functional>
-#include <mutex>
 #include <string>
 
 #include "core/api/resources.h"
 #include "core/api/status.h"
 #include "core/http/http_message.h"
 #include "core/store/object_store.h"
+#include "port.h"
 
 namespace k32 {
 namespace api {
@@ -78,7 +78,7 @@ class ApiServer {
 
   store::ObjectStore* store_;
   ApiConfig cfg_;
-  std::mutex token_mu_;
+  port::Mutex token_mu_;
   std::string token_;
   std::vector<ExtraRoute> routes_;
   std::vector<ExtraRoute> open_routes_;

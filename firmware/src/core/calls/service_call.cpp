@@ -7,6 +7,7 @@
 #include "core/calls/outside_call.h"
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
+#include "port.h"
 
 namespace k32 {
 namespace calls {
@@ -72,13 +73,13 @@ ServiceResolver store_service_resolver(store::ObjectStore* st) {
 
 uint16_t ApiServiceResolver::node_port(const std::string& node, uint64_t now) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     auto it = node_ports_.find(node);
     if (it != node_ports_.end() && now - it->second.first < cache_ms_) return it->second.second;
   }
   json::Value n;
   uint16_t port = get_("/api/v1/nodes/" + node, &n) == 200 ? pod_server_port(n) : static_cast<uint16_t>(K32_POD_PORT);
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   node_ports_[node] = {now, port};
   return port;
 }
@@ -90,7 +91,7 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
   Entry e;
   bool hit = false;
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     auto it = cache_.find(key);
     if (it != cache_.end() && now - it->second.at < cache_ms_) {
       e = it->second;
@@ -110,7 +111,7 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
       e.rc = st2 == 200 || st2 == 404 ? 0 : K32_ERR_IO;
     }
     if (e.rc != K32_ERR_IO) {  // unreachable API answers are not kept
-      std::lock_guard<std::mutex> lk(mu_);
+      port::LockGuard<port::Mutex> lk(mu_);
       cache_[key] = e;
     }
   }
@@ -201,7 +202,7 @@ int32_t ServiceCaller::call(CallClient& client, const ServiceCall& sc, CallReply
   // Rotate the start so load spreads; take the first candidate the policies allow.
   uint32_t start;
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     start = next_++;
   }
   const Backend* pick = nullptr;

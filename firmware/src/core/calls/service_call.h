@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/calls/call_client.h"
 #include "core/http/keepalive_pool.h"
 #include "core/store/object_store.h"
+#include "port.h"
 
 namespace k32 {
 namespace calls {
@@ -56,7 +56,7 @@ class ApiServiceResolver {
   Get get_;
   uint32_t cache_ms_;
   uint16_t node_port(const std::string& node, uint64_t now);
-  std::mutex mu_;
+  port::Mutex mu_;
   std::map<std::string, Entry> cache_;
   std::map<std::string, std::pair<uint64_t, uint16_t>> node_ports_;  // node -> (read at, port)
 };
@@ -91,7 +91,7 @@ class ServiceCaller {
  private:
   int32_t call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain, CallReply* rep);
   ServiceCallerEnv env_;
-  std::mutex mu_;
+  port::Mutex mu_;
   http::KeepAlivePool idle_;
   uint32_t next_ = 0;  // round-robin start among allowed backends
 };

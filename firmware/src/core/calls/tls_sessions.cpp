@@ -2,6 +2,7 @@
 
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
+#include "port.h"
 
 namespace k32 {
 namespace calls {
@@ -14,7 +15,7 @@ TlsSessions::TlsSessions(uint32_t count, uint32_t stack_bytes, port::Region regi
 void TlsSessions::thread_main(void* arg) {
   Slot* slot = static_cast<Slot*>(arg);
   TlsSessions* self = slot->owner;
-  std::unique_lock<std::mutex> lk(self->mu_);
+  port::UniqueLock lk(self->mu_);
   for (;;) {
     self->cv_.wait(lk, [&] { return slot->job != nullptr; });
     const std::function<int32_t()>* job = slot->job;
@@ -29,7 +30,7 @@ void TlsSessions::thread_main(void* arg) {
 }
 
 int32_t TlsSessions::run(const std::function<int32_t()>& job) {
-  std::unique_lock<std::mutex> lk(mu_);
+  port::UniqueLock lk(mu_);
   Slot* slot = nullptr;
   for (auto& s : slots_)
     if (!s.busy) {
@@ -54,14 +55,14 @@ int32_t TlsSessions::run(const std::function<int32_t()>& job) {
 }
 
 uint32_t TlsSessions::in_use() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   uint32_t n = 0;
   for (const auto& s : slots_) n += s.busy ? 1 : 0;
   return n;
 }
 
 uint32_t TlsSessions::started() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   uint32_t n = 0;
   for (const auto& s : slots_) n += s.started ? 1 : 0;
   return n;

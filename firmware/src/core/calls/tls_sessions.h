@@ -3,10 +3,8 @@
 // call; the calling thread waits for its session; when every session is in use the call
 // gets K32_ERR_BUSY at once.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <vector>
 
 #include "port.h"
@@ -34,8 +32,8 @@ class TlsSessions {
   static void thread_main(void* slot);
   const uint32_t stack_bytes_;
   const port::Region region_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable port::Mutex mu_;
+  port::CondVar cv_;
   std::vector<Slot> slots_;
 };
 

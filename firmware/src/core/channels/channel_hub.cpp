@@ -1,13 +1,13 @@
 #include "core/channels/channel_hub.h"
+#include "port.h"
 
-#include <chrono>
 
 namespace k32 {
 namespace channels {
 
 bool Subscription::next(Message* out, uint32_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return closed_ || !queue_.empty(); });
+  port::UniqueLock lock(mu_);
+  cv_.wait_for(lock, timeout_ms, [&] { return closed_ || !queue_.empty(); });
   if (queue_.empty()) return false;
   *out = std::move(queue_.front());
   queue_.pop_front();
@@ -15,26 +15,26 @@ bool Subscription::next(Message* out, uint32_t timeout_ms) {
 }
 
 void Subscription::close() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   closed_ = true;
   cv_.notify_all();
 }
 
 bool Subscription::closed() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   return closed_;
 }
 
 std::shared_ptr<Subscription> Hub::subscribe(const std::vector<std::string>& topics) {
   auto s = std::make_shared<Subscription>();
   s->topics_ = topics;
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   subs_.push_back(s);
   return s;
 }
 
 void Hub::unsubscribe(const std::shared_ptr<Subscription>& s) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   for (auto it = subs_.begin(); it != subs_.end(); ++it) {
     if (*it == s) {
       subs_.erase(it);
@@ -46,7 +46,7 @@ void Hub::unsubscribe(const std::shared_ptr<Subscription>& s) {
 size_t Hub::publish(const std::string& topic, const std::string& payload) {
   std::vector<std::shared_ptr<Subscription>> targets;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     for (const auto& s : subs_)
       for (const auto& t : s->topics_)
         if (t == topic) {
@@ -55,7 +55,7 @@ size_t Hub::publish(const std::string& topic, const std::string& payload) {
         }
   }
   for (auto& s : targets) {
-    std::lock_guard<std::mutex> lock(s->mu_);
+    port::LockGuard<port::Mutex> lock(s->mu_);
     if (s->queue_.size() >= Subscription::kQueue) {
       s->queue_.pop_front();
       ++s->dropped_;
@@ -67,14 +67,14 @@ size_t Hub::publish(const std::string& topic, const std::string& payload) {
 }
 
 std::set<std::string> Hub::topics() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   std::set<std::string> out;
   for (const auto& s : subs_) out.insert(s->topics_.begin(), s->topics_.end());
   return out;
 }
 
 size_t Hub::subscribers(const std::string& topic) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   size_t n = 0;
   for (const auto& s : subs_)
     for (const auto& t : s->topics_)

@@ -2,14 +2,13 @@
 // streams, pods' k32_event) receive them in order. Bounded per subscriber: a slow reader
 // loses the oldest messages, never blocks a publisher.
 #pragma once
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+#include "port.h"
 
 namespace k32 {
 namespace channels {
@@ -30,8 +29,8 @@ class Subscription {
  private:
   friend class Hub;
   std::vector<std::string> topics_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  port::Mutex mu_;
+  port::CondVar cv_;
   std::deque<Message> queue_;
   bool closed_ = false;
   uint64_t dropped_ = 0;
@@ -49,7 +48,7 @@ class Hub {
   std::set<std::string> topics();
 
  private:
-  std::mutex mu_;
+  port::Mutex mu_;
   std::vector<std::shared_ptr<Subscription>> subs_;
 };
 

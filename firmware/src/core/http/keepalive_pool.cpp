@@ -1,4 +1,5 @@
 #include "core/http/keepalive_pool.h"
+#include "port.h"
 
 namespace k32 {
 namespace http {
@@ -9,7 +10,7 @@ KeepAlivePool::~KeepAlivePool() {
 }
 
 port::Socket KeepAlivePool::take(const std::string& dest) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   auto& v = idle_[dest];
   while (!v.empty()) {
     port::Socket s = v.back();
@@ -21,7 +22,7 @@ port::Socket KeepAlivePool::take(const std::string& dest) {
 }
 
 void KeepAlivePool::give(const std::string& dest, port::Socket s) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   auto& v = idle_[dest];
   if (v.size() >= kIdlePerDestination) {
     port::tcp_close(s);
@@ -31,7 +32,7 @@ void KeepAlivePool::give(const std::string& dest, port::Socket s) {
 }
 
 size_t KeepAlivePool::idle_count(const std::string& dest) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   auto it = idle_.find(dest);
   return it == idle_.end() ? 0 : it->second.size();
 }

@@ -4,7 +4,6 @@
 #pragma once
 #include <cstddef>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,7 @@ class KeepAlivePool {
   size_t idle_count(const std::string& dest);
 
  private:
-  std::mutex mu_;
+  port::Mutex mu_;
   std::map<std::string, std::vector<port::Socket>> idle_;
 };
 

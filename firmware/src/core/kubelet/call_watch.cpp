@@ -1,6 +1,6 @@
 #include "core/kubelet/call_watch.h"
 
-#include <chrono>
+#include <algorithm>
 
 #include "port.h"
 
@@ -8,13 +8,13 @@ namespace k32 {
 namespace kubelet {
 
 Gate enter_call(Pod* p, Container* c, uint64_t deadline_ms) {
-  std::unique_lock<std::mutex> lock(p->mu);
+  port::UniqueLock lock(p->mu);
   for (;;) {
     if (p->stopping) return Gate::Stopping;
     if (!c->busy) break;
     uint64_t now = port::monotonic_ms();
     if (now >= deadline_ms) return Gate::Timeout;
-    p->cv.wait_for(lock, std::chrono::milliseconds(deadline_ms - now));
+    p->cv.wait_for(lock, static_cast<uint32_t>(std::min<uint64_t>(deadline_ms - now, UINT32_MAX)));
   }
   c->busy = true;
   return Gate::Ok;
@@ -22,14 +22,14 @@ Gate enter_call(Pod* p, Container* c, uint64_t deadline_ms) {
 
 void leave_call(Pod* p, Container* c) {
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     c->busy = false;
   }
   p->cv.notify_all();
 }
 
 bool arm_call(Pod* p, Container* c, uint64_t deadline_ms) {
-  std::lock_guard<std::mutex> lock(c->store_mu);
+  port::LockGuard<port::Mutex> lock(c->store_mu);
   // Checked under store_mu, which stop_pod and the watch take to interrupt: a stop that
   // comes later finds the call armed and interrupts it.
   if (p->stopping || !c->store) return false;
@@ -39,7 +39,7 @@ bool arm_call(Pod* p, Container* c, uint64_t deadline_ms) {
 }
 
 bool disarm_call(Container* c) {
-  std::lock_guard<std::mutex> lock(c->store_mu);
+  port::LockGuard<port::Mutex> lock(c->store_mu);
   c->call_deadline_ms = 0;
   return c->call_overdue;
 }
@@ -48,7 +48,7 @@ void watch_calls(const std::vector<std::shared_ptr<Pod>>& pods, uint64_t now_ms)
   for (const auto& p : pods) {
     for (auto& cp : p->containers) {
       Container* c = cp.get();
-      std::lock_guard<std::mutex> lock(c->store_mu);
+      port::LockGuard<port::Mutex> lock(c->store_mu);
       if (!c->call_deadline_ms || !c->store) continue;
       bool overdue = now_ms >= c->call_deadline_ms;
       if (!overdue && !p->stopping) continue;

@@ -1,6 +1,5 @@
 #include "core/kubelet/container_runner.h"
 
-#include <chrono>
 
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/pod_env.h"
@@ -21,7 +20,7 @@ struct RunnerArg {
 
 void set_state(Pod* p, Container* c, const ContainerState& s, bool ready) {
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     c->state = s;
     c->ready = ready;
   }
@@ -38,8 +37,8 @@ ContainerState waiting(const char* reason, const std::string& message) {
 
 // Sleeps up to ms; false when the pod is stopping.
 bool pause(Pod* p, uint32_t ms) {
-  std::unique_lock<std::mutex> lock(p->mu);
-  p->cv.wait_for(lock, std::chrono::milliseconds(ms), [p] { return p->stopping.load(); });
+  port::UniqueLock lock(p->mu);
+  p->cv.wait_for(lock, ms, [p] { return p->stopping.load(); });
   return !p->stopping.load();
 }
 
@@ -57,7 +56,7 @@ ContainerState run_once(Pod* p, Container* c) {
   }
   bool ok;
   {
-    std::lock_guard<std::mutex> lock(c->call_mu);
+    port::LockGuard<port::Mutex> lock(c->call_mu);
     ok = instantiate_container(c, p->kubelet->config().sd_dir, &reason, &message);
   }
   if (!ok) {
@@ -80,7 +79,7 @@ ContainerState run_once(Pod* p, Container* c) {
     wasm::Value res{0};
     wasm::Trap trap;
     {
-      std::lock_guard<std::mutex> lock(c->call_mu);
+      port::LockGuard<port::Mutex> lock(c->call_mu);
       trap = wasm::call(c->store, c->main_fn, nullptr, 0, &res, c->main_returns ? 1 : 0);
     }
     if (trap.ok()) {
@@ -98,7 +97,7 @@ ContainerState run_once(Pod* p, Container* c) {
     t.reason = t.exit_code == 0 ? "Completed" : "Error";
   } else {
     // A request pod lives until it is stopped or one of its calls traps.
-    std::unique_lock<std::mutex> lock(p->mu);
+    port::UniqueLock lock(p->mu);
     p->cv.wait(lock, [p, c] { return p->stopping.load() || c->crashed; });
     if (c->crashed) {
       t.exit_code = 1;
@@ -112,7 +111,7 @@ ContainerState run_once(Pod* p, Container* c) {
   }
   c->accepting = false;
   {
-    std::lock_guard<std::mutex> lock(c->call_mu);
+    port::LockGuard<port::Mutex> lock(c->call_mu);
     release_container(c);
   }
   t.finished_at = port::wall_time_s();
@@ -127,7 +126,7 @@ void runner_main(void* arg_p) {
   delete arg;
   std::string policy;
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     policy = p->obj["spec"]["restartPolicy"].as_string("Always");
   }
   int failures = 0;
@@ -143,7 +142,7 @@ void runner_main(void* arg_p) {
     ++failures;
     uint32_t delay = backoff_ms(failures);
     {
-      std::lock_guard<std::mutex> lock(p->mu);
+      port::LockGuard<port::Mutex> lock(p->mu);
       c->last = t;
       c->has_last = true;
       c->state = waiting("CrashLoopBackOff", "back-off " + text::to_string(delay / 1000) + "s restarting failed container=" +
@@ -160,13 +159,13 @@ void runner_main(void* arg_p) {
     c->previous.append(old.data(), old.size());
     c->log.clear();
     {
-      std::lock_guard<std::mutex> lock(p->mu);
+      port::LockGuard<port::Mutex> lock(p->mu);
       c->has_previous = true;
       c->restarts++;
       c->state = waiting("ContainerCreating", "");
     }
   }
-  std::lock_guard<std::mutex> lock(p->mu);
+  port::LockGuard<port::Mutex> lock(p->mu);
   p->runners--;
   p->cv.notify_all();
 }
@@ -182,12 +181,12 @@ uint32_t backoff_ms(int failures) {
 bool start_runner(const std::shared_ptr<Pod>& pod, size_t index) {
   RunnerArg* arg = new RunnerArg{pod, index};
   {
-    std::lock_guard<std::mutex> lock(pod->mu);
+    port::LockGuard<port::Mutex> lock(pod->mu);
     pod->runners++;
   }
   if (port::thread_start("pod", pod->kubelet->config().runner_stack_bytes, port::Region::Any, &runner_main, arg)) return true;
   delete arg;
-  std::lock_guard<std::mutex> lock(pod->mu);
+  port::LockGuard<port::Mutex> lock(pod->mu);
   pod->runners--;
   return false;
 }

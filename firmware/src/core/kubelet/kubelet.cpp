@@ -1,6 +1,5 @@
 #include "core/kubelet/kubelet.h"
 
-#include <chrono>
 #include <set>
 
 #include "core/kubelet/call_watch.h"
@@ -36,14 +35,14 @@ void events_main(void* a) {
   while (!p->stopping) {
     std::shared_ptr<channels::Subscription> sub;
     {
-      std::lock_guard<std::mutex> lock(p->mu);
+      port::LockGuard<port::Mutex> lock(p->mu);
       sub = p->sub;
     }
     channels::Message m;
     if (sub && sub->next(&m, 500)) p->kubelet->deliver_event(p->key(), m.topic, m.payload);
     else if (!sub) port::sleep_ms(200);
   }
-  std::lock_guard<std::mutex> lock(p->mu);
+  port::LockGuard<port::Mutex> lock(p->mu);
   p->events_thread = false;
 }
 
@@ -55,7 +54,7 @@ std::string pod_path(const std::string& ns, const std::string& name) {
 
 void Kubelet::poke() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     poked_ = true;
   }
   wake_.notify_all();
@@ -67,13 +66,13 @@ void Kubelet::watch_main(void* self) {
     port::sleep_ms(K32_POD_CALL_WATCH_MS);
     std::vector<std::shared_ptr<Pod>> pods;
     {
-      std::lock_guard<std::mutex> lock(k->mu_);
+      port::LockGuard<port::Mutex> lock(k->mu_);
       for (auto& kv : k->pods_) pods.push_back(kv.second);
       for (auto it = k->stopping_.begin(); it != k->stopping_.end();) {
         std::shared_ptr<Pod>& sp = *it;
         bool done;
         {
-          std::lock_guard<std::mutex> plock(sp->mu);
+          port::LockGuard<port::Mutex> plock(sp->mu);
           done = sp->runners == 0 && sp->calls.load() == 0;
         }
         if (done) {
@@ -93,14 +92,14 @@ void Kubelet::run() {
     logf("[KUBELET] cannot start the call watch: pod calls have no deadline");
   for (;;) {
     sync_once();
-    std::unique_lock<std::mutex> lock(mu_);
-    wake_.wait_for(lock, std::chrono::milliseconds(cfg_.sync_ms), [this] { return poked_; });
+    port::UniqueLock lock(mu_);
+    wake_.wait_for(lock, cfg_.sync_ms, [this] { return poked_; });
     poked_ = false;
   }
 }
 
 std::shared_ptr<Pod> Kubelet::find(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   auto it = pods_.find(key);
   return it == pods_.end() ? nullptr : it->second;
 }
@@ -115,7 +114,7 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   bool start_thread = false;
   std::shared_ptr<channels::Subscription> old;
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     bool added = false;
     for (const auto& t : topics) {
       bool have = false;
@@ -134,7 +133,7 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   if (old) hub_->unsubscribe(old);
   if (start_thread &&
       !port::thread_start("k32_events", cfg_.runner_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     p->events_thread = false;
     return false;
   }
@@ -172,7 +171,7 @@ void Kubelet::start_pod(const json::Value& obj) {
     p->containers.push_back(std::move(c));
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     pods_[p->key()] = p;
   }
   logf("[KUBELET] starting pod %s (%u container(s))", p->key().c_str(), static_cast<unsigned>(p->containers.size()));
@@ -183,7 +182,7 @@ void Kubelet::start_pod(const json::Value& obj) {
     logf("[KUBELET] pod %s: no channel hub on this node for %s", p->key().c_str(), kEventTopicsAnnotation);
   for (size_t i = 0; i < p->containers.size(); ++i)
     if (!start_runner(p, i)) {
-      std::lock_guard<std::mutex> lock(p->mu);
+      port::LockGuard<port::Mutex> lock(p->mu);
       p->containers[i]->state.reason = "CreateContainerError";
       p->containers[i]->state.message = "no memory for the container's thread";
     }
@@ -193,30 +192,30 @@ void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
   p->stopping = true;
   {
     // The call watch keeps interrupting its calls until the last one ended.
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     stopping_.push_back(p);
   }
   std::shared_ptr<channels::Subscription> sub;
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     sub = p->sub;
     p->sub = nullptr;
   }
   if (sub && hub_) hub_->unsubscribe(sub);
   for (auto& c : p->containers) {
-    std::lock_guard<std::mutex> lock(c->store_mu);
+    port::LockGuard<port::Mutex> lock(c->store_mu);
     if (c->store) wasm::store_interrupt(c->store);
   }
-  std::unique_lock<std::mutex> lock(p->mu);
+  port::UniqueLock lock(p->mu);
   p->cv.notify_all();
-  p->cv.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return p->runners == 0; });
+  p->cv.wait_for(lock, wait_ms, [&] { return p->runners == 0; });
   if (p->runners) logf("[KUBELET] pod %s: %d container(s) still stopping", p->key().c_str(), p->runners);
 }
 
 void Kubelet::stop_all() {
   std::vector<std::shared_ptr<Pod>> all;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     for (auto& kv : pods_) all.push_back(kv.second);
     pods_.clear();
   }
@@ -227,13 +226,13 @@ void Kubelet::report(Pod& p) {
   json::Value status;
   json::Value body;
   {
-    std::lock_guard<std::mutex> lock(p.mu);
+    port::LockGuard<port::Mutex> lock(p.mu);
     status = pod_status(p, cfg_.node_ip, p.obj["status"]);
     body = p.obj;
   }
   std::string dump = json::dump(status);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     auto it = reported_.find(p.key());
     if (it != reported_.end() && it->second == dump) return;
   }
@@ -242,16 +241,16 @@ void Kubelet::report(Pod& p) {
   int rc = api_->call("PUT", pod_path(p.ns, p.name) + "/status", &body, &out);
   if (rc == 200) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      port::LockGuard<port::Mutex> lock(mu_);
       reported_[p.key()] = dump;
     }
-    std::lock_guard<std::mutex> lock(p.mu);
+    port::LockGuard<port::Mutex> lock(p.mu);
     p.obj = out;  // the new resourceVersion for the next write
   } else if (rc == 409) {
     // Someone else wrote the pod: re-read it and write again on the next pass.
     json::Value cur;
     if (api_->call("GET", pod_path(p.ns, p.name), nullptr, &cur) == 200) {
-      std::lock_guard<std::mutex> lock(p.mu);
+      port::LockGuard<port::Mutex> lock(p.mu);
       p.obj = cur;
     }
     poke();
@@ -261,7 +260,7 @@ void Kubelet::report(Pod& p) {
 AdmitResult Kubelet::admit(const json::Value& obj) {
   int64_t used_mem = 0, used_pods = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     for (auto& kv : pods_) {
       if (kv.second->stopping) continue;
       used_mem += kv.second->memory_charge;
@@ -299,7 +298,7 @@ bool Kubelet::sync_once() {
     std::shared_ptr<Pod> p = find(key);
     if (p && p->uid != obj["metadata"]["uid"].as_string()) {  // same name, new pod
       stop_pod(p, 5000);
-      std::lock_guard<std::mutex> lock(mu_);
+      port::LockGuard<port::Mutex> lock(mu_);
       pods_.erase(key);
       reported_.erase(key);
       p = nullptr;
@@ -310,7 +309,7 @@ bool Kubelet::sync_once() {
         int64_t grace = obj["metadata"]["deletionGracePeriodSeconds"].as_int(30);
         stop_pod(p, static_cast<uint32_t>(grace > 0 ? grace * 1000 : 1000));
         event(*p, "Normal", "Killing", "Stopping container(s) of pod " + key);
-        std::lock_guard<std::mutex> lock(mu_);
+        port::LockGuard<port::Mutex> lock(mu_);
         pods_.erase(key);
         reported_.erase(key);
       }
@@ -328,7 +327,7 @@ bool Kubelet::sync_once() {
       p->memory_charge = ar.charge;
     } else {
       // Keep spec/metadata fresh (labels for env, resourceVersion for status writes).
-      std::lock_guard<std::mutex> lock(p->mu);
+      port::LockGuard<port::Mutex> lock(p->mu);
       p->obj = obj;
     }
     report(*p);
@@ -336,7 +335,7 @@ bool Kubelet::sync_once() {
   // Pods removed without a graceful phase (force delete, or deleted while Pending).
   std::vector<std::shared_ptr<Pod>> gone;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     for (auto it = pods_.begin(); it != pods_.end();) {
       if (!seen.count(it->first)) {
         gone.push_back(it->second);
@@ -380,7 +379,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     Gate g = enter_call(p.get(), c, deadline);
     if (g == Gate::Stopping) return abi::kErrNoent;
     if (g == Gate::Timeout) return abi::kErrTimeout;
-    std::unique_lock<std::mutex> lock(c->call_mu);
+    port::UniqueLock lock(c->call_mu);
     if (!c->handle_fn || !arm_call(p.get(), c, deadline)) {
       lock.unlock();
       leave_call(p.get(), c);
@@ -408,7 +407,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
       std::string msg = std::string("wasm trap in k32_handle: ") + trap.message;
       c->log.line(msg.data(), msg.size());
       {
-        std::lock_guard<std::mutex> plock(p->mu);
+        port::LockGuard<port::Mutex> plock(p->mu);
         c->crashed = true;
         c->crash_message = msg;
       }
@@ -437,7 +436,7 @@ int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic,
     Gate g = enter_call(p.get(), c, deadline);
     if (g == Gate::Stopping) return abi::kErrNoent;
     if (g == Gate::Timeout) return abi::kErrTimeout;
-    std::unique_lock<std::mutex> lock(c->call_mu);
+    port::UniqueLock lock(c->call_mu);
     if (!c->event_fn || !arm_call(p.get(), c, deadline)) {
       lock.unlock();
       leave_call(p.get(), c);

@@ -2,11 +2,9 @@
 // node through the API, runs their Wasm containers, reports their status, restarts them
 // with back-off, stops them on deletion and serves their logs and in-process calls.
 #pragma once
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "core/kubelet/api_client.h"
 #include "core/kubelet/pod_runtime.h"
 #include "k32_board.h"
+#include "port.h"
 
 namespace k32 {
 namespace kubelet {
@@ -118,8 +117,8 @@ class Kubelet {
   ApiClient* api_;
   Hooks hooks_;
   channels::Hub* hub_ = nullptr;
-  std::mutex mu_;
-  std::condition_variable wake_;
+  port::Mutex mu_;
+  port::CondVar wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;
   std::vector<std::shared_ptr<Pod>> stopping_;  // stopped pods until their last call ended

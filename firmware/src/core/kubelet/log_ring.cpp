@@ -1,13 +1,13 @@
 #include "core/kubelet/log_ring.h"
+#include "port.h"
 
-#include <chrono>
 
 namespace k32 {
 namespace kubelet {
 
 void LogRing::append(const char* data, size_t len) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::LockGuard<port::Mutex> lock(mu_);
     if (len >= cap_) {
       buf_.assign(data + (len - cap_), cap_);
     } else {
@@ -26,7 +26,7 @@ void LogRing::line(const char* data, size_t len) {
 }
 
 std::string LogRing::read_from(uint64_t from, uint64_t* next) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   uint64_t start = total_ - buf_.size();
   if (from < start) from = start;
   if (from > total_) from = total_;
@@ -35,7 +35,7 @@ std::string LogRing::read_from(uint64_t from, uint64_t* next) {
 }
 
 std::string LogRing::tail(int64_t lines) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   if (lines < 0) return buf_;
   if (lines == 0) return std::string();
   size_t pos = buf_.size();
@@ -49,17 +49,17 @@ std::string LogRing::tail(int64_t lines) {
 }
 
 uint64_t LogRing::end() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   return total_;
 }
 
 bool LogRing::wait_beyond(uint64_t offset, uint32_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return total_ > offset; });
+  port::UniqueLock lock(mu_);
+  return cv_.wait_for(lock, timeout_ms, [&] { return total_ > offset; });
 }
 
 void LogRing::clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   buf_.clear();
 }
 

@@ -1,10 +1,9 @@
 // A container's log: a bounded ring of the newest bytes, addressed by absolute offsets so
 // followers (kubectl logs -f, the control plane's proxy) can resume where they stopped.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <string>
+#include "port.h"
 
 namespace k32 {
 namespace kubelet {
@@ -28,8 +27,8 @@ class LogRing {
   void clear();
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
+  port::Mutex mu_;
+  port::CondVar cv_;
   size_t cap_;
   std::string buf_;     // the newest min(total, cap) bytes, oldest first
   uint64_t total_ = 0;  // absolute offset of the end

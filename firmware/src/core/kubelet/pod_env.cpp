@@ -3,6 +3,7 @@
 #include "core/kubelet/kubelet.h"
 #include "core/util/base64.h"
 #include "core/util/text.h"
+#include "port.h"
 
 namespace k32 {
 namespace kubelet {
@@ -104,7 +105,7 @@ bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string*
   Kubelet* k = p->kubelet;
   json::Value pod;  // a copy: the sync loop refreshes p->obj under p->mu
   {
-    std::lock_guard<std::mutex> lock(p->mu);
+    port::LockGuard<port::Mutex> lock(p->mu);
     pod = p->obj;
   }
   std::vector<std::pair<std::string, std::string>> vars;

@@ -149,7 +149,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
 }
 
 void release_container(Container* c) {
-  std::lock_guard<std::mutex> lock(c->store_mu);
+  port::LockGuard<port::Mutex> lock(c->store_mu);
   if (c->store) wasm::store_free(c->store);
   if (c->module) wasm::module_free(c->module);
   c->store = nullptr;

@@ -2,10 +2,8 @@
 // their state (what status reports), their logs, and the request being served.
 #pragma once
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +13,7 @@
 #include "core/json/json.h"
 #include "core/kubelet/log_ring.h"
 #include "wasm/wasm.h"
+#include "port.h"
 
 namespace k32 {
 namespace kubelet {
@@ -67,8 +66,8 @@ struct Container {
   // run-to-completion containers, whose k32_main holds call_mu for its whole run.
   std::atomic<bool> accepting{false};
   // ---- the instance; call_mu serialises every entry into it ----
-  std::mutex call_mu;
-  std::mutex store_mu;        // guards `store` for store_interrupt from other threads
+  port::Mutex call_mu;
+  port::Mutex store_mu;        // guards `store` for store_interrupt from other threads
   // ---- the call in progress, for the watch that interrupts it (under store_mu) ----
   uint64_t call_deadline_ms = 0;  // 0: no call armed
   bool call_overdue = false;      // the watch interrupted it for its deadline
@@ -97,8 +96,8 @@ struct Pod {
   json::Value obj;  // the pod as last read from the API (under mu once runners started)
   std::vector<std::unique_ptr<Container>> containers;
   std::atomic<bool> stopping{false};
-  std::mutex mu;
-  std::condition_variable cv;
+  port::Mutex mu;
+  port::CondVar cv;
   int runners = 0;  // container runner threads still alive (under mu)
   std::atomic<uint32_t> calls{0};  // requests running or waiting for a container (cap: K32_POD_CALLS_MAX)
   int64_t start_time = 0;

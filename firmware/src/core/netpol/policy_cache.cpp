@@ -1,6 +1,7 @@
 #include "core/netpol/policy_cache.h"
 
 #include <set>
+#include "port.h"
 
 namespace k32 {
 namespace netpol {
@@ -20,7 +21,7 @@ bool policy_needs_target_pod(const std::vector<json::Value>& policies) {
 }  // namespace
 
 void PolicyCache::record_pods(const std::vector<const json::Value*>& pods) {
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   local_pods_.clear();
   std::set<std::string> live;
   for (const json::Value* p : pods) {
@@ -36,7 +37,7 @@ void PolicyCache::record_pods(const std::vector<const json::Value*>& pods) {
 bool PolicyCache::list_into(const std::string& ns, uint64_t now_ms) {
   std::vector<json::Value> fresh;
   if (!list_(ns, &fresh)) return false;  // the API call runs outside any lock the caller holds
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   NsEntry& e = namespaces_[ns];
   e.policies = std::move(fresh);
   e.loaded = true;
@@ -46,7 +47,7 @@ bool PolicyCache::list_into(const std::string& ns, uint64_t now_ms) {
 
 bool PolicyCache::ensure_namespace(const std::string& ns, uint64_t now_ms) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     auto it = namespaces_.find(ns);
     if (it != namespaces_.end() && it->second.loaded) return true;
     namespaces_[ns];  // recorded: relisted from now on even when this load fails
@@ -57,7 +58,7 @@ bool PolicyCache::ensure_namespace(const std::string& ns, uint64_t now_ms) {
 void PolicyCache::relist_due(uint64_t now_ms) {
   std::vector<std::string> due;
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     for (const auto& kv : namespaces_)
       if (!kv.second.loaded || now_ms - kv.second.listed_ms >= relist_ms_) due.push_back(kv.first);
   }
@@ -65,7 +66,7 @@ void PolicyCache::relist_due(uint64_t now_ms) {
 }
 
 bool PolicyCache::loaded(const std::string& ns) const {
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   auto it = namespaces_.find(ns);
   return it != namespaces_.end() && it->second.loaded;
 }
@@ -75,14 +76,14 @@ bool PolicyCache::loaded(const std::string& ns) const {
 PolicyCache::Cached PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read,
                                         const std::string& key, uint64_t now_ms) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     auto it = m.find(key);
     if (it != m.end() && now_ms - it->second.read_ms < pod_cache_ms_) return it->second;
   }
   Cached c;
   c.read_ms = now_ms;
   c.found = read && read(key, &c.obj);
-  std::lock_guard<std::mutex> lk(mu_);
+  port::LockGuard<port::Mutex> lk(mu_);
   m[key] = c;
   return c;
 }
@@ -93,7 +94,7 @@ Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const
   std::vector<json::Value> policies;
   json::Value caller;
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    port::LockGuard<port::Mutex> lk(mu_);
     auto it = namespaces_.find(ns);
     if (it == namespaces_.end() || !it->second.loaded) {
       Verdict v;

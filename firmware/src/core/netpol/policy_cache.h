@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/json/json.h"
 #include "core/netpol/netpol_eval.h"
+#include "port.h"
 
 namespace k32 {
 namespace netpol {
@@ -61,7 +61,7 @@ class PolicyCache {
   ListPolicies list_;
   ReadObject read_pod_;
   ReadObject read_ns_;
-  mutable std::mutex mu_;
+  mutable port::Mutex mu_;
   std::map<std::string, NsEntry> namespaces_;
   std::map<std::string, json::Value> local_pods_;  // "ns/name" -> pod (labels as of the last sync)
   std::map<std::string, Cached> target_pods_;

@@ -31,7 +31,7 @@ std::string ObjectStore::key(const std::string& r, const std::string& ns, const 
 }
 
 bool ObjectStore::open(const std::string& dir, std::string* err) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   dir_ = dir;
   if (dir.empty()) return true;
   if (!port::dir_ensure(dir.c_str())) {
@@ -130,17 +130,17 @@ void ObjectStore::maybe_compact_locked() {
 }
 
 uint64_t ObjectStore::used_bytes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   return used_bytes_;
 }
 
 uint64_t ObjectStore::current_rv() {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   return rv_;
 }
 
 bool ObjectStore::get(const std::string& r, const std::string& ns, const std::string& n, json::Value* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   auto it = objects_.find(key(r, ns, n));
   if (it == objects_.end()) return false;
   *out = it->second.obj;
@@ -148,7 +148,7 @@ bool ObjectStore::get(const std::string& r, const std::string& ns, const std::st
 }
 
 std::vector<json::Value> ObjectStore::list(const std::string& r, const std::string& ns, uint64_t* rv) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   std::vector<json::Value> out;
   std::string prefix = r;
   prefix.push_back(kSep);
@@ -207,7 +207,7 @@ Result ObjectStore::commit_locked(EventType type, const std::string& r, const st
 void ObjectStore::notify(const Event& ev) {
   std::vector<Listener> ls;
   {
-    std::lock_guard<std::mutex> lock(listeners_mu_);
+    port::LockGuard<port::Mutex> lock(listeners_mu_);
     ls = listeners_;
   }
   for (auto& l : ls) l(ev);
@@ -216,12 +216,12 @@ void ObjectStore::notify(const Event& ev) {
 Result ObjectStore::create(const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
                            json::Value* stored) {
   Event ev;
-  std::unique_lock<std::mutex> lock(mu_);
+  port::UniqueLock lock(mu_);
   if (objects_.count(key(r, ns, n))) return Result::Exists;
   Result res = commit_locked(EventType::Added, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
   if (stored) *stored = ev.object;
-  std::lock_guard<std::recursive_mutex> order(notify_mu_);
+  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
   return Result::Ok;
@@ -230,14 +230,14 @@ Result ObjectStore::create(const std::string& r, const std::string& ns, const st
 Result ObjectStore::update(const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
                            uint64_t expected_rv, json::Value* stored) {
   Event ev;
-  std::unique_lock<std::mutex> lock(mu_);
+  port::UniqueLock lock(mu_);
   auto it = objects_.find(key(r, ns, n));
   if (it == objects_.end()) return Result::NotFound;
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
   Result res = commit_locked(EventType::Modified, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
   if (stored) *stored = ev.object;
-  std::lock_guard<std::recursive_mutex> order(notify_mu_);
+  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
   return Result::Ok;
@@ -246,7 +246,7 @@ Result ObjectStore::update(const std::string& r, const std::string& ns, const st
 Result ObjectStore::remove(const std::string& r, const std::string& ns, const std::string& n, uint64_t expected_rv,
                            json::Value* removed) {
   Event ev;
-  std::unique_lock<std::mutex> lock(mu_);
+  port::UniqueLock lock(mu_);
   auto it = objects_.find(key(r, ns, n));
   if (it == objects_.end()) return Result::NotFound;
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
@@ -254,14 +254,14 @@ Result ObjectStore::remove(const std::string& r, const std::string& ns, const st
   Result res = commit_locked(EventType::Deleted, r, ns, n, std::move(last), &ev);
   if (res != Result::Ok) return res;
   if (removed) *removed = ev.object;
-  std::lock_guard<std::recursive_mutex> order(notify_mu_);
+  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
   return Result::Ok;
 }
 
 void ObjectStore::events_since(uint64_t since, std::vector<Event>* out, bool* expired) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   *expired = since < dropped_upto_;
   if (*expired) return;
   for (const auto& ev : history_)
@@ -269,12 +269,12 @@ void ObjectStore::events_since(uint64_t since, std::vector<Event>* out, bool* ex
 }
 
 bool ObjectStore::wait_newer(uint64_t since, uint32_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return rv_ > since; });
+  port::UniqueLock lock(mu_);
+  return cv_.wait_for(lock, timeout_ms, [&] { return rv_ > since; });
 }
 
 void ObjectStore::add_listener(Listener l) {
-  std::lock_guard<std::mutex> lock(listeners_mu_);
+  port::LockGuard<port::Mutex> lock(listeners_mu_);
   listeners_.push_back(std::move(l));
 }
 

@@ -3,16 +3,15 @@
 // log, each record checksummed, so a kill -9 never loses an acknowledged write nor
 // leaves a store that does not load).
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/json/json.h"
+#include "port.h"
 
 namespace k32 {
 namespace store {
@@ -99,8 +98,8 @@ class ObjectStore {
                        json::Value obj, Event* ev);
   void notify(const Event& ev);
 
-  std::mutex mu_;
-  std::condition_variable cv_;
+  port::Mutex mu_;
+  port::CondVar cv_;
   std::map<std::string, Entry> objects_;
   std::deque<Event> history_;
   uint64_t rv_ = 0;
@@ -110,9 +109,9 @@ class ObjectStore {
   std::string dir_;
   std::string log_path_;
   std::string snap_path_;
-  std::mutex listeners_mu_;
+  port::Mutex listeners_mu_;
   std::vector<Listener> listeners_;
-  std::recursive_mutex notify_mu_;  // keeps listener calls in commit order
+  port::RecursiveMutex notify_mu_;  // keeps listener calls in commit order
 };
 
 }  // namespace store

@@ -18,7 +18,7 @@ void logf(const char* fmt, ...) {
 
 void RateLimitedLog::log(const std::string& line) {
   uint64_t now = port::monotonic_ms();
-  std::lock_guard<std::mutex> lock(mu_);
+  port::LockGuard<port::Mutex> lock(mu_);
   if (any_ && now - last_ms_ < interval_ms_) {
     ++suppressed_;
     return;

@@ -1,8 +1,8 @@
 // Node log lines, and the once-per-second rate limit the spec puts on [NETPOL]/[EGRESS] lines.
 #pragma once
 #include <cstdint>
-#include <mutex>
 #include <string>
+#include "port.h"
 
 namespace k32 {
 
@@ -16,7 +16,7 @@ class RateLimitedLog {
   uint32_t suppressed() const { return suppressed_; }
 
  private:
-  std::mutex mu_;
+  port::Mutex mu_;
   uint32_t interval_ms_;
   uint64_t last_ms_ = 0;
   bool any_ = false;
