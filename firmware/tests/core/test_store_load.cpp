@@ -6,7 +6,9 @@
 
 #include "check.h"
 #include "core/store/object_store.h"
+#include "core/store/event_ttl.h"
 #include "core/store/store_format.h"
+#include "core/util/text.h"
 #include "core/util/crc32.h"
 #include "port.h"
 
@@ -264,6 +266,33 @@ void limits_refuse_and_keep_everything() {
   }
 }
 
+// Events expire after the TTL, so a long-running cluster does not fill its budget with them.
+void events_expire() {
+  ObjectStore st(roomy());
+  std::string err;
+  CHECK(st.open("", &err));
+  auto event = [&](const char* name, const char* last) {
+    Value ev = Value::object();
+    ev.set("kind", "Event");
+    ev.at_or_insert("metadata").set("name", name);
+    ev.at_or_insert("metadata").set("namespace", "default");
+    ev.at_or_insert("metadata").set("creationTimestamp", "2026-01-01T00:00:00Z");
+    if (last) ev.set("lastTimestamp", last);
+    Value stored;
+    CHECK(st.create("events", "default", name, ev, &stored) == Result::Ok);
+  };
+  event("old", "2026-01-01T00:00:00Z");
+  event("recent", "2026-01-01T00:59:00Z");
+  event("no-last", nullptr);  // falls back to creationTimestamp
+  const int64_t one_hour_later = k32::text::parse_rfc3339("2026-01-01T01:00:01Z");
+  CHECK_EQ(k32::store::expire_events(&st, one_hour_later, 3600), 2);
+  Value got;
+  CHECK(st.get("events", "default", "recent", &got));
+  CHECK(!st.get("events", "default", "old", &got));
+  CHECK(!st.get("events", "default", "no-last", &got));
+  CHECK_EQ(k32::store::expire_events(&st, one_hour_later, 3600), 0);
+}
+
 }  // namespace
 
 int main() {
@@ -272,5 +301,6 @@ int main() {
   torn_last_record_is_cut();
   legacy_snapshot_loads();
   limits_refuse_and_keep_everything();
+  events_expire();
   TEST_MAIN_END();
 }

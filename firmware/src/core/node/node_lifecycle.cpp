@@ -2,6 +2,7 @@
 
 #include "core/node/node_config.h"
 #include "core/node/node_object.h"
+#include "core/store/event_ttl.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "port.h"
@@ -62,9 +63,16 @@ int NodeLifecycle::check_once(int64_t now_ms) {
 
 void NodeLifecycle::run(void* self) {
   NodeLifecycle* lc = static_cast<NodeLifecycle*>(self);
+  uint64_t last_sweep_ms = port::monotonic_ms();
   for (;;) {
     port::sleep_ms(kNodeMonitorMs);
     lc->check_once(port::wall_time_s() * 1000);
+    // The control plane's other periodic housekeeping rides on this thread: expired Events.
+    if (port::monotonic_ms() - last_sweep_ms >= K32_EVENT_SWEEP_MS) {
+      last_sweep_ms = port::monotonic_ms();
+      int n = store::expire_events(lc->store_, port::wall_time_s(), K32_EVENT_TTL_S);
+      if (n > 0) logf("[NODE] %d expired Events deleted", n);
+    }
   }
 }
 
