@@ -5,6 +5,7 @@ connections are held open; real kubectl and an Ingress request must still succee
 2 s (the server closes the longest-waiting connections to make room). A request head that
 trickles in is cut at its deadline, and a TLS client refused because every connection is
 busy gets a TLS alert, not HTTP text it would read as a broken handshake."""
+import concurrent.futures
 import http.client
 import socket
 import ssl
@@ -17,6 +18,7 @@ from k32.boards import load_board, load_common
 KUBECTL = "/usr/bin/kubectl"
 HOLD = 200
 HEAD_DEADLINE_S = load_common()["HTTP_HEAD_MS"] / 1000
+BODY_DEADLINE_S = load_common()["HTTP_BODY_MS"] / 1000
 # Every test client is 127.0.0.1, so one address's cap is what fills the API port.
 CLIENT_CAP = load_board("sim").budgets["client_connections"]["count"]
 
@@ -154,6 +156,43 @@ def test_trickled_request_head_is_cut_at_its_deadline(cluster):
             s.close()
         assert closed_after is not None, f"port {port}: a head trickling in for {HEAD_DEADLINE_S + 5} s was kept"
         assert closed_after < HEAD_DEADLINE_S + 2.5
+
+
+def trickle_body(ip, port):
+    """Seconds until the server ends a request whose body comes one byte every 2 s (None:
+    still open after the body deadline and a margin), and what it answered."""
+    s = socket.create_connection((ip, port), timeout=2)
+    start = time.monotonic()
+    got = b""
+    try:
+        s.sendall(b"POST /x HTTP/1.1\r\nHost: x\r\nX-Kube32-Pod: default/echo\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        while time.monotonic() - start < BODY_DEADLINE_S + 6:
+            try:
+                s.sendall(b" ")  # each byte well within the stall timeout, the body never ends
+                data = s.recv(4096)
+                if not data:
+                    return time.monotonic() - start, got
+                got += data
+            except TimeoutError:
+                continue
+            except OSError:
+                return time.monotonic() - start, got
+        return None, got
+    finally:
+        s.close()
+
+
+def test_trickled_request_body_is_cut_at_its_deadline(cluster):
+    """A busy connection is never closed to make room, so a body must not hold one forever."""
+    cp = cluster.status()["nodes"][0]
+    ports = (cp["apiPort"], cp["ingressPort"], cp["podPort"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as ex:
+        results = list(ex.map(lambda p: trickle_body(cp["ip"], p), ports))
+    for port, (took, answer) in zip(ports, results):
+        assert took is not None, f"port {port}: a body trickling in for {BODY_DEADLINE_S + 6} s was kept"
+        assert took < BODY_DEADLINE_S + 4
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
 
 
 def test_refused_tls_client_gets_a_tls_alert(cluster):

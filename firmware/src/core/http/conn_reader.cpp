@@ -14,6 +14,11 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
     buf_.erase(0, pos_);
     pos_ = 0;
   }
+  if (deadline_ms_) {
+    uint64_t now = port::monotonic_ms();
+    if (now >= deadline_ms_) return ReadStatus::Timeout;
+    if (deadline_ms_ - now < timeout_ms) timeout_ms = static_cast<uint32_t>(deadline_ms_ - now);
+  }
   char tmp[2048];
   int n = conn_->recv(tmp, sizeof tmp, timeout_ms);
   if (n == 0) return ReadStatus::Closed;

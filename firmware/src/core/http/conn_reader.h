@@ -27,6 +27,10 @@ class ConnReader {
   // Whatever is buffered plus what arrives until close (for Connection: close bodies).
   ReadStatus read_to_close(std::string* out, size_t max_bytes, uint32_t timeout_ms);
   bool has_buffered() const { return pos_ < buf_.size(); }
+  // Until clear_deadline: no read waits past `deadline_ms` (port::monotonic_ms), whatever
+  // timeout it was given, and reads after it end with Timeout. Bounds a body that trickles.
+  void set_deadline(uint64_t deadline_ms) { deadline_ms_ = deadline_ms; }
+  void clear_deadline() { deadline_ms_ = 0; }
 
  private:
   ReadStatus fill(uint32_t timeout_ms);
@@ -35,6 +39,7 @@ class ConnReader {
   Conn* conn_;
   std::string buf_;
   size_t pos_ = 0;
+  uint64_t deadline_ms_ = 0;
 };
 
 }  // namespace http

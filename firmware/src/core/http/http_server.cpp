@@ -173,6 +173,7 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
       static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
       s->send_all(kContinue, sizeof kContinue - 1);
     }
+    reader.set_deadline(port::monotonic_ms() + cfg_.body_total_ms);
     if (te && text::iequals(*te, "chunked")) {
       st = reader.read_chunked(&req.body, cfg_.max_body_bytes, cfg_.body_timeout_ms);
     } else if (te) {
@@ -187,6 +188,7 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
       if (n > cfg_.max_body_bytes) st = ReadStatus::TooLarge;
       else st = reader.read_exact(static_cast<size_t>(n), &req.body, cfg_.body_timeout_ms);
     }
+    reader.clear_deadline();
     if (st == ReadStatus::TooLarge) {
       // The handler formats the refusal (the API server answers with a Status).
       req.body.clear();
@@ -198,6 +200,7 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
     }
     if (st != ReadStatus::Ok) {
       if (st == ReadStatus::Malformed) send_plain_error(s, 400, "malformed request body");
+      if (st == ReadStatus::Timeout) send_plain_error(s, 408, "request body not received in time");
       return;
     }
     ResponseWriter w(s, req.method == "HEAD", keep_alive);

@@ -32,7 +32,8 @@ struct ServerConfig {
   uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;       // TLS: connect to handshake done
   uint32_t head_ms = K32_HTTP_HEAD_MS;                 // first head: from connect (after TLS)
   uint32_t idle_timeout_ms = K32_HTTP_KEEPALIVE_IDLE_MS;  // kept alive, waiting for a request
-  uint32_t body_timeout_ms = K32_HTTP_BODY_IDLE_MS;
+  uint32_t body_timeout_ms = K32_HTTP_BODY_IDLE_MS;       // a body's stall
+  uint32_t body_total_ms = K32_HTTP_BODY_MS;              // a whole body, from its head
   // When set, connections that open with a TLS handshake get TLS; others stay plain.
   port::TlsServer* tls = nullptr;
 };
