@@ -168,6 +168,11 @@ bool local_ip_of(Socket s, char* ip, size_t cap);
 int tcp_peek(Socket s, uint32_t timeout_ms);
 // True when the peer has closed the connection (nothing consumed, never blocks).
 bool tcp_peer_closed(Socket s);
+// True when the other end of an accepted loopback connection is a socket owned by the
+// user this process runs as (the kernel's socket table says who). The simulator's TCP
+// console stands in for a board's UART, which needs physical access; this keeps other
+// users of the host out of it. False when the owner cannot be established.
+bool tcp_peer_same_user(Socket s);
 // Resolves a host name to dotted IPv4 with the node's resolver.
 bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms);
 

@@ -162,8 +162,8 @@ def test_token_and_wifi_persist_across_a_restart(sim_factory):
         while this client still sends the token in its readiness checks."""
         def _argv(self, binary, spec):
             argv = super()._argv(binary, spec)
-            if "--token" in argv:
-                i = argv.index("--token")
+            if "--token-file" in argv:
+                i = argv.index("--token-file")
                 del argv[i:i + 2]
             return argv
 

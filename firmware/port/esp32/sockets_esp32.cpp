@@ -190,6 +190,13 @@ bool tcp_peer_closed(Socket s) {
   return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+// A board's console is its UART; a TCP connection never comes from a local user here, so
+// a TCP console (never started on boards) would refuse everyone.
+bool tcp_peer_same_user(Socket s) {
+  (void)s;
+  return false;
+}
+
 bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms) {
   (void)timeout_ms;  // lwIP's resolver has its own retry budget; callers bound the whole call
   addrinfo hints{};

@@ -1,4 +1,5 @@
 // The simulator's entry point: flags → NodeConfig → the same node wiring a board runs.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +15,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: k32-node --role control-plane|worker --name NAME [--bind IP] [--api-port N]\n"
                "                [--ingress-port N] [--pod-port N] [--console-port N] [--state DIR]\n"
-               "                [--token T] [--control-plane http://IP:PORT] [--board B] [--sd DIR]\n"
+               "                [--token-file F] [--control-plane http://IP:PORT] [--board B] [--sd DIR]\n"
                "                [--egress-ca PEM] [--bundle DIGEST]\n");
 }
 
@@ -25,6 +26,32 @@ bool port_arg(const char* flag, const char* v, uint16_t* out) {
     return false;
   }
   *out = static_cast<uint16_t>(n);
+  return true;
+}
+
+// The bearer token comes from a file (mode 0600 in the state dir when `k32 sim up` writes
+// it): a command-line flag would show it to every user in the process list.
+bool read_token_file(const char* path, std::string* out) {
+  FILE* f = std::fopen(path, "rb");
+  if (!f) {
+    std::fprintf(stderr, "k32-node: --token-file %s: %s\n", path, std::strerror(errno));
+    return false;
+  }
+  char buf[514];
+  size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  std::string t(buf, n);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  if (t.size() > 512) {
+    std::fprintf(stderr, "k32-node: --token-file %s: the token is longer than 512 bytes\n", path);
+    return false;
+  }
+  for (unsigned char c : t)
+    if (c < 0x21 || c > 0x7e) {
+      std::fprintf(stderr, "k32-node: --token-file %s: the token must be printable ASCII without spaces\n", path);
+      return false;
+    }
+  *out = t;
   return true;
 }
 
@@ -68,7 +95,11 @@ int main(int argc, char** argv) {
     else if (a == "--pod-port") { if (!port_arg("--pod-port", v, &cfg.pod_port)) return 2; }
     else if (a == "--console-port") { if (!port_arg("--console-port", v, &cfg.console_port)) return 2; }
     else if (a == "--state") cfg.state_dir = v;
-    else if (a == "--token") cfg.token = v;
+    else if (a == "--token-file") { if (!read_token_file(v, &cfg.token)) return 2; }
+    else if (a == "--token") {
+      std::fprintf(stderr, "k32-node: --token would show the secret in the process list; use --token-file\n");
+      return 2;
+    }
     else if (a == "--control-plane") cfg.control_plane_url = v;
     else if (a == "--board") cfg.board = v;
     else if (a == "--sd") cfg.sd_dir = v;

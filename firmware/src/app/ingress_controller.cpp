@@ -3,6 +3,8 @@
 #include "app/upstream_pool.h"
 #include "app/web_assets.h"
 #include "core/api/endpoints_view.h"
+#include "core/http/internal_headers.h"
+#include "core/podserver/peer_auth.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -182,6 +184,10 @@ bool IngressController::find_telemetry(const std::string& path) {
 }
 
 void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
+  // X-Kube32-* headers route and authenticate between nodes; a client of the ingress is
+  // not a node, so whatever it sent under that prefix is dropped before routing (else it
+  // could pick any pod with X-Kube32-Pod or fake a call chain).
+  http::strip_internal_headers(&req.headers);
   if (const std::string* limit = req.header("X-K32-Body-Too-Large")) {
     send_json_error(w, 413, "RequestEntityTooLarge", "request bodies through the ingress are limited to " + *limit + " bytes");
     return;
@@ -271,12 +277,14 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     port::LockGuard<port::Mutex> lock(mu_);
     idx = rr_[key]++;
   }
+  const std::string token = cfg_.token ? cfg_.token() : std::string();
   for (size_t tried = 0; tried < remote.size(); ++tried) {
     const json::Value& pod = *remote[(idx + tried) % remote.size()].pod;
     uint16_t node_port = remote[(idx + tried) % remote.size()].node_port;
     if (api::resolve_target_port(*port, pod) <= 0) continue;
     std::vector<http::Header> extra{{"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})},
                                     {"X-Forwarded-For", req.peer_ip}};
+    if (!token.empty()) extra.push_back({podserver::kTokenHeader, token});
     if (pool_->relay(pod["status"]["podIP"].str(), node_port, req, extra, w)) return;
   }
   w.add_header("Retry-After", "2");

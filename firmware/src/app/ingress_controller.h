@@ -25,6 +25,9 @@ struct IngressConfig {
   // Calls a control-plane pod's k32_handle in-process (the pod server's handler with
   // X-Kube32-Pod set); empty when this node runs no pods.
   std::function<void(http::Request&, http::ResponseWriter&)> local_pod;
+  // The cluster's bearer token now ("" = none): worker pod servers require it from the
+  // ingress in X-Kube32-Token (core/podserver/peer_auth.h).
+  std::function<std::string()> token;
 };
 
 class IngressController {

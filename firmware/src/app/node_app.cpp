@@ -83,8 +83,8 @@ struct Node {
   console::Dispatcher console;
   channels::Hub hub;
   IngressController* ingress = nullptr;
-  // The pod server's handler: a request with X-Kube32-Pod reaches that pod's k32_handle.
-  // The ingress calls the same handler in-process for pods of the control plane.
+  // The pod server's handler for the network: a request from a node of the cluster with
+  // X-Kube32-Pod reaches that pod's k32_handle.
   std::function<void(http::Request&, http::ResponseWriter&)> pod_handler;
   // Publishing on a channel topic from this node (pods with CHANNEL_IPC): the local hub on
   // the control plane, the control plane's hub through the API on workers. Subscribers on
@@ -98,6 +98,7 @@ struct Node {
   kubelet::ApiClient* kubelet_api = nullptr;
   kubelet::Kubelet* kubelet = nullptr;
   podserver::PodServer* pod_server = nullptr;
+  podserver::PeerAuth* pod_auth = nullptr;
   sched::Scheduler* scheduler = nullptr;
   port::Mutex token_mu;
   std::string token;
@@ -120,6 +121,37 @@ struct Node {
 
 void heartbeat_main(void* p) { static_cast<node::Heartbeat*>(p)->run(); }
 
+// The InternalIPs of the cluster's Nodes: from the store on the control plane, through the
+// API on workers (node-to-node callers of the pod server must come from one of them).
+void node_ips(const json::Value& list, std::vector<std::string>* out) {
+  for (const auto& n : list.items())
+    for (const auto& a : n["status"]["addresses"].items())
+      if (a["type"].str() == "InternalIP" && a["address"].is_string()) out->push_back(a["address"].str());
+}
+
+podserver::PeerAuth* make_pod_auth(Node* n, const http::Endpoint& api) {
+  podserver::PeerAuth::ListNodeIps list;
+  if (n->cfg.role == node::Role::ControlPlane) {
+    store::ObjectStore* st = &n->store;
+    list = [st](std::vector<std::string>* out) {
+      json::Value items = json::Value::array();
+      uint64_t rv = 0;
+      for (auto& node : st->list("nodes", "", &rv)) items.push(std::move(node));
+      node_ips(items, out);
+      return true;
+    };
+  } else {
+    list = [n](std::vector<std::string>* out) {
+      json::Value nodes;
+      if (n->kubelet_api->call("GET", "/api/v1/nodes", nullptr, &nodes) != 200) return false;
+      node_ips(nodes["items"], out);
+      return true;
+    };
+  }
+  return new podserver::PeerAuth([n]() { return n->current_token(); }, {n->cfg.bind_ip, api.host}, std::move(list),
+                                 K32_NODE_ADDR_REFRESH_MS);
+}
+
 // The node's kubelet and pod server, talking to the API server at `api` over HTTP.
 void make_kubelet(Node* n, const http::Endpoint& api) {
   n->kubelet_api = new kubelet::ApiClient(api, [n]() { return n->current_token(); });
@@ -136,7 +168,8 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.budget.memory = cap.memory;
   kc.budget.pods = cap.pods;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
-  n->pod_server = new podserver::PodServer(n->kubelet);
+  n->pod_auth = make_pod_auth(n, api);
+  n->pod_server = new podserver::PodServer(n->kubelet, n->pod_auth);
   n->kubelet->set_hub(&n->hub);
   n->kubelet->hooks().embedded_asset = [](const std::string& bundle, const std::string& path, const uint8_t** data,
                                           uint32_t* len) {
@@ -299,8 +332,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     char terr[256] = {0};
     if (!port::tls_client_trust(cfg.egress_ca.empty() ? nullptr : cfg.egress_ca.c_str(), terr, sizeof terr))
       logf("[EGRESS] %s", terr);
-    n->calls = calls::install_control_plane_calls(n->kubelet, &n->store, n->api);
-    n->api->add_route(podserver::make_log_route(&n->store, n->kubelet));
+    n->calls = calls::install_control_plane_calls(n->kubelet, &n->store, n->api, [n]() { return n->current_token(); });
+    n->api->add_route(podserver::make_log_route(&n->store, n->kubelet, [n]() { return n->current_token(); }));
     // Pods bound to this node start at once instead of at the next sync period.
     kubelet::Kubelet* kl = n->kubelet;
     n->store.add_listener([kl](const store::Event& ev) {
@@ -337,7 +370,9 @@ int run_node(const node::NodeConfig& cfg_in) {
     IngressConfig icfg;
     icfg.node_name = cfg.name;
     icfg.ip = cfg.bind_ip;
-    icfg.local_pod = [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); };
+    // In-process: the ingress is this node, and it has replaced the client's X-Kube32-*.
+    icfg.local_pod = [n](http::Request& rq, http::ResponseWriter& w) { n->pod_server->serve(rq, w); };
+    icfg.token = [n]() { return n->current_token(); };
     n->ingress = new IngressController(&n->store, &n->hub, icfg);
     n->ingress->start();
     http::ServerConfig ic;
@@ -382,7 +417,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   }
 
   add_console_commands(n);
-  if (!console::serve(&n->console, cfg.bind_ip, cfg.console_port, &err)) {
+  if (!console::serve(&n->console, cfg.bind_ip, cfg.console_port, K32_CONSOLE_CONN_MAX, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
   }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/http/conn_reader.h"
+#include "core/http/internal_headers.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -29,7 +30,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
   const std::string* host = req.header("Host");
   head += "Host: " + (host ? *host : key) + "\r\n";
   for (const auto& h : req.headers)
-    if (!hop_by_hop(h.name) && !text::starts_with(text::lower(h.name), "x-kube32-")) head += h.name + ": " + h.value + "\r\n";
+    if (!http::is_internal_header(h.name) && !hop_by_hop(h.name)) head += h.name + ": " + h.value + "\r\n";
   for (const auto& h : extra) head += h.name + ": " + h.value + "\r\n";
   head += "Content-Length: " + text::to_string(static_cast<int64_t>(req.body.size())) + "\r\n\r\n";
 

@@ -69,6 +69,11 @@ int main() {
   cache.relist_due(200);  // never-loaded namespaces are retried at once
   CHECK(cache.loaded("default"));
   json::Value probe = pod("default", "probe", "egress-probe");
+  // Loaded, but the caller's labels were never recorded: denied, never judged label-less
+  // (a deny-all selecting it by label would not apply to a label-less pod).
+  v = cache.check("default/probe", out8000, "", 300);
+  CHECK(!v.allowed);
+  CHECK(v.reason.find("labels of pod default/probe not recorded") != std::string::npos);
   cache.record_pods({&probe});
   CHECK(cache.check("default/probe", out8000, "", 300).allowed);  // no policies: default allow
 

@@ -13,6 +13,7 @@ import serial
 
 CMD_PREFIX = "K32_CMD:"
 RESP_PREFIX = "K32_RESP:"
+REFUSED_PREFIX = "K32_RESP:? ERR"
 CONSOLE_BAUD = 115200
 # RFC 6750 b64token: what can stand after "Bearer " in an Authorization header.
 TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -112,6 +113,9 @@ class Console:
         for text in self._lines(time.monotonic() + timeout):
             if text.startswith(want):
                 return _answer(name, text[len(want):])
+            if text.startswith(REFUSED_PREFIX):  # the console refused the connection itself
+                raise ProvisionError(f"the console on {self.port} refused the connection: "
+                                     f"{text[len(REFUSED_PREFIX):].strip()}")
             if not text.startswith(CMD_PREFIX):
                 self.log_lines.append(text)
                 if self.on_log:

@@ -329,7 +329,8 @@ class SimCluster:
         else:
             argv += ["--control-plane", self.node_api_url]
         if self.token:
-            argv += ["--token", self.token]
+            # A file only the user can read: argv is visible to every user (/proc/<pid>/cmdline).
+            argv += ["--token-file", str(self.token_file(spec.name))]
         return argv
 
     def _rotate_log(self, name: str) -> None:
@@ -342,9 +343,22 @@ class SimCluster:
         except FileNotFoundError:
             pass
 
+    def token_file(self, name: str) -> Path:
+        """The bearer token a node starts with (mode 0600; never on a command line)."""
+        return self.node_state(name) / "api-token"
+
+    def _write_token_file(self, name: str) -> None:
+        path = self.token_file(name)
+        path.unlink(missing_ok=True)  # a leftover of another mode must not keep its permissions
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(self.token + "\n")
+
     def _start(self, binary: Path, spec: NodeSpec) -> dict:
         self.node_state(spec.name).mkdir(parents=True, exist_ok=True)
         self._rotate_log(spec.name)
+        if self.token:
+            self._write_token_file(spec.name)
         hook = _parent_death_hook() if self.die_with_parent else None
         with open(self.out_path(spec.name), "wb") as out, open(self.log_path(spec.name), "wb") as err:
             try:

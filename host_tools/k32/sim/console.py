@@ -5,6 +5,7 @@ import json
 import socket
 
 RESP_PREFIX = "K32_RESP:"
+REFUSED = "K32_RESP:? ERR"
 
 
 class ConsoleError(RuntimeError):
@@ -36,6 +37,9 @@ def command(address: str, name: str, arg: dict | None = None, timeout: float = 5
                     text = raw.decode(errors="replace").rstrip("\r")
                     if text.startswith(want):
                         return _parse_answer(address, name, text[len(want):])
+                    if text.startswith(REFUSED):  # the console refused the connection itself
+                        raise ConsoleError(f"console {address} refused the connection: "
+                                           f"{text[len(REFUSED):].strip()}")
     except OSError as e:
         raise ConsoleError(f"console {address}: {e}")
 

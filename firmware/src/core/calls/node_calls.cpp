@@ -27,8 +27,9 @@ int32_t api_get(kubelet::Kubelet* k, const std::string& path, json::Value* out) 
   return k->api()->call("GET", path, nullptr, out);
 }
 
-ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane) {
+ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane, std::function<std::string()> token) {
   ServiceCallerEnv e;
+  e.token = std::move(token);
   e.node_name = k->config().node_name;
   e.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   e.head_max = control_plane ? K32_RESP_HEAD_MAX_CP : K32_RESP_HEAD_MAX_WORKER;
@@ -43,31 +44,20 @@ ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane) {
   return e;
 }
 
-// The worker's NetworkPolicy feed when the kubelet does not drive the cache itself: every
-// pod sync period it lists this node's pods, records their labels, loads the policies of
-// new namespaces and relists those due. 16 KiB: a pod list is parsed on this stack.
-constexpr uint32_t kPolicySyncStackBytes = 16 * 1024;
-
-struct PolicySync {
-  kubelet::Kubelet* kubelet;
-  netpol::PolicyCache* cache;
-};
-
-void policy_sync_main(void* arg) {
-  PolicySync* ps = static_cast<PolicySync*>(arg);
-  const std::string path = "/api/v1/pods?fieldSelector=spec.nodeName%3D" + ps->kubelet->config().node_name;
-  for (;;) {
-    json::Value list;
-    if (api_get(ps->kubelet, path, &list) == 200) {
-      std::vector<const json::Value*> pods;
-      for (const auto& p : list["items"].items()) pods.push_back(&p);
-      for (const json::Value* p : pods)
-        ps->cache->ensure_namespace((*p)["metadata"]["namespace"].as_string(), port::monotonic_ms());
-      ps->cache->record_pods(pods);
-      ps->cache->relist_due(port::monotonic_ms());
-    }
-    port::sleep_ms(K32_POD_SYNC_MS);
-  }
+// The worker's NetworkPolicy feed, driven by its kubelet: every sync records the labels
+// of the node's pods (a new pod's before it starts) and relists the namespaces that are
+// due; a pod starts only once its namespace's policies are loaded.
+void feed_policies_from_kubelet(kubelet::Kubelet* kubelet, netpol::PolicyCache* cache) {
+  kubelet->hooks().pods_listed = [cache](const std::vector<const json::Value*>& pods) {
+    cache->record_pods(pods);
+    cache->relist_due(port::monotonic_ms());
+  };
+  kubelet->hooks().network_ready = [cache](const json::Value& pod, std::string* why) {
+    const std::string ns = pod["metadata"]["namespace"].as_string();
+    if (cache->ensure_namespace(ns, port::monotonic_ms())) return true;
+    *why = "the NetworkPolicies of namespace " + ns + " could not be read from the API server";
+    return false;
+  };
 }
 
 }  // namespace
@@ -108,9 +98,9 @@ void install_http_call_hook(kubelet::Kubelet* kubelet, CallClient* client) {
 }
 
 std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st,
-                                                       api::ApiServer* api) {
+                                                       api::ApiServer* api, std::function<std::string()> token) {
   std::unique_ptr<NodeCalls> n(new NodeCalls());
-  ServiceCallerEnv se = service_env(kubelet, true);
+  ServiceCallerEnv se = service_env(kubelet, true, std::move(token));
   se.resolve = store_service_resolver(st);
   n->services.reset(new ServiceCaller(se));
   EgressGatewayEnv ge;
@@ -145,13 +135,12 @@ std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet
   return n;
 }
 
-std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token,
-                                                bool start_policy_sync) {
+std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token) {
   std::unique_ptr<NodeCalls> n(new NodeCalls());
   n->api_resolver.reset(new ApiServiceResolver(
       [kubelet](const std::string& path, json::Value* out) { return api_get(kubelet, path, out); },
       K32_SERVICE_CACHE_MS));
-  ServiceCallerEnv se = service_env(kubelet, false);
+  ServiceCallerEnv se = service_env(kubelet, false, token);
   ApiServiceResolver* res = n->api_resolver.get();
   se.resolve = [res](const std::string& ns, const std::string& svc, uint16_t port, bool* exists,
                      std::vector<Backend>* out) { return res->resolve(ns, svc, port, exists, out); };
@@ -201,10 +190,7 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
   };
   n->client.reset(new CallClient(env));
   install_http_call_hook(kubelet, n->client.get());
-  if (start_policy_sync &&
-      !port::thread_start("k32_netpol", kPolicySyncStackBytes, port::Region::Any, policy_sync_main,
-                          new PolicySync{kubelet, n->policy_cache.get()}))
-    logf("[NETPOL] cannot start the policy sync thread: pods of this node are denied every call");
+  feed_policies_from_kubelet(kubelet, n->policy_cache.get());
   return n;
 }
 

@@ -27,17 +27,15 @@ struct NodeCalls {
 };
 
 // Control plane: services and policies from the store, https:// on the TLS sessions, the
-// egress gateway mounted on `api`. Installs the kubelet hook.
+// egress gateway mounted on `api`. Installs the kubelet hook. `token` is the cluster's
+// bearer token now, which other nodes' pod servers require.
 std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st,
-                                                       api::ApiServer* api);
+                                                       api::ApiServer* api, std::function<std::string()> token);
 
-// Worker: services through the API (3 s cache), policies through a PolicyCache,
-// https:// through the gateway at the API server's address. With start_policy_sync a
-// thread of its own feeds the cache every pod sync period (lists this node's pods); a
-// kubelet that feeds it itself (record_pods each sync, ensure_namespace before a pod
-// starts, relist_due each sync) passes false.
-std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token,
-                                                bool start_policy_sync = true);
+// Worker: services through the API (3 s cache), policies through a PolicyCache that the
+// kubelet feeds (labels at every pod sync, a namespace's policies before its first pod
+// starts, relists when due), https:// through the gateway at the API server's address.
+std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token);
 
 // The kubelet hook alone (exposed for tests): reads the 12 k32_http_call arguments.
 void install_http_call_hook(kubelet::Kubelet* kubelet, CallClient* client);

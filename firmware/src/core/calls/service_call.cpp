@@ -5,6 +5,7 @@
 #include "core/api/endpoints_view.h"
 #include "core/calls/call_headers.h"
 #include "core/calls/outside_call.h"
+#include "core/podserver/peer_auth.h"
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
 #include "port.h"
@@ -146,6 +147,10 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
   std::vector<http::Header> hs = sc.headers;
   hs.push_back({kPodHeader, b.key});
   hs.push_back({kChainHeader, chain});
+  if (env_.token) {
+    std::string tok = env_.token();
+    if (!tok.empty()) hs.push_back({podserver::kTokenHeader, std::move(tok)});
+  }
   const std::string head = build_request_head(a.method, sc.path, addr, hs, a.body_len, true);
   ExchangeLimits lim;
   lim.deadline_ms = sc.deadline_ms;

@@ -80,6 +80,9 @@ struct ServiceCallerEnv {
   // Same node: delivers the request to the pod's k32_handle on this thread.
   std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out)> local;
   size_t head_max = 1024;
+  // The cluster's bearer token now ("" = none): the target node's pod server requires it
+  // in X-Kube32-Token (core/podserver/peer_auth.h).
+  std::function<std::string()> token;
 };
 
 class ServiceCaller {

@@ -1,5 +1,6 @@
 #include "core/console/console.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -74,8 +75,15 @@ std::string Dispatcher::handle_line(const std::string& line) {
 
 namespace {
 
-struct ClientArg {
+struct ListenArg {
   Dispatcher* d;
+  port::Socket l;
+  uint32_t max_conns;
+  std::atomic<uint32_t> open{0};
+};
+
+struct ClientArg {
+  ListenArg* listener;
   port::Socket s;
 };
 
@@ -97,19 +105,22 @@ void client_main(void* p) {
       if (buf.size() < kMaxLine) buf.push_back(c);
     }
     if (closed) break;
-    std::string answer = a->d->handle_line(buf);
+    std::string answer = a->listener->d->handle_line(buf);
     if (answer.empty()) continue;
     answer += "\r\n";
     if (!port::tcp_send_all(a->s, answer.data(), answer.size())) break;
   }
   port::tcp_close(a->s);
+  a->listener->open.fetch_sub(1);
   delete a;
 }
 
-struct ListenArg {
-  Dispatcher* d;
-  port::Socket l;
-};
+// One answer line, then the connection is closed (the client learns why).
+void refuse(port::Socket s, const std::string& why) {
+  std::string line = "K32_RESP:? ERR " + why + "\r\n";
+  port::tcp_send_all(s, line.data(), line.size());
+  port::tcp_close(s);
+}
 
 void accept_main(void* p) {
   ListenArg* a = static_cast<ListenArg*>(p);
@@ -119,8 +130,20 @@ void accept_main(void* p) {
       port::sleep_ms(50);
       continue;
     }
-    ClientArg* c = new ClientArg{a->d, s};
+    // The console sets the token and Wi-Fi and reboots the node: on a board that takes
+    // the UART (physical access); here only the user running the node may connect.
+    if (!port::tcp_peer_same_user(s)) {
+      refuse(s, "the console serves the user who started this node only");
+      continue;
+    }
+    if (a->open.fetch_add(1) >= a->max_conns) {
+      a->open.fetch_sub(1);
+      refuse(s, "console busy: " + text::to_string(static_cast<int64_t>(a->max_conns)) + " connections are open");
+      continue;
+    }
+    ClientArg* c = new ClientArg{a, s};
     if (!port::thread_start("console", 32 * 1024, port::Region::Internal, client_main, c)) {
+      a->open.fetch_sub(1);
       port::tcp_close(s);
       delete c;
     }
@@ -140,7 +163,7 @@ void stdin_main(void* p) {
 
 }  // namespace
 
-bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, std::string* err) {
+bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t max_conns, std::string* err) {
   if (port == 0) return port::thread_start("console", 32 * 1024, port::Region::Internal, stdin_main, d);
   int e = 0;
   port::Socket l = port::tcp_listen(bind_ip.c_str(), port, 4, &e);
@@ -148,7 +171,7 @@ bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, std::string
     *err = "console: cannot listen on " + bind_ip + ":" + text::to_string(port) + ": " + std::strerror(-e);
     return false;
   }
-  return port::thread_start("console-accept", 16 * 1024, port::Region::Internal, accept_main, new ListenArg{d, l});
+  return port::thread_start("console-accept", 16 * 1024, port::Region::Internal, accept_main, new ListenArg{d, l, max_conns});
 }
 
 }  // namespace console

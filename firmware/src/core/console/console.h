@@ -1,6 +1,7 @@
 // The node console: `K32_CMD:<NAME>[ <json-object>]` lines in, one
 // `K32_RESP:<NAME> OK[ <json>]` / `K32_RESP:<NAME> ERR <message>` line out (docs/console.md).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -38,8 +39,10 @@ class Dispatcher {
   std::map<std::string, CommandHandler> handlers_;
 };
 
-// Serves the console on stdin/stdout (port 0) or on a TCP port; returns false on bind failure.
-bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, std::string* err);
+// Serves the console on stdin/stdout (port 0) or on a TCP port; returns false on bind
+// failure. A TCP console answers only connections of the user running the node
+// (port::tcp_peer_same_user) and at most max_conns at a time; others get one ERR line.
+bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t max_conns, std::string* err);
 
 }  // namespace console
 }  // namespace k32

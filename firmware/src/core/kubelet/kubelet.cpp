@@ -290,6 +290,12 @@ bool Kubelet::sync_once() {
   json::Value list;
   int rc = api_->call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, nullptr, &list);
   if (rc != 200) return false;
+  if (hooks_.pods_listed) {
+    std::vector<const json::Value*> mine;
+    for (const auto& obj : list["items"].items())
+      if (obj["spec"]["nodeName"].as_string() == cfg_.node_name) mine.push_back(&obj);
+    hooks_.pods_listed(mine);
+  }
   std::set<std::string> seen;
   for (const auto& obj : list["items"].items()) {
     if (obj["spec"]["nodeName"].as_string() != cfg_.node_name) continue;  // the selector is advisory
@@ -321,6 +327,11 @@ bool Kubelet::sync_once() {
       if (terminal(obj)) continue;  // finished before this kubelet (re)started
       AdmitResult ar = admit(obj);
       if (!ar.admitted) continue;
+      std::string why;
+      if (hooks_.network_ready && !hooks_.network_ready(obj, &why)) {
+        logf("[KUBELET] pod %s waits: %s", key.c_str(), why.c_str());
+        continue;
+      }
       start_pod(obj);
       p = find(key);
       if (!p) continue;

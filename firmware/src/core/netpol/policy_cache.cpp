@@ -106,9 +106,14 @@ Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const
     auto pit = local_pods_.find(caller_key);
     if (pit != local_pods_.end()) caller = pit->second;
   }
-  if (caller.is_null()) {  // started after the last sync: its labels are not known yet
-    caller = json::Value::object();
-    caller.at_or_insert("metadata").set("namespace", ns);
+  if (caller.is_null()) {
+    // The kubelet records a pod's labels before it starts it; a caller without recorded
+    // labels is not a pod this node started, and evaluating it as label-less would let it
+    // past every policy that selects it by label.
+    Verdict v;
+    v.allowed = false;
+    v.reason = "labels of pod " + caller_key + " not recorded on this node";
+    return v;
   }
   json::Value pod_copy;
   if (!target_key.empty() && policy_needs_target_pod(policies)) {

@@ -2,7 +2,8 @@
 // records its pods' labels at every pod sync, loads a namespace's policies before the
 // first pod of that namespace starts, relists every K32_POLICY_RELIST_MS, and target pods
 // read for label/port-name rules are kept K32_POLICY_POD_CACHE_MS. Calls of pods whose
-// namespace is not loaded yet are denied. Time comes in as an argument (testable).
+// namespace is not loaded yet, or whose labels were never recorded, are denied. Time
+// comes in as an argument (testable).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -40,12 +40,15 @@ bool node_endpoint(store::ObjectStore* st, const std::string& node, http::Endpoi
   return !ep->host.empty() && ep->port;
 }
 
-void proxy(const http::Endpoint& ep, const std::string& key, const LogQuery& q, http::ResponseWriter& w) {
+void proxy(const http::Endpoint& ep, const std::string& token, const std::string& key, const LogQuery& q,
+           http::ResponseWriter& w) {
+  std::vector<http::Header> auth;
+  if (!token.empty()) auth.push_back({kTokenHeader, token});
   std::string base = std::string(kLogsPath) + "?pod=" + url_escape(key) + "&container=" + url_escape(q.container) +
                      (q.previous ? "&previous=true" : "");
   http::ClientResponse r;
   std::string first = base + (q.tail >= 0 ? "&tailLines=" + text::to_string(q.tail) : std::string());
-  int rc = http::request(ep, "GET", first, {}, "", 10000, 1024 * 1024, &r);
+  int rc = http::request(ep, "GET", first, auth, "", 10000, 1024 * 1024, &r);
   if (rc != 0) {
     send_status(w, api::internal("the node of the pod is unreachable (" + ep.host + ":" + text::to_string(ep.port) + ")"));
     return;
@@ -74,7 +77,7 @@ void proxy(const http::Endpoint& ep, const std::string& key, const LogQuery& q, 
   if (!r.body.empty() && !w.write_chunk(r.body)) return;
   while (!port::tcp_peer_closed(w.socket())) {
     http::ClientResponse n;
-    rc = http::request(ep, "GET", base + "&from=" + text::to_string(static_cast<int64_t>(off)) + "&waitMs=1000", {}, "", 5000,
+    rc = http::request(ep, "GET", base + "&from=" + text::to_string(static_cast<int64_t>(off)) + "&waitMs=1000", auth, "", 5000,
                        1024 * 1024, &n);
     if (rc != 0 || n.status != 200) break;  // the pod or its node went away: end the stream
     const std::string* h = n.header(kLogOffsetHeader);
@@ -86,8 +89,8 @@ void proxy(const http::Endpoint& ep, const std::string& key, const LogQuery& q, 
 
 }  // namespace
 
-api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local) {
-  return [st, local](http::Request& rq, http::ResponseWriter& w, const api::RequestInfo* info) {
+api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local, std::function<std::string()> token) {
+  return [st, local, token](http::Request& rq, http::ResponseWriter& w, const api::RequestInfo* info) {
     if (!info || !info->res || std::string(info->res->resource) != "pods" || info->subresource != "log") return false;
     if (rq.method != "GET") {
       send_status(w, api::method_not_allowed("pods/log supports GET only"));
@@ -130,7 +133,7 @@ api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local) 
       send_status(w, api::internal("node " + node + " has no InternalIP / kubelet port"));
       return true;
     }
-    proxy(ep, key, q, w);
+    proxy(ep, token ? token() : std::string(), key, q, w);
     return true;
   };
 }

@@ -1,5 +1,6 @@
 #include "core/podserver/pod_server.h"
 
+#include "core/http/internal_headers.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "k32_board.h"
@@ -94,6 +95,21 @@ void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery
 }
 
 void PodServer::handle(http::Request& rq, http::ResponseWriter& w) {
+  if (auth_) {
+    std::string why;
+    int status = auth_->check(rq, port::monotonic_ms(), &why);
+    if (status) {
+      node_error(w, status, abi::kErrPerm, why);
+      return;
+    }
+  }
+  // The token authenticated the node; the pod behind it must never see it.
+  for (auto it = rq.headers.begin(); it != rq.headers.end();)
+    it = http::is_internal_header(it->name) && text::iequals(it->name, kTokenHeader) ? rq.headers.erase(it) : it + 1;
+  serve(rq, w);
+}
+
+void PodServer::serve(http::Request& rq, http::ResponseWriter& w) {
   if (rq.path == kLogsPath) {
     LogQuery q;
     std::string err;

@@ -2,9 +2,11 @@
 // X-Kube32-Pod: <namespace>/<name> goes to that pod's k32_handle on this node;
 // GET /kube32/logs?pod=<ns>/<name>[&container=&previous=&tail=&follow=&from=] serves a
 // container's log (the control plane proxies kubectl logs here for worker pods).
+// Only nodes of the cluster may call it (peer_auth.h).
 #pragma once
 #include "core/http/http_message.h"
 #include "core/kubelet/kubelet.h"
+#include "core/podserver/peer_auth.h"
 
 namespace k32 {
 namespace podserver {
@@ -31,11 +33,17 @@ void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery
 
 class PodServer {
  public:
-  explicit PodServer(kubelet::Kubelet* k) : k_(k) {}
+  // auth == nullptr serves everyone (unit tests only; a node always passes one).
+  PodServer(kubelet::Kubelet* k, PeerAuth* auth) : k_(k), auth_(auth) {}
+  // A request from the network: refused unless a node of the cluster sent it.
   void handle(http::Request& rq, http::ResponseWriter& w);
+  // A request this node's own ingress routes in-process: the ingress has removed the
+  // client's X-Kube32-* headers and set X-Kube32-Pod itself.
+  void serve(http::Request& rq, http::ResponseWriter& w);
 
  private:
   kubelet::Kubelet* k_;
+  PeerAuth* auth_;
 };
 
 }  // namespace podserver
