@@ -52,6 +52,12 @@ static void test_image_refs() {
   CHECK(!parse_image_ref("wasm://sd/..", &r, &err));
   CHECK(!parse_image_ref("wasm://sd/a@sha256:12", &r, &err) && err.find("64 hex") != std::string::npos);
   CHECK(!parse_image_ref("wasm://embedded/", &r, &err));
+  // The OCI-form aliases kubectl run accepts name the same images.
+  CHECK(parse_image_ref("kube32.io/embedded/echo", &r, &err) && r.source == "embedded" && r.name == "echo");
+  CHECK(parse_image_ref("kube32.io/sd/app@sha256:" + pin, &r, &err) && r.source == "sd" && r.name == "app" &&
+        r.pin == std::string(64, 'a'));
+  CHECK(!parse_image_ref("kube32.io/flash/x", &r, &err) && err.find("unknown source") != std::string::npos);
+  CHECK(!parse_image_ref("kube32.io.evil/embedded/echo", &r, &err));
   ImageBytes b;
   std::string reason, msg;
   CHECK(parse_image_ref("wasm://embedded/echo@sha256:" + std::string(64, '0'), &r, &err));

@@ -15,11 +15,19 @@ ImageBytes::~ImageBytes() {
 
 bool parse_image_ref(const std::string& image, ImageRef* out, std::string* err) {
   static const char kPrefix[] = "wasm://";
-  if (image.compare(0, sizeof kPrefix - 1, kPrefix) != 0) {
-    *err = "image \"" + image + "\" must be wasm://embedded/<name> or wasm://sd/<name>";
+  // kubectl run checks --image as an OCI reference and rejects "wasm://...": the same images
+  // are also named kube32.io/embedded/<name> and kube32.io/sd/<name>[@sha256:<hex>].
+  static const char kOciPrefix[] = "kube32.io/";
+  std::string rest;
+  if (image.compare(0, sizeof kPrefix - 1, kPrefix) == 0) {
+    rest = image.substr(sizeof kPrefix - 1);
+  } else if (image.compare(0, sizeof kOciPrefix - 1, kOciPrefix) == 0) {
+    rest = image.substr(sizeof kOciPrefix - 1);
+  } else {
+    *err = "image \"" + image + "\" must be wasm://embedded/<name> or wasm://sd/<name> "
+           "(or kube32.io/embedded/<name>, kube32.io/sd/<name>)";
     return false;
   }
-  std::string rest = image.substr(sizeof kPrefix - 1);
   size_t at = rest.find('@');
   std::string pin;
   if (at != std::string::npos) {
