@@ -40,7 +40,7 @@ def test_dry_run_without_binaries_and_16mb(tmp_path):
 
 def test_bad_board_and_sim():
     r = k32("flash", "--board", "s4", "--dry-run")
-    assert r.returncode != 0 and "unknown board 's4'; known boards: esp32, s3, sim" in r.stderr
+    assert r.returncode != 0 and "unknown board 's4'; known boards: c3, esp32, s3, sim" in r.stderr
     r = k32("flash", "--board", "sim", "--dry-run")
     assert r.returncode != 0 and "simulator" in r.stderr
 

@@ -7,7 +7,7 @@ from k32.boards import BoardError, load_board
 
 
 @click.command()
-@click.option("--board", required=True, help="board profile from boards/ (s3, esp32)")
+@click.option("--board", required=True, help="board profile from boards/ (s3, esp32, c3)")
 @click.option("--port", help="serial port or pyserial URL [auto-detect by USB vendor]")
 @click.option("--baud", type=click.IntRange(9600, 5_000_000), default=460800, show_default=True)
 @click.option("--flash-size", help="flash size when the board comes in several (e.g. 16MB)")
@@ -41,7 +41,7 @@ def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, 
             if no_build or dry_run:
                 app, default_boot = outputs(prof.name)
             else:
-                app, default_boot = build(prof.name)
+                app, default_boot = build(prof.name, flash_size)
         else:
             default_boot = app.with_name("bootloader.bin")
         bootloader = bootloader or default_boot

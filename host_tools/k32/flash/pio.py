@@ -40,12 +40,15 @@ def find_pio() -> str | None:
     return None
 
 
-def build(env: str) -> tuple[Path, Path]:
+def build(env: str, flash_size: str | None = None) -> tuple[Path, Path]:
     pio = find_pio()
     if pio is None:
         raise BuildError(f"PlatformIO is not installed (pip install platformio); or {NO_PIO_HINT}")
-    proc = subprocess.run([pio, "run", "-e", env, "-d", str(FIRMWARE_DIR)],
-                          capture_output=True, text=True)
+    cmd = [pio, "run", "-e", env, "-d", str(FIRMWARE_DIR)]
+    if flash_size:
+        # The profile's other flash size (s3: 16MB): pio_board.py passes it to ESP-IDF.
+        cmd += ["-O", f"custom_k32_flash_size={flash_size}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         text = (proc.stdout + proc.stderr).lower()
         tail = [l for l in (proc.stdout + proc.stderr).splitlines() if l.strip()][-1:] or ["no output"]
