@@ -40,7 +40,10 @@ void check_log(const char* data, size_t size) {
   std::vector<Record> got;
   store::format::LogScan scan;
   std::string err;
-  bool ok = store::format::scan_log(data, size, [&](Record&& r) { got.push_back(std::move(r)); }, &scan, &err);
+  // A small bound on one append (the first byte picks it) exercises the "more follows" refusal.
+  size_t max_record = size ? static_cast<uint8_t>(data[0]) * 16u : 0;
+  bool ok = store::format::scan_log(data, size, [&](Record&& r) { got.push_back(std::move(r)); }, &scan, &err,
+                                    max_record);
   if (!ok) {
     require(err.find("record ") == 0 && err.find(" at byte offset ") != std::string::npos, "refusal without a place",
             err);
@@ -49,10 +52,15 @@ void check_log(const char* data, size_t size) {
   require(scan.good_end <= size && scan.records == got.size(), "scan past the input", std::to_string(scan.good_end));
 
   std::string canon;
-  for (const auto& r : got) store::format::append_frame(encode(r), &canon);
+  size_t longest = 0;
+  for (const auto& r : got) {
+    std::string rec = encode(r);
+    if (rec.size() > longest) longest = rec.size();
+    store::format::append_frame(rec, &canon);
+  }
   std::vector<Record> again;
   ok = store::format::scan_log(canon.data(), canon.size(), [&](Record&& r) { again.push_back(std::move(r)); }, &scan,
-                               &err);
+                               &err, SIZE_MAX);
   require(ok && scan.good_end == canon.size() && again.size() == got.size() && same(got, again, got.size()),
           "a log the store wrote does not load back", err);
 
@@ -60,7 +68,9 @@ void check_log(const char* data, size_t size) {
   if (canon.empty()) return;
   size_t cut = size % canon.size();
   std::vector<Record> torn;
-  ok = store::format::scan_log(canon.data(), cut, [&](Record&& r) { torn.push_back(std::move(r)); }, &scan, &err);
+  // Bounded by its longest record, as the store bounds a log by its per-object limit.
+  ok = store::format::scan_log(canon.data(), cut, [&](Record&& r) { torn.push_back(std::move(r)); }, &scan, &err,
+                               longest);
   require(ok, "a torn tail was taken for corruption", err);
   require(scan.good_end <= cut && torn.size() <= got.size() && same(got, torn, torn.size()),
           "a torn tail changed the records before it", std::to_string(cut));

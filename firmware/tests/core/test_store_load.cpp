@@ -144,6 +144,19 @@ void corrupt_complete_records_stop_the_open() {
     CHECK(read(dir + "/objects.log") == log);
   }
   {
+    // Record 1's length damaged to run past the end of the file, with more than one record
+    // after it: not a torn append, so nothing after it may be cut.
+    std::string dir = five_records();
+    std::string log = read(dir + "/objects.log");
+    std::vector<size_t> at = frames(log);
+    log[at[1] + 3] = '\x7f';
+    write(dir + "/objects.log", log);
+    ObjectStore st(Limits{50, 1u << 24, 1u << 22});  // one append writes at most 4 x 50 bytes
+    CHECK(!st.open(dir, &err));
+    CHECK(err.find("record 1 at byte offset " + std::to_string(at[1])) != std::string::npos);
+    CHECK(read(dir + "/objects.log") == log);
+  }
+  {
     // A whole record with a valid checksum that is not a record (what a parser limit lower
     // than the writer's used to produce): corruption, even as the last record.
     std::string dir = five_records();

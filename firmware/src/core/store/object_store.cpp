@@ -82,7 +82,10 @@ bool ObjectStore::load(std::string* err) {
   if (port::file_read(log_path_.c_str(), &data, &len)) {
     format::LogScan scan;
     std::string why;
-    if (!format::scan_log(data, len, apply, &scan, &why)) {
+    // Records are at most object_max (deletes are smaller); an older firmware without that
+    // limit wrote records up to its 3 MiB request bodies, which 4x covers on every board.
+    size_t max_record = static_cast<size_t>(limits_.object_max * 4);
+    if (!format::scan_log(data, len, apply, &scan, &why, max_record)) {
       port::mem_free(data);
       *err = "state log " + log_path_ + ": " + why + "; the store was not loaded and no file was changed";
       return false;

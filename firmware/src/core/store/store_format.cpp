@@ -119,14 +119,22 @@ void append_frame(const std::string& payload, std::string* out) {
   *out += payload;
 }
 
-bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err) {
+bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err,
+              size_t max_record) {
   size_t pos = 0;
   size_t index = 0;
   while (len - pos >= kFrameHeader) {
     uint32_t n = get_u32(data + pos);
     uint32_t crc = get_u32(data + pos + 4);
     size_t body = pos + kFrameHeader;
-    if (n > len - body) break;  // runs past the end: the append was cut short
+    if (n > len - body) {
+      // Runs past the end: the last append was cut short, unless more follows than one append writes.
+      if (len - body <= max_record) break;
+      *err = where(index, pos) + " is corrupt: its length (" + text::to_string(static_cast<int64_t>(n)) +
+             " bytes) runs past the end of the file, yet " + text::to_string(static_cast<int64_t>(len - body)) +
+             " bytes follow, more than one record";
+      return false;
+    }
     bool last = body + n == len;
     if (crc32(data + body, n) != crc) {
       // A crash may leave the last record's length written but not all of its bytes; one in

@@ -50,8 +50,11 @@ struct LogScan {
 
 // Replays every whole record into sink. false (with *err naming record and byte offset) when a
 // complete record is corrupt; a record that runs past the end, or a last record whose checksum
-// fails, is a torn append and only ends the scan.
-bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err);
+// fails, is a torn append and only ends the scan. max_record is the longest record a writer
+// appends: more bytes than that after a record's start cannot be one torn append, so a length
+// that runs past the end there is damage, not a tail to cut.
+bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err,
+              size_t max_record);
 
 // Replays a snapshot (this format, or the single JSON document older firmware wrote). A
 // snapshot is replaced atomically, so any damage is corruption: false with *err.
