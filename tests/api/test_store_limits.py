@@ -72,6 +72,12 @@ def test_deepest_accepted_object_survives_restarts_with_every_later_write(sim_fa
     assert f"limit of {limit} levels" in status.get("message", ""), status
     # The object sits one level below the top of the body, so the accepted depth is the limit.
     assert accepted + 1 == limit, f"accepted {accepted} levels with a documented limit of {limit}"
+    # YAML bodies have the same limit, also past the depth the YAML parser itself reads.
+    for levels in (limit, 80):
+        doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep-yaml\nextra:\n"
+        doc += "".join("  " * (i + 1) + "n:\n" for i in range(levels - 1)) + "  " * levels + "n: leaf\n"
+        code, _, raw = cluster.request("POST", NS_PATH, doc, headers={"Content-Type": "application/yaml"})
+        assert code == 400 and f"limit of {limit} levels" in json.loads(raw)["message"], raw[:300]
     # A patch may not make an object deeper than a body may be.
     deepest = "/extra" + "/n" * (accepted - 1) + "/more"
     code, _, raw = cluster.request("PATCH", f"{NS_PATH}/deep", json.dumps(

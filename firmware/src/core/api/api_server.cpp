@@ -77,7 +77,11 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
   if (json::parse(req.body, out, &pe, kDepth)) return ApiError();
   if (!yaml_like) return pe.too_deep ? too_deep(400, kDepth) : bad_request("the request body is not valid JSON: " + pe.message);
   std::string yerr;
-  if (!yaml::to_json(req.body, out, &yerr)) return bad_request("the request body is not valid YAML: " + yerr);
+  if (!yaml::to_json(req.body, out, &yerr)) {
+    // Deeper than the YAML parser goes is deeper than the API's limit too: say which limit.
+    if (pe.too_deep || yerr.find("nesting too deep") != std::string::npos) return too_deep(400, kDepth);
+    return bad_request("the request body is not valid YAML: " + yerr);
+  }
   if (!out->is_object()) return bad_request("the request body must be a YAML mapping (one Kubernetes object)");
   if (json::depth(*out) > kDepth) return too_deep(400, kDepth);
   return ApiError();
