@@ -16,6 +16,7 @@ COMMANDS = {
     "wasm": "k32.wasm.cli:wasm",
     "flash": "k32.flash.cli:flash",
     "provision": "k32.provision.cli:provision",
+    "kubeconfig": "k32.kubeconfig.cli:kubeconfig",
     "apigen": "k32.apigen.cli:apigen",
     "abi": "k32.abi.cli:abi",
 }

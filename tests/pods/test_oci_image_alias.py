@@ -41,6 +41,7 @@ def test_an_alias_with_an_unknown_source_fails_the_pod(sim_cluster):
             w = state.get("terminated") or state.get("waiting") or {}
             return w if w.get("reason") == "InvalidImageName" else None
         w = wait_until(waiting, timeout=30)
-        assert w and "unknown source" in w.get("message", ""), json.dumps((get_pod(sim_cluster, name) or {}).get("status"))
+        status = (get_pod(sim_cluster, name) or {}).get("status")
+        assert w and "unknown source" in w.get("message", ""), json.dumps(status)
     finally:
         sim_cluster.kubectl("delete", "pod", name, "--wait=false", "--ignore-not-found")

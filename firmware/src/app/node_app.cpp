@@ -229,6 +229,22 @@ void add_console_commands(Node* n) {
     s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
     return console::Reply{true, s, ""};
   });
+  // The API's certificate (public), so a client can pin it: read over the console, it needs
+  // no trust in the network the API is reached through.
+  n->console.add("APICERT", [n](const json::Value&) {
+    if (n->api_ca_file.empty()) return console::Reply{false, json::Value(), "the API serves no TLS on this node"};
+    char* data = nullptr;
+    size_t len = 0;
+    if (!port::file_read(n->api_ca_file.c_str(), &data, &len))
+      return console::Reply{false, json::Value(), "cannot read the API certificate"};
+    std::string pem(data, len);
+    port::mem_free(data);
+    json::Value r = json::Value::object();
+    r.set("pem", pem);
+    r.set("ip", n->cfg.bind_ip);
+    r.set("apiPort", static_cast<int64_t>(n->cfg.api_port));
+    return console::Reply{true, r, ""};
+  });
   n->console.add("TOKEN", [n](const json::Value& arg) {
     const json::Value* t = arg.find("token");
     if (!t || !t->is_string()) return console::Reply{false, json::Value(), "TOKEN needs {\"token\":\"<string>\"}"};
