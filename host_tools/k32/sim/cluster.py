@@ -244,6 +244,11 @@ class SimCluster:
         if live:
             raise SimError(f"a cluster is already running from {self.state} "
                            f"({', '.join(n.get('name', '?') for n in live)}); run `k32 sim down`")
+        found, console_token = self._console_token()
+        if found:
+            # The node prefers a token set on its console to its start-up flag (the newer
+            # decision); the readiness probe and the kubeconfig must use the same one.
+            self.token = console_token or None
         binary = self._binary(say)
         busy = [f"{n.name} {n.ip}:{p}" for n in self.nodes for p in n.ports()
                 if not port_free(n.ip, p)]
@@ -277,6 +282,19 @@ class SimCluster:
             self.down()
             raise
         return self.status()
+
+    def _console_token(self) -> tuple[bool, str | None]:
+        """(set, token) as `k32 provision --token` left it in the control plane's settings
+        (its state dir, owner-only): set is False when the console never set one."""
+        path = self.node_state(self.nodes[0].name) / "settings.json"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False, None
+        if not isinstance(doc, dict) or "token" not in doc:
+            return False, None
+        tok = doc["token"]
+        return True, tok if isinstance(tok, str) and tok else None
 
     def _adopt_api_security(self, ready: dict) -> None:
         scheme = ready.pop("apiScheme", "http") or "http"
