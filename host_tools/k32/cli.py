@@ -17,6 +17,7 @@ COMMANDS = {
     "flash": "k32.flash.cli:flash",
     "provision": "k32.provision.cli:provision",
     "kubeconfig": "k32.kubeconfig.cli:kubeconfig",
+    "image": "k32.images.image_cli:image",
     "apigen": "k32.apigen.cli:apigen",
     "abi": "k32.abi.cli:abi",
 }

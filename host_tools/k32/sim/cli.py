@@ -88,11 +88,13 @@ def _follow_logs(cluster: SimCluster) -> str | None:
               help="Kubeconfig to merge into (default: first path of $KUBECONFIG, else ~/.kube/config).")
 @click.option("--egress-ca", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="PEM certificates the control plane trusts for pods' https:// calls, beside the OS roots.")
-def up(workers, state, detach, token, base_port, kubeconfig, egress_ca):
+@click.option("--sd", "sd_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Card directory the nodes serve wasm://sd/<name> images from (<DIR>/kube32/images/<name>/).")
+def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir):
     """Start a control plane and N workers; write the kubeconfig context `kube32`."""
     try:
         cluster = SimCluster(state, workers=workers, base_port=base_port, token=token,
-                             kubeconfig=kubeconfig, egress_ca=egress_ca)
+                             kubeconfig=kubeconfig, egress_ca=egress_ca, sd_dir=sd_dir)
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
             st = cluster.up(on_progress=lambda m: click.echo(m, err=True))

@@ -158,8 +158,10 @@ class SimCluster:
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
                  kubeconfig: Path | str | None = None, binary: Path | str | None = None,
                  context: str = kcfg.CONTEXT, die_with_parent: bool = False,
-                 egress_ca: Path | str | None = None):
+                 egress_ca: Path | str | None = None, sd_dir: Path | str | None = None):
         self.state = Path(state_dir).expanduser().resolve()
+        # A card directory every node serves wasm://sd/ images from (<dir>/kube32/images/).
+        self.sd_dir = Path(sd_dir).expanduser().resolve() if sd_dir else None
         # A PEM the control plane trusts for pods' https:// calls, beside the OS roots.
         self.egress_ca = Path(egress_ca).expanduser().resolve() if egress_ca else None
         self.workers = workers
@@ -257,7 +259,8 @@ class SimCluster:
         (self.state / "logs").mkdir(parents=True, exist_ok=True)
         rec = {"version": SIM_FILE_VERSION, "binary": str(binary), "kubeconfig": str(self.kubeconfig),
                "context": self.context, "apiServer": self.api_url, "token": bool(self.token),
-               "workers": self.workers, "basePort": self.base_port, "nodes": []}
+               "workers": self.workers, "basePort": self.base_port, "nodes": [],
+               "sdDir": str(self.sd_dir) if self.sd_dir else None}
         self._write_record(rec)
         try:
             cp = self.nodes[0]
@@ -346,6 +349,8 @@ class SimCluster:
                 argv += ["--egress-ca", str(self.egress_ca)]
         else:
             argv += ["--control-plane", self.node_api_url]
+        if self.sd_dir:
+            argv += ["--sd", str(self.sd_dir)]
         if self.token:
             # A file only the user can read: argv is visible to every user (/proc/<pid>/cmdline).
             argv += ["--token-file", str(self.token_file(spec.name))]
@@ -552,7 +557,8 @@ class SimCluster:
         rec = probe._read_record() or {}
         kwargs = {"workers": rec.get("workers", DEFAULT_WORKERS),
                   "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
-                  "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.CONTEXT)}
+                  "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.CONTEXT),
+                  "sd_dir": rec.get("sdDir")}
         if rec.get("token") and kwargs.get("kubeconfig") and "token" not in overrides:
             kwargs["token"] = _kubeconfig_token(Path(kwargs["kubeconfig"]), kwargs["context"])
         kwargs.update(overrides)
