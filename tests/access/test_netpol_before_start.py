@@ -8,7 +8,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from access_helpers import apply, pod_server, probe_pod
+from access_helpers import apply, pod_server, probe_pod, wait_until
 
 W1 = "kube32-worker-1"
 ROUNDS = 5
@@ -53,6 +53,28 @@ def cluster(tmp_path_factory):
     c.down()
 
 
+def kicker(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": W1, "restartPolicy": "Never", "containers": [{
+                "name": "kicker", "image": "wasm://embedded/kicker", "resources": {"limits": {"memory": "64Ki"}}}]}}
+
+
+def kicker_ready(cluster, name: str) -> bool:
+    p = cluster.kubectl("get", "pod", name, "-o", "jsonpath={.status.containerStatuses[0].ready}")
+    return p.returncode == 0 and p.stdout == "true"
+
+
+def create_and_wake(cluster, round_no: int, *objs):
+    """Applies objs, then makes the worker's kubelet sync at once (kicker-<round> traps)."""
+    name = f"kicker-{round_no}"
+    apply(cluster, kicker(name))
+    assert wait_until(lambda: kicker_ready(cluster, name), POD_START_S), f"{name} never ran"
+    apply(cluster, *objs)
+    status, _, body = pod_server(cluster, W1, headers={"X-Kube32-Pod": f"default/{name}"})
+    assert status == 500 and "trap" in body, (status, body)
+    cluster.kubectl("delete", "pod", name, "--wait=false")
+
+
 def call_until_quiet(cluster, pod: str, ns: str = "default") -> list[str]:
     """Calls the pod through its node's pod server as fast as it answers: from before it
     runs until CALL_WINDOW_S after its first answer. Returns the probe's answers."""
@@ -75,7 +97,7 @@ def test_deny_all_holds_from_the_first_call(cluster, outside):
     leaked, answered = [], 0
     for i in range(ROUNDS):
         name = f"victim-{i}"
-        apply(cluster, probe_pod(name, W1, {"app": "victim"}, url=url))
+        create_and_wake(cluster, i, probe_pod(name, W1, {"app": "victim"}, url=url))
         answers = call_until_quiet(cluster, name)
         assert answers, f"{name} never answered"
         answered += len(answers)
@@ -92,7 +114,7 @@ def test_new_namespace_calls_are_not_refused_as_not_loaded(cluster, outside):
         ns = f"fresh-{i}-{int(time.time())}"
         p = cluster.kubectl("create", "namespace", ns)
         assert p.returncode == 0, p.stderr
-        apply(cluster, probe_pod("caller", W1, {"app": "caller"}, ns=ns, url=url))
+        create_and_wake(cluster, 100 + i, probe_pod("caller", W1, {"app": "caller"}, ns=ns, url=url))
         answers = call_until_quiet(cluster, "caller", ns)
         assert answers, f"{ns}/caller never answered"
         answered += len(answers)
