@@ -1,4 +1,5 @@
 #include "app/node_app.h"
+#include "app/sd_image_route.h"
 
 #include <cstdio>
 #include <memory>
@@ -350,6 +351,8 @@ int run_node(const node::NodeConfig& cfg_in) {
       logf("[EGRESS] %s", terr);
     n->calls = calls::install_control_plane_calls(n->kubelet, &n->store, n->api, [n]() { return n->current_token(); });
     n->api->add_route(podserver::make_log_route(&n->store, n->kubelet, [n]() { return n->current_token(); }));
+    // `k32 image push`: a module into this node's wasm://sd/ store, behind the API's token.
+    n->api->add_route(make_sd_image_route(cfg.sd_dir));
     // Pods bound to this node start at once instead of at the next sync period.
     kubelet::Kubelet* kl = n->kubelet;
     n->store.add_listener([kl](const store::Event& ev) {

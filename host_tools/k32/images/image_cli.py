@@ -30,3 +30,22 @@ def build_cmd(src, name, out, card):
     if card:
         click.echo(f"installed {install_on_card(img, card)}")
     click.echo(f"image: kube32.io/sd/{img.name}@sha256:{img.sha256}")
+
+
+@image.command("push")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--context", help="kubeconfig context of the node [current context]")
+@click.option("--kubeconfig", "path", type=click.Path(dir_okay=False, path_type=Path),
+              help="kubeconfig file [$KUBECONFIG or ~/.kube/config]")
+@click.option("--name", help="image name [the file's name without .wasm]")
+def push_cmd(file, context, path, name):
+    """Install FILE (a .wasm) into the node's wasm://sd/ store through its API (token and pin
+    from the kubeconfig context); prints the image reference to run it with."""
+    from .build import ImageBuildError
+    from .push import PushError, push
+    try:
+        r = push(file, context, path, name)
+    except (PushError, ImageBuildError) as e:
+        raise click.ClickException(str(e))
+    click.echo(f"installed {r.get('name')} ({r.get('size')} bytes) on the node's card")
+    click.echo(f"image: {r.get('image')}")
