@@ -18,20 +18,23 @@ bool PeerAuth::is_node_ip(const std::string& ip, uint64_t now_ms) {
   auto known = [&ip](const std::shared_ptr<const std::vector<std::string>>& list) {
     return list && std::find(list->begin(), list->end(), ip) != list->end();
   };
-  if (known(std::atomic_load(&ips_))) return true;
-  // Unknown: list the Nodes again unless that happened within refresh_ms (or another
-  // request is listing right now: its answer is what this one would get).
-  uint64_t last = listed_ms_.load();
-  if (last != 0 && now_ms - last < refresh_ms_) return false;
-  bool expected = false;
-  if (!list_ || !listing_.compare_exchange_strong(expected, true)) return false;
+  std::shared_ptr<const std::vector<std::string>> snapshot;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    snapshot = ips_;
+    // Unknown: list the Nodes again unless that happened within refresh_ms (or another
+    // request is listing right now: its answer is what this one would get).
+    if (known(snapshot)) return true;
+    if (!list_ || listing_ || (listed_ms_ != 0 && now_ms - listed_ms_ < refresh_ms_)) return false;
+    listing_ = true;
+  }
   std::vector<std::string> fresh;
   bool ok = list_(&fresh);
-  if (ok) std::atomic_store(&ips_, std::shared_ptr<const std::vector<std::string>>(
-                                       new std::vector<std::string>(std::move(fresh))));
-  listed_ms_.store(now_ms ? now_ms : 1);
-  listing_.store(false);
-  return ok && known(std::atomic_load(&ips_));
+  port::LockGuard<port::Mutex> lock(mu_);
+  if (ok) ips_ = std::make_shared<const std::vector<std::string>>(std::move(fresh));
+  listed_ms_ = now_ms ? now_ms : 1;
+  listing_ = false;
+  return ok && known(ips_);
 }
 
 int PeerAuth::check(const http::Request& rq, uint64_t now_ms, std::string* why) {

@@ -6,7 +6,6 @@
 // cluster (or this node's own address). Everyone else is refused before any routing
 // header (X-Kube32-Pod, X-Kube32-Call-Chain) is looked at.
 #pragma once
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "core/http/http_message.h"
+#include "port.h"
 
 namespace k32 {
 namespace podserver {
@@ -48,11 +48,12 @@ class PeerAuth {
   std::vector<std::string> always_;
   ListNodeIps list_;
   uint32_t refresh_ms_;
-  // Readers take a snapshot; a refresh swaps in a new list (std::atomic_load/store on the
-  // shared_ptr), so a check never waits for the API read of another.
+  // Readers copy the pointer under the lock and search outside it; a refresh lists without
+  // the lock and swaps in a new list, so a check never waits for another's API read.
+  port::Mutex mu_;
   std::shared_ptr<const std::vector<std::string>> ips_;
-  std::atomic<uint64_t> listed_ms_{0};
-  std::atomic<bool> listing_{false};
+  uint64_t listed_ms_ = 0;
+  bool listing_ = false;
 };
 
 }  // namespace podserver
