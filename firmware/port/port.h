@@ -5,6 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// Code that runs for every instruction of every pod (the interpreter's dispatch loop) goes
+// where the board executes fastest: a port whose build defines K32_PORT_FAST_CODE_SECTION
+// (the ESP32's IRAM section) gets that section; elsewhere (the host) this is a no-op.
+#if defined(K32_PORT_FAST_CODE_SECTION)
+#define K32_FAST_CODE __attribute__((section(K32_PORT_FAST_CODE_SECTION)))
+#else
+#define K32_FAST_CODE
+#endif
+
 namespace k32 {
 namespace port {
 

@@ -75,7 +75,7 @@ struct Compiler {
   // The producer before that one: where it began, its opcode, its dst word and end.
   uint32_t prev_op_start = kNone, prev_op_code = kNone, prev_dst_word = kNone, prev_dst_end = kNone;
   uint32_t last_emitted_op = kNone;
-  const int32_t* xlat = dispatch_offsets();
+  const HandlerWords xlat = handler_words();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
   uint32_t nparams = 0;

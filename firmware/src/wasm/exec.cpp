@@ -26,8 +26,354 @@
 #endif
 #endif
 
+// Every handler of the executor as R(opcode, label suffix), expanded twice: into the opcodes
+// (a constexpr table mapping each opcode to its entry) and, inside execute(), into the handler
+// addresses (a const table, so it stays in flash on the boards). Later entries override earlier
+// ones; opcodes not listed reach L_bad, the first entry (and the base of relative dispatch).
+#define K32_BIN(R, o)                                                                     \
+  R(op::acc_op(op::kSSA, o), o##_v0) R(op::acc_op(op::kASS, o), o##_v2)                   \
+  R(op::acc_op(op::kASA, o), o##_v3) R(op::acc_op(op::kSAS, o), o##_v6)                   \
+  R(op::acc_op(op::kSAA, o), o##_v7)
+#define K32_BINI(R, o)                                                                    \
+  K32_BIN(R, o) R(op::acc_op(op::kSIA, o), o##_v1) R(op::acc_op(op::kAIS, o), o##_v4)     \
+  R(op::acc_op(op::kAIA, o), o##_v5)
+#define K32_JC(R, i)                                                                      \
+  R(op::kJmpCmp + i, jc##i) R(op::kJmpCmpI + i, jci##i) R(op::kJmpCmpA + i, jca##i)       \
+  R(op::kJmpCmpAI + i, jcai##i) R(op::kJmpCmpSA + i, jcsa##i)
+// loads and stores by accumulator variant; f32/f64 share the i32/i64 bit-copying handlers
+#define K32_LOADV(R, k, h)                                                                \
+  R(op::kLoadAcc + 0 * 16 + k, h##_bas) R(op::kLoadAcc + 1 * 16 + k, h##_bsa)             \
+  R(op::kLoadAcc + 2 * 16 + k, h##_baa) R(op::kLoadAcc + 3 * 16 + k, h##_was)             \
+  R(op::kLoadAcc + 4 * 16 + k, h##_wsa) R(op::kLoadAcc + 5 * 16 + k, h##_waa)             \
+  R(op::kLoadAcc + 6 * 16 + k, h##_aa)
+#define K32_STOREV(R, k, h)                                                               \
+  R(op::kStoreAcc + 0 * 16 + k, h##_bv) R(op::kStoreAcc + 1 * 16 + k, h##_baddr)          \
+  R(op::kStoreAcc + 2 * 16 + k, h##_wv) R(op::kStoreAcc + 3 * 16 + k, h##_waddr)          \
+  R(op::kStoreAcc + 4 * 16 + k, h##_av)
+#define K32_FUSE8(R, base, f, i)                                                          \
+  R(base + i * 8 + 0, f##i##_0s) R(base + i * 8 + 1, f##i##_0a)                           \
+  R(base + i * 8 + 2, f##i##_1s) R(base + i * 8 + 3, f##i##_1a)                           \
+  R(base + i * 8 + 4, f##i##_2s) R(base + i * 8 + 5, f##i##_2a)                           \
+  R(base + i * 8 + 6, f##i##_3s) R(base + i * 8 + 7, f##i##_3a)
+#define K32_FUSE4(R, base, f, i)                                                          \
+  R(base + i * 4 + 0, f##i##_0z) R(base + i * 4 + 1, f##i##_1z)                           \
+  R(base + i * 4 + 2, f##i##_2z) R(base + i * 4 + 3, f##i##_3z)
+#define K32_RUN8(R, base, p)                                                              \
+  R(base + 0, p##0) R(base + 1, p##1) R(base + 2, p##2) R(base + 3, p##3)                 \
+  R(base + 4, p##4) R(base + 5, p##5) R(base + 6, p##6) R(base + 7, p##7)
+#define K32_RUN10(R, base, p) K32_RUN8(R, base, p) R(base + 8, p##8) R(base + 9, p##9)
+#define K32_WASM_HANDLERS(R) \
+  R(op::kCount, bad) \
+  R(op::kUnreachable, unreachable) \
+  R(op::kSelect, select) \
+  R(op::kCopy, copy) \
+  R(op::kCopy2, copy2) \
+  R(op::kCopyN, copyn) \
+  R(op::kGlobalGet, global_get) \
+  R(op::kGlobalSet, global_set) \
+  R(op::kTableGet, table_get) \
+  R(op::kTableSet, table_set) \
+  R(op::kCall, call) \
+  R(op::kCallIndirect, call_indirect) \
+  R(op::kI32Const, i32_const) \
+  R(op::kI64Const, i64_const) \
+  R(op::kF32Const, i32_const) \
+  R(op::kF64Const, i64_const) \
+  R(op::kRefNull, ref_null) \
+  R(op::kRefIsNull, ref_is_null) \
+  R(op::kRefFunc, ref_func) \
+  R(op::kJmp, jmp) \
+  R(op::kJmpIf, jmp_if) \
+  R(op::kJmpUnless, jmp_unless) \
+  R(op::kBr, br) \
+  R(op::kBrIf, br_if) \
+  R(op::kBrTable, br_table) \
+  R(op::kReturn, ret) \
+  R(op::kReturn1, ret1) \
+  R(op::kCallDirect, call_direct) \
+  R(0x28, 0x28) R(0x29, 0x29) R(0x2A, 0x28) R(0x2B, 0x29) R(0x2C, 0x2C) \
+  R(0x2D, 0x2D) R(0x2E, 0x2E) R(0x2F, 0x2F) R(0x30, 0x30) R(0x31, 0x31) \
+  R(0x32, 0x32) R(0x33, 0x33) R(0x34, 0x34) R(0x35, 0x35) R(0x36, 0x36) \
+  R(0x37, 0x37) R(0x38, 0x36) R(0x39, 0x37) R(0x3A, 0x3A) R(0x3B, 0x3B) \
+  R(0x3C, 0x3A) R(0x3D, 0x3B) R(0x3E, 0x36) \
+  R(0x3F, 0x3F) R(0x40, 0x40) \
+  R(0x45, 0x45) R(0x46, 0x46) R(0x47, 0x47) R(0x48, 0x48) R(0x49, 0x49) \
+  R(0x4A, 0x4A) R(0x4B, 0x4B) R(0x4C, 0x4C) R(0x4D, 0x4D) R(0x4E, 0x4E) \
+  R(0x4F, 0x4F) R(0x50, 0x50) R(0x51, 0x51) R(0x52, 0x52) R(0x53, 0x53) \
+  R(0x54, 0x54) R(0x55, 0x55) R(0x56, 0x56) R(0x57, 0x57) R(0x58, 0x58) \
+  R(0x59, 0x59) R(0x5A, 0x5A) R(0x5B, 0x5B) R(0x5C, 0x5C) R(0x5D, 0x5D) \
+  R(0x5E, 0x5E) R(0x5F, 0x5F) R(0x60, 0x60) R(0x61, 0x61) R(0x62, 0x62) \
+  R(0x63, 0x63) R(0x64, 0x64) R(0x65, 0x65) R(0x66, 0x66) R(0x67, 0x67) \
+  R(0x68, 0x68) R(0x69, 0x69) R(0x6A, 0x6A) R(0x6B, 0x6B) R(0x6C, 0x6C) \
+  R(0x6D, 0x6D) R(0x6E, 0x6E) R(0x6F, 0x6F) R(0x70, 0x70) R(0x71, 0x71) \
+  R(0x72, 0x72) R(0x73, 0x73) R(0x74, 0x74) R(0x75, 0x75) R(0x76, 0x76) \
+  R(0x77, 0x77) R(0x78, 0x78) R(0x79, 0x79) R(0x7A, 0x7A) R(0x7B, 0x7B) \
+  R(0x7C, 0x7C) R(0x7D, 0x7D) R(0x7E, 0x7E) R(0x7F, 0x7F) R(0x80, 0x80) \
+  R(0x81, 0x81) R(0x82, 0x82) R(0x83, 0x83) R(0x84, 0x84) R(0x85, 0x85) \
+  R(0x86, 0x86) R(0x87, 0x87) R(0x88, 0x88) R(0x89, 0x89) R(0x8A, 0x8A) \
+  R(0x8B, 0x8B) R(0x8C, 0x8C) R(0x8D, 0x8D) R(0x8E, 0x8E) R(0x8F, 0x8F) \
+  R(0x90, 0x90) R(0x91, 0x91) R(0x92, 0x92) R(0x93, 0x93) R(0x94, 0x94) \
+  R(0x95, 0x95) R(0x96, 0x96) R(0x97, 0x97) R(0x98, 0x98) R(0x99, 0x99) \
+  R(0x9A, 0x9A) R(0x9B, 0x9B) R(0x9C, 0x9C) R(0x9D, 0x9D) R(0x9E, 0x9E) \
+  R(0x9F, 0x9F) R(0xA0, 0xA0) R(0xA1, 0xA1) R(0xA2, 0xA2) R(0xA3, 0xA3) \
+  R(0xA4, 0xA4) R(0xA5, 0xA5) R(0xA6, 0xA6) R(0xA7, 0xA7) R(0xA8, 0xA8) \
+  R(0xA9, 0xA9) R(0xAA, 0xAA) R(0xAB, 0xAB) R(0xAC, 0xAC) R(0xAD, 0xAD) \
+  R(0xAE, 0xAE) R(0xAF, 0xAF) R(0xB0, 0xB0) R(0xB1, 0xB1) R(0xB2, 0xB2) \
+  R(0xB3, 0xB3) R(0xB4, 0xB4) R(0xB5, 0xB5) R(0xB6, 0xB6) R(0xB7, 0xB7) \
+  R(0xB8, 0xB8) R(0xB9, 0xB9) R(0xBA, 0xBA) R(0xBB, 0xBB) \
+  R(0xC0, 0xC0) R(0xC1, 0xC1) R(0xC2, 0xC2) R(0xC3, 0xC3) R(0xC4, 0xC4) \
+  R(0x100, fc0) R(0x101, fc1) R(0x102, fc2) R(0x103, fc3) R(0x104, fc4) \
+  R(0x105, fc5) R(0x106, fc6) R(0x107, fc7) R(0x108, mem_init) \
+  R(0x109, data_drop) R(0x10A, mem_copy) R(0x10B, mem_fill) R(0x10C, table_init) \
+  R(0x10D, elem_drop) R(0x10E, table_copy) R(0x10F, table_grow) \
+  R(0x110, table_size) R(0x111, table_fill) \
+  R(op::kImm + 0x46, 0x46_i) \
+  R(op::kImm + 0x47, 0x47_i) \
+  R(op::kImm + 0x48, 0x48_i) \
+  R(op::kImm + 0x49, 0x49_i) \
+  R(op::kImm + 0x4A, 0x4A_i) \
+  R(op::kImm + 0x4B, 0x4B_i) \
+  R(op::kImm + 0x4C, 0x4C_i) \
+  R(op::kImm + 0x4D, 0x4D_i) \
+  R(op::kImm + 0x4E, 0x4E_i) \
+  R(op::kImm + 0x4F, 0x4F_i) \
+  R(op::kImm + 0x6A, 0x6A_i) \
+  R(op::kImm + 0x6B, 0x6B_i) \
+  R(op::kImm + 0x6C, 0x6C_i) \
+  R(op::kImm + 0x71, 0x71_i) \
+  R(op::kImm + 0x72, 0x72_i) \
+  R(op::kImm + 0x73, 0x73_i) \
+  R(op::kImm + 0x74, 0x74_i) \
+  R(op::kImm + 0x75, 0x75_i) \
+  R(op::kImm + 0x76, 0x76_i) \
+  R(op::kImm + 0x77, 0x77_i) \
+  R(op::kImm + 0x78, 0x78_i) \
+  R(op::kImm + 0x51, 0x51_i) \
+  R(op::kImm + 0x52, 0x52_i) \
+  R(op::kImm + 0x53, 0x53_i) \
+  R(op::kImm + 0x54, 0x54_i) \
+  R(op::kImm + 0x55, 0x55_i) \
+  R(op::kImm + 0x56, 0x56_i) \
+  R(op::kImm + 0x57, 0x57_i) \
+  R(op::kImm + 0x58, 0x58_i) \
+  R(op::kImm + 0x59, 0x59_i) \
+  R(op::kImm + 0x5A, 0x5A_i) \
+  R(op::kImm + 0x7C, 0x7C_i) \
+  R(op::kImm + 0x7D, 0x7D_i) \
+  R(op::kImm + 0x7E, 0x7E_i) \
+  R(op::kImm + 0x83, 0x83_i) \
+  R(op::kImm + 0x84, 0x84_i) \
+  R(op::kImm + 0x85, 0x85_i) \
+  R(op::kImm + 0x86, 0x86_i) \
+  R(op::kImm + 0x87, 0x87_i) \
+  R(op::kImm + 0x88, 0x88_i) \
+  R(op::kImm + 0x89, 0x89_i) \
+  R(op::kImm + 0x8A, 0x8A_i) \
+  R(op::kAbs + 0x00, 0x28_a) \
+  R(op::kAbs + 0x01, 0x29_a) \
+  R(op::kAbs + 0x02, 0x28_a) \
+  R(op::kAbs + 0x03, 0x29_a) \
+  R(op::kAbs + 0x04, 0x2C_a) \
+  R(op::kAbs + 0x05, 0x2D_a) \
+  R(op::kAbs + 0x06, 0x2E_a) \
+  R(op::kAbs + 0x07, 0x2F_a) \
+  R(op::kAbs + 0x08, 0x30_a) \
+  R(op::kAbs + 0x09, 0x31_a) \
+  R(op::kAbs + 0x0A, 0x32_a) \
+  R(op::kAbs + 0x0B, 0x33_a) \
+  R(op::kAbs + 0x0C, 0x34_a) \
+  R(op::kAbs + 0x0D, 0x35_a) \
+  R(op::kAbs + 0x0E, 0x36_a) \
+  R(op::kAbs + 0x0F, 0x37_a) \
+  R(op::kAbs + 0x10, 0x36_a) \
+  R(op::kAbs + 0x11, 0x37_a) \
+  R(op::kAbs + 0x12, 0x3A_a) \
+  R(op::kAbs + 0x13, 0x3B_a) \
+  R(op::kAbs + 0x14, 0x3A_a) \
+  R(op::kAbs + 0x15, 0x3B_a) \
+  R(op::kAbs + 0x16, 0x36_a) \
+  R(op::kWrap + 0x00, 0x28_w) \
+  R(op::kWrap + 0x01, 0x29_w) \
+  R(op::kWrap + 0x02, 0x28_w) \
+  R(op::kWrap + 0x03, 0x29_w) \
+  R(op::kWrap + 0x04, 0x2C_w) \
+  R(op::kWrap + 0x05, 0x2D_w) \
+  R(op::kWrap + 0x06, 0x2E_w) \
+  R(op::kWrap + 0x07, 0x2F_w) \
+  R(op::kWrap + 0x08, 0x30_w) \
+  R(op::kWrap + 0x09, 0x31_w) \
+  R(op::kWrap + 0x0A, 0x32_w) \
+  R(op::kWrap + 0x0B, 0x33_w) \
+  R(op::kWrap + 0x0C, 0x34_w) \
+  R(op::kWrap + 0x0D, 0x35_w) \
+  R(op::kWrap + 0x0E, 0x36_w) \
+  R(op::kWrap + 0x0F, 0x37_w) \
+  R(op::kWrap + 0x10, 0x36_w) \
+  R(op::kWrap + 0x11, 0x37_w) \
+  R(op::kWrap + 0x12, 0x3A_w) \
+  R(op::kWrap + 0x13, 0x3B_w) \
+  R(op::kWrap + 0x14, 0x3A_w) \
+  R(op::kWrap + 0x15, 0x3B_w) \
+  R(op::kWrap + 0x16, 0x36_w) \
+  R(op::kJmpIfA, jmp_if_a) \
+  R(op::kJmpUnlessA, jmp_unless_a) \
+  K32_BINI(R, 0x46) \
+  K32_BINI(R, 0x47) \
+  K32_BINI(R, 0x48) \
+  K32_BINI(R, 0x49) \
+  K32_BINI(R, 0x4A) \
+  K32_BINI(R, 0x4B) \
+  K32_BINI(R, 0x4C) \
+  K32_BINI(R, 0x4D) \
+  K32_BINI(R, 0x4E) \
+  K32_BINI(R, 0x4F) \
+  K32_BINI(R, 0x51) \
+  K32_BINI(R, 0x52) \
+  K32_BINI(R, 0x53) \
+  K32_BINI(R, 0x54) \
+  K32_BINI(R, 0x55) \
+  K32_BINI(R, 0x56) \
+  K32_BINI(R, 0x57) \
+  K32_BINI(R, 0x58) \
+  K32_BINI(R, 0x59) \
+  K32_BINI(R, 0x5A) \
+  K32_BINI(R, 0x6A) \
+  K32_BINI(R, 0x6B) \
+  K32_BINI(R, 0x6C) \
+  K32_BINI(R, 0x71) \
+  K32_BINI(R, 0x72) \
+  K32_BINI(R, 0x73) \
+  K32_BINI(R, 0x74) \
+  K32_BINI(R, 0x75) \
+  K32_BINI(R, 0x76) \
+  K32_BINI(R, 0x77) \
+  K32_BINI(R, 0x78) \
+  K32_BINI(R, 0x7C) \
+  K32_BINI(R, 0x7D) \
+  K32_BINI(R, 0x7E) \
+  K32_BINI(R, 0x83) \
+  K32_BINI(R, 0x84) \
+  K32_BINI(R, 0x85) \
+  K32_BINI(R, 0x86) \
+  K32_BINI(R, 0x87) \
+  K32_BINI(R, 0x88) \
+  K32_BINI(R, 0x89) \
+  K32_BINI(R, 0x8A) \
+  K32_BIN(R, 0x92) \
+  K32_BIN(R, 0x93) \
+  K32_BIN(R, 0x94) \
+  K32_BIN(R, 0x95) \
+  K32_BIN(R, 0xA0) \
+  K32_BIN(R, 0xA1) \
+  K32_BIN(R, 0xA2) \
+  K32_BIN(R, 0xA3) \
+  K32_JC(R, 0) \
+  K32_JC(R, 1) \
+  K32_JC(R, 2) \
+  K32_JC(R, 3) \
+  K32_JC(R, 4) \
+  K32_JC(R, 5) \
+  K32_JC(R, 6) \
+  K32_JC(R, 7) \
+  K32_JC(R, 8) \
+  K32_JC(R, 9) \
+  K32_LOADV(R, 0, 0x28) \
+  K32_LOADV(R, 1, 0x29) \
+  K32_LOADV(R, 2, 0x28) \
+  K32_LOADV(R, 3, 0x29) \
+  K32_LOADV(R, 4, 0x2C) \
+  K32_LOADV(R, 5, 0x2D) \
+  K32_LOADV(R, 6, 0x2E) \
+  K32_LOADV(R, 7, 0x2F) \
+  K32_LOADV(R, 8, 0x30) \
+  K32_LOADV(R, 9, 0x31) \
+  K32_LOADV(R, 10, 0x32) \
+  K32_LOADV(R, 11, 0x33) \
+  K32_LOADV(R, 12, 0x34) \
+  K32_LOADV(R, 13, 0x35) \
+  K32_STOREV(R, 0, 0x36) \
+  K32_STOREV(R, 1, 0x37) \
+  K32_STOREV(R, 2, 0x36) \
+  K32_STOREV(R, 3, 0x37) \
+  K32_STOREV(R, 4, 0x3A) \
+  K32_STOREV(R, 5, 0x3B) \
+  K32_STOREV(R, 6, 0x3A) \
+  K32_STOREV(R, 7, 0x3B) \
+  K32_STOREV(R, 8, 0x36) \
+  K32_FUSE8(R, op::kFuse, fu, 0) \
+  K32_FUSE8(R, op::kFuse, fu, 1) \
+  K32_FUSE8(R, op::kFuse, fu, 2) \
+  K32_FUSE8(R, op::kFuse, fu, 3) \
+  K32_FUSE8(R, op::kFuse, fu, 4) \
+  K32_FUSE8(R, op::kFuse, fu, 5) \
+  K32_FUSE8(R, op::kFuse, fu, 6) \
+  K32_FUSE8(R, op::kFuse, fu, 7) \
+  K32_FUSE8(R, op::kFuse3, f3, 0) \
+  K32_FUSE8(R, op::kFuse3, f3, 1) \
+  K32_FUSE8(R, op::kFuse3, f3, 2) \
+  K32_FUSE8(R, op::kFuse3, f3, 3) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 0) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 1) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 2) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 3) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 4) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 5) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 6) \
+  K32_FUSE4(R, op::kFuseAdd, fu, 7) \
+  K32_FUSE4(R, op::kFuse3Add, f3, 0) \
+  K32_FUSE4(R, op::kFuse3Add, f3, 1) \
+  K32_FUSE4(R, op::kFuse3Add, f3, 2) \
+  K32_FUSE4(R, op::kFuse3Add, f3, 3) \
+  K32_RUN10(R, op::kAddJmpCmp, ajc) \
+  K32_RUN10(R, op::kAddJmpCmpI, ajci) \
+  K32_RUN10(R, op::kLoadJmpCmp, ljc) \
+  K32_RUN10(R, op::kLoad8JmpCmpI, l8jc) \
+  K32_RUN10(R, op::kCopyNJmpCmp, cjc) \
+  K32_RUN10(R, op::kAddCopyNJmpCmp, acjc) \
+  K32_RUN10(R, op::kAddAddLoadJmpCmp, aaljc) \
+  K32_RUN10(R, op::kAddLoadAddCopyNJmpCmp, alacjc) \
+  K32_RUN10(R, op::kAddAddLoadLoop, aaloop) \
+  K32_RUN10(R, op::kAddLoadAddCopyLoop, alaloop) \
+  K32_RUN10(R, op::kJmpCmpIZero, jciz) \
+  K32_RUN10(R, op::kJmpZeroCmpI, jzci) \
+  K32_RUN8(R, op::kMulAddFuse, mfa) \
+  K32_RUN8(R, op::kRotl2FuseAdd, r2fa) \
+  R(op::kRotl2 + 0, rotl2_s) R(op::kRotl2 + 1, rotl2_a) \
+  R(op::kJmpTest + 0, jtest_zs) R(op::kJmpTest + 1, jtest_nzs) R(op::kJmpTest + 2, jtest_za) R(op::kJmpTest + 3, jtest_nza) \
+  R(op::kRevImm + 0, rev_sub_s) R(op::kRevImm + 1, rev_sub_a) R(op::kRevImm + 2, rev_shl_s) R(op::kRevImm + 3, rev_shl_a) R(op::kRevImm + 4, rev_shr_s_s) R(op::kRevImm + 5, rev_shr_s_a) R(op::kRevImm + 6, rev_shr_u_s) R(op::kRevImm + 7, rev_shr_u_a) \
+  R(op::kMulLoads + 0, mul_ld_i32_s) R(op::kMulLoads + 1, mul_ld_i32_a) R(op::kMulLoads + 2, mul_ld_f32_s) R(op::kMulLoads + 3, mul_ld_f32_a) R(op::kMulLoads + 4, mul_ld_f64_s) R(op::kMulLoads + 5, mul_ld_f64_a) \
+  R(op::kLoadAdd, load_add) \
+  R(op::kAddLoad, add_load) \
+  R(op::kAddAdd, add_add) \
+  R(op::kAddCopyN, add_copyn) \
+  R(op::kAddCopyNJmp, add_copyn_jmp) \
+  R(op::kCopyNJmp, copyn_jmp) \
+  R(op::kLoadSum, load_sum) \
+  R(op::kShlAdd, shl_add) \
+  R(op::kMulAdd, mul_add) \
+  R(op::kAddStoreAbs, add_store_abs) \
+  R(op::kAddCallDirect, add_call_direct)
+
 namespace k32 {
 namespace wasm {
+
+namespace {
+#define K32_OPCODE(n, name) uint32_t(n),
+constexpr uint32_t kHandlerOps[] = {K32_WASM_HANDLERS(K32_OPCODE)};
+#undef K32_OPCODE
+constexpr uint32_t kHandlerCount = sizeof kHandlerOps / sizeof kHandlerOps[0];
+struct HandlerSlots {
+  uint16_t of[op::kCount];  // opcode -> its entry in K32_WASM_HANDLERS (0: L_bad)
+};
+constexpr HandlerSlots make_handler_slots() {
+  HandlerSlots t{};
+  for (uint32_t i = 1; i < kHandlerCount; i++)
+    if (kHandlerOps[i] < op::kCount) t.of[kHandlerOps[i]] = uint16_t(i);
+  return t;
+}
+constexpr HandlerSlots kHandlerSlots = make_handler_slots();
+static_assert(kHandlerCount < 65536, "entries fit 16 bits");
+}  // namespace
 
 namespace {
 // Rounding a signalling NaN must yield a quiet one (Wasm's "arithmetic NaN"); some libm
@@ -163,285 +509,29 @@ inline uint32_t fuse_op2(uint32_t a, uint32_t t) {
 }
 }  // namespace
 
-Trap execute(Store* s, Func* f, const Value* args, Value* results) {
-  // Called once with f == nullptr by dispatch_offsets() to publish the handler offsets.
+// The dispatch loop: every handler is a label of this one function, so it is the unit the
+// port places in its fastest code memory (K32_FAST_CODE); slow paths live out of line.
+K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results) {
+  // Called with f == nullptr by handler_words() to publish the handler addresses.
 #if K32_WASM_ABSOLUTE_DISPATCH
   const char* const dispatch_base = nullptr;
 #else
   const char* const dispatch_base = static_cast<const char*>(&&L_bad);
 #endif
   if (!f) {
-  const void* labels[op::kCount];
-  for (uint32_t i = 0; i < op::kCount; i++) labels[i] = &&L_bad;
-#define REG(n, name) labels[n] = &&L_##name
-  REG(op::kUnreachable, unreachable);
-  REG(op::kSelect, select);
-  REG(op::kCopy, copy);
-  REG(op::kCopy2, copy2);
-  REG(op::kCopyN, copyn);
-  REG(op::kGlobalGet, global_get);
-  REG(op::kGlobalSet, global_set);
-  REG(op::kTableGet, table_get);
-  REG(op::kTableSet, table_set);
-  REG(op::kCall, call);
-  REG(op::kCallIndirect, call_indirect);
-  REG(op::kI32Const, i32_const);
-  REG(op::kI64Const, i64_const);
-  REG(op::kF32Const, i32_const);
-  REG(op::kF64Const, i64_const);
-  REG(op::kRefNull, ref_null);
-  REG(op::kRefIsNull, ref_is_null);
-  REG(op::kRefFunc, ref_func);
-  REG(op::kJmp, jmp);
-  REG(op::kJmpIf, jmp_if);
-  REG(op::kJmpUnless, jmp_unless);
-  REG(op::kBr, br);
-  REG(op::kBrIf, br_if);
-  REG(op::kBrTable, br_table);
-  REG(op::kReturn, ret);
-  REG(op::kReturn1, ret1);
-  REG(op::kCallDirect, call_direct);
-  REG(0x28, 0x28); REG(0x29, 0x29); REG(0x2A, 0x28); REG(0x2B, 0x29); REG(0x2C, 0x2C);
-  REG(0x2D, 0x2D); REG(0x2E, 0x2E); REG(0x2F, 0x2F); REG(0x30, 0x30); REG(0x31, 0x31);
-  REG(0x32, 0x32); REG(0x33, 0x33); REG(0x34, 0x34); REG(0x35, 0x35); REG(0x36, 0x36);
-  REG(0x37, 0x37); REG(0x38, 0x36); REG(0x39, 0x37); REG(0x3A, 0x3A); REG(0x3B, 0x3B);
-  REG(0x3C, 0x3A); REG(0x3D, 0x3B); REG(0x3E, 0x36);
-  REG(0x3F, 0x3F); REG(0x40, 0x40);
-  REG(0x45, 0x45); REG(0x46, 0x46); REG(0x47, 0x47); REG(0x48, 0x48); REG(0x49, 0x49);
-  REG(0x4A, 0x4A); REG(0x4B, 0x4B); REG(0x4C, 0x4C); REG(0x4D, 0x4D); REG(0x4E, 0x4E);
-  REG(0x4F, 0x4F); REG(0x50, 0x50); REG(0x51, 0x51); REG(0x52, 0x52); REG(0x53, 0x53);
-  REG(0x54, 0x54); REG(0x55, 0x55); REG(0x56, 0x56); REG(0x57, 0x57); REG(0x58, 0x58);
-  REG(0x59, 0x59); REG(0x5A, 0x5A); REG(0x5B, 0x5B); REG(0x5C, 0x5C); REG(0x5D, 0x5D);
-  REG(0x5E, 0x5E); REG(0x5F, 0x5F); REG(0x60, 0x60); REG(0x61, 0x61); REG(0x62, 0x62);
-  REG(0x63, 0x63); REG(0x64, 0x64); REG(0x65, 0x65); REG(0x66, 0x66); REG(0x67, 0x67);
-  REG(0x68, 0x68); REG(0x69, 0x69); REG(0x6A, 0x6A); REG(0x6B, 0x6B); REG(0x6C, 0x6C);
-  REG(0x6D, 0x6D); REG(0x6E, 0x6E); REG(0x6F, 0x6F); REG(0x70, 0x70); REG(0x71, 0x71);
-  REG(0x72, 0x72); REG(0x73, 0x73); REG(0x74, 0x74); REG(0x75, 0x75); REG(0x76, 0x76);
-  REG(0x77, 0x77); REG(0x78, 0x78); REG(0x79, 0x79); REG(0x7A, 0x7A); REG(0x7B, 0x7B);
-  REG(0x7C, 0x7C); REG(0x7D, 0x7D); REG(0x7E, 0x7E); REG(0x7F, 0x7F); REG(0x80, 0x80);
-  REG(0x81, 0x81); REG(0x82, 0x82); REG(0x83, 0x83); REG(0x84, 0x84); REG(0x85, 0x85);
-  REG(0x86, 0x86); REG(0x87, 0x87); REG(0x88, 0x88); REG(0x89, 0x89); REG(0x8A, 0x8A);
-  REG(0x8B, 0x8B); REG(0x8C, 0x8C); REG(0x8D, 0x8D); REG(0x8E, 0x8E); REG(0x8F, 0x8F);
-  REG(0x90, 0x90); REG(0x91, 0x91); REG(0x92, 0x92); REG(0x93, 0x93); REG(0x94, 0x94);
-  REG(0x95, 0x95); REG(0x96, 0x96); REG(0x97, 0x97); REG(0x98, 0x98); REG(0x99, 0x99);
-  REG(0x9A, 0x9A); REG(0x9B, 0x9B); REG(0x9C, 0x9C); REG(0x9D, 0x9D); REG(0x9E, 0x9E);
-  REG(0x9F, 0x9F); REG(0xA0, 0xA0); REG(0xA1, 0xA1); REG(0xA2, 0xA2); REG(0xA3, 0xA3);
-  REG(0xA4, 0xA4); REG(0xA5, 0xA5); REG(0xA6, 0xA6); REG(0xA7, 0xA7); REG(0xA8, 0xA8);
-  REG(0xA9, 0xA9); REG(0xAA, 0xAA); REG(0xAB, 0xAB); REG(0xAC, 0xAC); REG(0xAD, 0xAD);
-  REG(0xAE, 0xAE); REG(0xAF, 0xAF); REG(0xB0, 0xB0); REG(0xB1, 0xB1); REG(0xB2, 0xB2);
-  REG(0xB3, 0xB3); REG(0xB4, 0xB4); REG(0xB5, 0xB5); REG(0xB6, 0xB6); REG(0xB7, 0xB7);
-  REG(0xB8, 0xB8); REG(0xB9, 0xB9); REG(0xBA, 0xBA); REG(0xBB, 0xBB);
-  REG(0xC0, 0xC0); REG(0xC1, 0xC1); REG(0xC2, 0xC2); REG(0xC3, 0xC3); REG(0xC4, 0xC4);
-  REG(0x100, fc0); REG(0x101, fc1); REG(0x102, fc2); REG(0x103, fc3); REG(0x104, fc4);
-  REG(0x105, fc5); REG(0x106, fc6); REG(0x107, fc7); REG(0x108, mem_init);
-  REG(0x109, data_drop); REG(0x10A, mem_copy); REG(0x10B, mem_fill); REG(0x10C, table_init);
-  REG(0x10D, elem_drop); REG(0x10E, table_copy); REG(0x10F, table_grow);
-  REG(0x110, table_size); REG(0x111, table_fill);
-  REG(op::kImm + 0x46, 0x46_i);
-  REG(op::kImm + 0x47, 0x47_i);
-  REG(op::kImm + 0x48, 0x48_i);
-  REG(op::kImm + 0x49, 0x49_i);
-  REG(op::kImm + 0x4A, 0x4A_i);
-  REG(op::kImm + 0x4B, 0x4B_i);
-  REG(op::kImm + 0x4C, 0x4C_i);
-  REG(op::kImm + 0x4D, 0x4D_i);
-  REG(op::kImm + 0x4E, 0x4E_i);
-  REG(op::kImm + 0x4F, 0x4F_i);
-  REG(op::kImm + 0x6A, 0x6A_i);
-  REG(op::kImm + 0x6B, 0x6B_i);
-  REG(op::kImm + 0x6C, 0x6C_i);
-  REG(op::kImm + 0x71, 0x71_i);
-  REG(op::kImm + 0x72, 0x72_i);
-  REG(op::kImm + 0x73, 0x73_i);
-  REG(op::kImm + 0x74, 0x74_i);
-  REG(op::kImm + 0x75, 0x75_i);
-  REG(op::kImm + 0x76, 0x76_i);
-  REG(op::kImm + 0x77, 0x77_i);
-  REG(op::kImm + 0x78, 0x78_i);
-  REG(op::kImm + 0x51, 0x51_i);
-  REG(op::kImm + 0x52, 0x52_i);
-  REG(op::kImm + 0x53, 0x53_i);
-  REG(op::kImm + 0x54, 0x54_i);
-  REG(op::kImm + 0x55, 0x55_i);
-  REG(op::kImm + 0x56, 0x56_i);
-  REG(op::kImm + 0x57, 0x57_i);
-  REG(op::kImm + 0x58, 0x58_i);
-  REG(op::kImm + 0x59, 0x59_i);
-  REG(op::kImm + 0x5A, 0x5A_i);
-  REG(op::kImm + 0x7C, 0x7C_i);
-  REG(op::kImm + 0x7D, 0x7D_i);
-  REG(op::kImm + 0x7E, 0x7E_i);
-  REG(op::kImm + 0x83, 0x83_i);
-  REG(op::kImm + 0x84, 0x84_i);
-  REG(op::kImm + 0x85, 0x85_i);
-  REG(op::kImm + 0x86, 0x86_i);
-  REG(op::kImm + 0x87, 0x87_i);
-  REG(op::kImm + 0x88, 0x88_i);
-  REG(op::kImm + 0x89, 0x89_i);
-  REG(op::kImm + 0x8A, 0x8A_i);
-  REG(op::kAbs + 0x00, 0x28_a);
-  REG(op::kAbs + 0x01, 0x29_a);
-  REG(op::kAbs + 0x02, 0x28_a);
-  REG(op::kAbs + 0x03, 0x29_a);
-  REG(op::kAbs + 0x04, 0x2C_a);
-  REG(op::kAbs + 0x05, 0x2D_a);
-  REG(op::kAbs + 0x06, 0x2E_a);
-  REG(op::kAbs + 0x07, 0x2F_a);
-  REG(op::kAbs + 0x08, 0x30_a);
-  REG(op::kAbs + 0x09, 0x31_a);
-  REG(op::kAbs + 0x0A, 0x32_a);
-  REG(op::kAbs + 0x0B, 0x33_a);
-  REG(op::kAbs + 0x0C, 0x34_a);
-  REG(op::kAbs + 0x0D, 0x35_a);
-  REG(op::kAbs + 0x0E, 0x36_a);
-  REG(op::kAbs + 0x0F, 0x37_a);
-  REG(op::kAbs + 0x10, 0x36_a);
-  REG(op::kAbs + 0x11, 0x37_a);
-  REG(op::kAbs + 0x12, 0x3A_a);
-  REG(op::kAbs + 0x13, 0x3B_a);
-  REG(op::kAbs + 0x14, 0x3A_a);
-  REG(op::kAbs + 0x15, 0x3B_a);
-  REG(op::kAbs + 0x16, 0x36_a);
-  REG(op::kWrap + 0x00, 0x28_w);
-  REG(op::kWrap + 0x01, 0x29_w);
-  REG(op::kWrap + 0x02, 0x28_w);
-  REG(op::kWrap + 0x03, 0x29_w);
-  REG(op::kWrap + 0x04, 0x2C_w);
-  REG(op::kWrap + 0x05, 0x2D_w);
-  REG(op::kWrap + 0x06, 0x2E_w);
-  REG(op::kWrap + 0x07, 0x2F_w);
-  REG(op::kWrap + 0x08, 0x30_w);
-  REG(op::kWrap + 0x09, 0x31_w);
-  REG(op::kWrap + 0x0A, 0x32_w);
-  REG(op::kWrap + 0x0B, 0x33_w);
-  REG(op::kWrap + 0x0C, 0x34_w);
-  REG(op::kWrap + 0x0D, 0x35_w);
-  REG(op::kWrap + 0x0E, 0x36_w);
-  REG(op::kWrap + 0x0F, 0x37_w);
-  REG(op::kWrap + 0x10, 0x36_w);
-  REG(op::kWrap + 0x11, 0x37_w);
-  REG(op::kWrap + 0x12, 0x3A_w);
-  REG(op::kWrap + 0x13, 0x3B_w);
-  REG(op::kWrap + 0x14, 0x3A_w);
-  REG(op::kWrap + 0x15, 0x3B_w);
-  REG(op::kWrap + 0x16, 0x36_w);
-  REG(op::kJmpIfA, jmp_if_a);
-  REG(op::kJmpUnlessA, jmp_unless_a);
-#define REG_BIN(o)                                  \
-  REG(op::acc_op(op::kSSA, o), o##_v0);             \
-  REG(op::acc_op(op::kASS, o), o##_v2);             \
-  REG(op::acc_op(op::kASA, o), o##_v3);             \
-  REG(op::acc_op(op::kSAS, o), o##_v6);             \
-  REG(op::acc_op(op::kSAA, o), o##_v7);
-#define REG_BINI(o)                                 \
-  REG_BIN(o)                                        \
-  REG(op::acc_op(op::kSIA, o), o##_v1);             \
-  REG(op::acc_op(op::kAIS, o), o##_v4);             \
-  REG(op::acc_op(op::kAIA, o), o##_v5);
-  REG_BINI(0x46) REG_BINI(0x47) REG_BINI(0x48) REG_BINI(0x49) REG_BINI(0x4A)
-  REG_BINI(0x4B) REG_BINI(0x4C) REG_BINI(0x4D) REG_BINI(0x4E) REG_BINI(0x4F)
-  REG_BINI(0x51) REG_BINI(0x52) REG_BINI(0x53) REG_BINI(0x54) REG_BINI(0x55)
-  REG_BINI(0x56) REG_BINI(0x57) REG_BINI(0x58) REG_BINI(0x59) REG_BINI(0x5A)
-  REG_BINI(0x6A) REG_BINI(0x6B) REG_BINI(0x6C)
-  REG_BINI(0x71) REG_BINI(0x72) REG_BINI(0x73) REG_BINI(0x74) REG_BINI(0x75)
-  REG_BINI(0x76) REG_BINI(0x77) REG_BINI(0x78)
-  REG_BINI(0x7C) REG_BINI(0x7D) REG_BINI(0x7E)
-  REG_BINI(0x83) REG_BINI(0x84) REG_BINI(0x85) REG_BINI(0x86) REG_BINI(0x87)
-  REG_BINI(0x88) REG_BINI(0x89) REG_BINI(0x8A)
-  REG_BIN(0x92) REG_BIN(0x93) REG_BIN(0x94) REG_BIN(0x95)
-  REG_BIN(0xA0) REG_BIN(0xA1) REG_BIN(0xA2) REG_BIN(0xA3)
-#define REG_JC(i)                                   \
-  REG(op::kJmpCmp + i, jc##i);                      \
-  REG(op::kJmpCmpI + i, jci##i);                    \
-  REG(op::kJmpCmpA + i, jca##i);                    \
-  REG(op::kJmpCmpAI + i, jcai##i);                  \
-  REG(op::kJmpCmpSA + i, jcsa##i);
-  REG_JC(0) REG_JC(1) REG_JC(2) REG_JC(3) REG_JC(4) REG_JC(5) REG_JC(6) REG_JC(7) REG_JC(8) REG_JC(9)
-  // loads: opcode -> handler (f32/f64 loads share the i32/i64 bit-copying handlers)
-  static const uint8_t kLoadHandler[14] = {0x28, 0x29, 0x28, 0x29, 0x2C, 0x2D, 0x2E,
-                                           0x2F, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35};
-  static const uint8_t kStoreHandler[9] = {0x36, 0x37, 0x36, 0x37, 0x3A, 0x3B, 0x3A, 0x3B, 0x36};
-#define LOAD_LABELS(h) {&&L_##h##_bas, &&L_##h##_bsa, &&L_##h##_baa, &&L_##h##_was, \
-                        &&L_##h##_wsa, &&L_##h##_waa, &&L_##h##_aa}
-  static const uint8_t kLoadNames[12] = {0x28, 0x29, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35};
-  const void* load_labels[12][7] = {LOAD_LABELS(0x28), LOAD_LABELS(0x29), LOAD_LABELS(0x2C),
-                                    LOAD_LABELS(0x2D), LOAD_LABELS(0x2E), LOAD_LABELS(0x2F),
-                                    LOAD_LABELS(0x30), LOAD_LABELS(0x31), LOAD_LABELS(0x32),
-                                    LOAD_LABELS(0x33), LOAD_LABELS(0x34), LOAD_LABELS(0x35)};
-  for (uint32_t k = 0; k < 14; k++)
-    for (uint32_t n = 0; n < 12; n++)
-      if (kLoadNames[n] == kLoadHandler[k])
-        for (uint32_t v = 0; v < 7; v++) labels[op::kLoadAcc + v * 16 + k] = load_labels[n][v];
-#define STORE_LABELS(h) {&&L_##h##_bv, &&L_##h##_baddr, &&L_##h##_wv, &&L_##h##_waddr, &&L_##h##_av}
-  static const uint8_t kStoreNames[4] = {0x36, 0x37, 0x3A, 0x3B};
-  const void* store_labels[4][5] = {STORE_LABELS(0x36), STORE_LABELS(0x37), STORE_LABELS(0x3A),
-                                    STORE_LABELS(0x3B)};
-  for (uint32_t k = 0; k < 9; k++)
-    for (uint32_t n = 0; n < 4; n++)
-      if (kStoreNames[n] == kStoreHandler[k])
-        for (uint32_t v = 0; v < 5; v++) labels[op::kStoreAcc + v * 16 + k] = store_labels[n][v];
-  // A family of consecutive opcodes from `base` on, in the order of its handler labels.
-#define REG_RUN(base, ...)                                                     \
-  do {                                                                         \
-    const void* run_[] = {__VA_ARGS__};                                        \
-    for (uint32_t i_ = 0; i_ < sizeof run_ / sizeof run_[0]; i_++)             \
-      labels[(base) + i_] = run_[i_];                                          \
-  } while (0)
-#define FUSE_LABELS(f, i1) &&L_##f##i1##_0s, &&L_##f##i1##_0a, &&L_##f##i1##_1s, &&L_##f##i1##_1a, \
-                           &&L_##f##i1##_2s, &&L_##f##i1##_2a, &&L_##f##i1##_3s, &&L_##f##i1##_3a
-#define FUSEZ_LABELS(f, i1) &&L_##f##i1##_0z, &&L_##f##i1##_1z, &&L_##f##i1##_2z, &&L_##f##i1##_3z
-#define COMPARE_LABELS(prefix) &&L_##prefix##0, &&L_##prefix##1, &&L_##prefix##2, &&L_##prefix##3, \
-    &&L_##prefix##4, &&L_##prefix##5, &&L_##prefix##6, &&L_##prefix##7, &&L_##prefix##8, &&L_##prefix##9
-  REG_RUN(op::kFuse, FUSE_LABELS(fu, 0), FUSE_LABELS(fu, 1), FUSE_LABELS(fu, 2), FUSE_LABELS(fu, 3),
-          FUSE_LABELS(fu, 4), FUSE_LABELS(fu, 5), FUSE_LABELS(fu, 6), FUSE_LABELS(fu, 7));
-  REG_RUN(op::kFuse3, FUSE_LABELS(f3, 0), FUSE_LABELS(f3, 1), FUSE_LABELS(f3, 2), FUSE_LABELS(f3, 3));
-  REG_RUN(op::kFuseAdd, FUSEZ_LABELS(fu, 0), FUSEZ_LABELS(fu, 1), FUSEZ_LABELS(fu, 2), FUSEZ_LABELS(fu, 3),
-          FUSEZ_LABELS(fu, 4), FUSEZ_LABELS(fu, 5), FUSEZ_LABELS(fu, 6), FUSEZ_LABELS(fu, 7));
-  REG_RUN(op::kFuse3Add, FUSEZ_LABELS(f3, 0), FUSEZ_LABELS(f3, 1), FUSEZ_LABELS(f3, 2), FUSEZ_LABELS(f3, 3));
-  REG_RUN(op::kAddJmpCmp, COMPARE_LABELS(ajc));
-  REG_RUN(op::kAddJmpCmpI, COMPARE_LABELS(ajci));
-  REG_RUN(op::kLoadJmpCmp, COMPARE_LABELS(ljc));
-  REG_RUN(op::kLoad8JmpCmpI, COMPARE_LABELS(l8jc));
-  REG_RUN(op::kCopyNJmpCmp, COMPARE_LABELS(cjc));
-  REG_RUN(op::kAddCopyNJmpCmp, COMPARE_LABELS(acjc));
-  REG_RUN(op::kAddAddLoadJmpCmp, COMPARE_LABELS(aaljc));
-  REG_RUN(op::kAddLoadAddCopyNJmpCmp, COMPARE_LABELS(alacjc));
-  REG_RUN(op::kAddAddLoadLoop, COMPARE_LABELS(aaloop));
-  REG_RUN(op::kAddLoadAddCopyLoop, COMPARE_LABELS(alaloop));
-  REG_RUN(op::kMulAddFuse, &&L_mfa0, &&L_mfa1, &&L_mfa2, &&L_mfa3, &&L_mfa4, &&L_mfa5, &&L_mfa6,
-          &&L_mfa7);
-  REG_RUN(op::kJmpCmpIZero, COMPARE_LABELS(jciz));
-  REG_RUN(op::kJmpZeroCmpI, COMPARE_LABELS(jzci));
-  REG_RUN(op::kRotl2FuseAdd, &&L_r2fa0, &&L_r2fa1, &&L_r2fa2, &&L_r2fa3, &&L_r2fa4, &&L_r2fa5,
-          &&L_r2fa6, &&L_r2fa7);
-  REG_RUN(op::kRotl2, &&L_rotl2_s, &&L_rotl2_a);
-  REG_RUN(op::kJmpTest, &&L_jtest_zs, &&L_jtest_nzs, &&L_jtest_za, &&L_jtest_nza);
-  REG_RUN(op::kRevImm, &&L_rev_sub_s, &&L_rev_sub_a, &&L_rev_shl_s, &&L_rev_shl_a, &&L_rev_shr_s_s,
-          &&L_rev_shr_s_a, &&L_rev_shr_u_s, &&L_rev_shr_u_a);
-  REG_RUN(op::kMulLoads, &&L_mul_ld_i32_s, &&L_mul_ld_i32_a, &&L_mul_ld_f32_s, &&L_mul_ld_f32_a,
-          &&L_mul_ld_f64_s, &&L_mul_ld_f64_a);
-  REG(op::kLoadAdd, load_add);
-  REG(op::kAddLoad, add_load);
-  REG(op::kAddAdd, add_add);
-  REG(op::kAddCopyN, add_copyn);
-  REG(op::kAddCopyNJmp, add_copyn_jmp);
-  REG(op::kCopyNJmp, copyn_jmp);
-  REG(op::kLoadSum, load_sum);
-  REG(op::kShlAdd, shl_add);
-  REG(op::kMulAdd, mul_add);
-  REG(op::kAddStoreAbs, add_store_abs);
-  REG(op::kAddCallDirect, add_call_direct);
-#undef REG
-  int32_t* out = reinterpret_cast<int32_t*>(results);
-  for (uint32_t i = 0; i < op::kCount; i++) {
-    intptr_t off = static_cast<const char*>(labels[i]) - dispatch_base;
-    if (intptr_t(int32_t(off)) != off) {  // a build setting (code model), not a run-time condition
-      std::fprintf(stderr, "k32 wasm: handler addresses do not fit 32 bits in this build\n");
-      std::abort();
+#define K32_ADDR(n, name) &&L_##name,
+    static const void* const handlers[] = {K32_WASM_HANDLERS(K32_ADDR)};
+#undef K32_ADDR
+    static_assert(sizeof handlers / sizeof handlers[0] == kHandlerCount, "one address per entry");
+    for (const void* h : handlers) {
+      intptr_t off = static_cast<const char*>(h) - dispatch_base;
+      if (intptr_t(int32_t(off)) != off) {  // a build setting (code model), not a run-time condition
+        std::fprintf(stderr, "k32 wasm: handler addresses do not fit 32 bits in this build\n");
+        std::abort();
+      }
     }
-    out[i] = int32_t(off);
-  }
-  return trap_ok();
+    results[0].bits = uint64_t(uintptr_t(handlers));
+    return trap_ok();
   }
 
   Trap trap = trap_ok();
@@ -1575,7 +1665,7 @@ done:
 #ifdef K32_WASM_PROFILE
 namespace {
 int op_of(int32_t off) {
-  const int32_t* t = dispatch_offsets();
+  const HandlerWords t = handler_words();
   for (uint32_t i = 0; i < op::kCount; i++)
     if (t[i] == off) return int(i);
   return -1;
@@ -1604,15 +1694,19 @@ void profile_dump() {
 }  // namespace
 #endif
 
-const int32_t* dispatch_offsets() {
-  // Filled on first use; threads racing here would store identical values.
-  static int32_t table[op::kCount];
-  static std::atomic<bool> ready{false};
-  if (!ready.load(std::memory_order_acquire)) {
-    execute(nullptr, nullptr, nullptr, reinterpret_cast<Value*>(table));
-    ready.store(true, std::memory_order_release);
-  }
-  return table;
+HandlerWords handler_words() {
+  Value out{0};
+  execute(nullptr, nullptr, nullptr, &out);
+  return HandlerWords{reinterpret_cast<const void* const*>(uintptr_t(out.bits))};
+}
+
+int32_t HandlerWords::operator[](uint32_t o) const {
+  const char* h = static_cast<const char*>(addrs[o < op::kCount ? kHandlerSlots.of[o] : 0]);
+#if K32_WASM_ABSOLUTE_DISPATCH
+  return int32_t(intptr_t(h));
+#else
+  return int32_t(h - static_cast<const char*>(addrs[0]));
+#endif
 }
 
 }  // namespace wasm

@@ -5,6 +5,15 @@
 
 #include "wasm.h"
 
+// The port's placement of the hottest code (port.h); the library also builds on its own
+// (the fuzzer, other embedders), where it is a no-op.
+#if __has_include("port.h")
+#include "port.h"
+#endif
+#ifndef K32_FAST_CODE
+#define K32_FAST_CODE
+#endif
+
 namespace k32 {
 namespace wasm {
 
@@ -221,9 +230,15 @@ class Store {
 };
 
 Trap execute(Store* s, Func* f, const Value* args, Value* results);
-// Per internal opcode, the offset of its handler from the executor's base label: compiled
-// code stores these instead of opcodes, so dispatch is one add and an indirect jump.
-const int32_t* dispatch_offsets();
+// Per internal opcode, the word naming its handler (its address, or its offset from the
+// executor's base label where addresses need more than 32 bits): compiled code stores these
+// instead of opcodes, so dispatch is a load and an indirect jump. Both tables behind it are
+// const (flash on the boards); nothing is built at run time.
+struct HandlerWords {
+  const void* const* addrs;  // the executor's handler addresses
+  int32_t operator[](uint32_t op) const;
+};
+HandlerWords handler_words();
 bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages);
 bool table_grow(Store* s, Table* t, uint32_t delta, uint64_t init, uint32_t* old_size);
 uint64_t const_value(const Instance* inst, const ConstExpr& e);
