@@ -72,20 +72,14 @@ struct Compiler {
   uint32_t op_start = 0;        // pc where the current WebAssembly instruction's code begins
   uint32_t last_op_start = kNone;  // … and where the last value-producing one began
   uint32_t last_op_code = kNone;   // … and its opcode
-  // The producer before that one: where it began, its opcode, its dst word and end.
-  uint32_t prev_op_start = kNone, prev_op_code = kNone, prev_dst_word = kNone, prev_dst_end = kNone;
   uint32_t last_emitted_op = kNone;
   const HandlerWords xlat = handler_words();
   uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
   uint32_t nparams = 0;
-  // The last instruction that may pair with the next one (ops.h), and the one before it if
-  // that was a candidate too: add-immediates into a slot and loads, all four words long.
-  uint32_t pair_at = kNone, pair_op = kNone, prev_pair_at = kNone, prev_pair_op = kNone;
-  // Where the last kAddAdd and kAddLoad were formed: a search loop's step may join them.
-  uint32_t addadd_at = kNone, addload_at = kNone;
-  uint32_t rotl2_at = kNone;  // where the last kRotl2 was emitted
-  uint32_t zero_jump_at = kNone;  // … and the last kJmpUnless
+  // The last instruction that may pair with the next one (ops.h): add-immediates into a
+  // slot, loads and compare-and-jumps, all four words long.
+  uint32_t pair_at = kNone, pair_op = kNone;
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
@@ -222,12 +216,8 @@ struct Compiler {
   void truncate(uint32_t at) {
     code.n = at;
     last_dst_end = kNone;
-    if (prev_dst_end != kNone && prev_dst_end > at) prev_dst_end = kNone;
-    for (uint32_t* t : {&addadd_at, &addload_at, &rotl2_at, &zero_jump_at})
-      if (*t != kNone && *t >= at) *t = kNone;
     copy_end = kNone;
     if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
-    if (prev_pair_at != kNone && prev_pair_at + 4 > at) prev_pair_at = kNone;
   }
   // True when instruction `o` (a pairing candidate) ends right where the next instruction
   // begins, unchanged, and no branch lands between them: the two may run as one.
@@ -236,16 +226,6 @@ struct Compiler {
            code[pair_at] == uint32_t(xlat[o]);
   }
   bool addi_before(uint32_t at) const { return pairs_before(op::kImm + 0x6A, at); }
-  // The opcode of the producer just before the last one when it ended where that one begins,
-  // no branch lands there, it is unchanged and its result is canonical slot `slot` (which
-  // only the instruction being compiled reads); else kNone.
-  uint32_t producer_before(uint32_t slot) const {
-    if (prev_dst_end == kNone || last_op_start == kNone || prev_dst_end != last_op_start ||
-        label_pc == last_op_start || slot < nlocals || code[prev_dst_word] != slot ||
-        code[prev_op_start] != uint32_t(xlat[prev_op_code]))
-      return kNone;
-    return prev_op_code;
-  }
   // Turns that candidate into the paired instruction `o`, whose remaining operand words the
   // caller emits next (the second instruction's opcode word is never written).
   void pair_into(uint32_t o) {
@@ -255,97 +235,10 @@ struct Compiler {
     last_emitted_op = o;
     pair_at = kNone;
   }
-  // Joins the instruction just formed at `second` to `first`, which ends there and is still
-  // the `was` it was formed as, into instruction `o`; the second's opcode word goes (ops.h).
-  void join_into(uint32_t first, uint32_t size, uint32_t was, uint32_t second, uint32_t o) {
-    if (first == kNone || first + size != second || label_pc == second || code.n <= second ||
-        code[first] != uint32_t(xlat[was]))
-      return;
-    for (uint32_t i = second; i + 1 < code.n; i++) code[i] = code[i + 1];
-    code.n--;
-    code[first] = uint32_t(xlat[o]);
-    op_start = first;
-    last_emitted_op = o;
-    last_dst_end = kNone;
-  }
   void pair_candidate(uint32_t o) {
-    prev_pair_at = pair_at;
-    prev_pair_op = pair_op;
     pair_at = pc();
     pair_op = o;
   }
-  // A load whose address is `x + k` wrapping at 2^32 (a wrap form, or a base form with offset
-  // 0) of type index t (0 i32, 1 f32, 2 f64) at `at`, unchanged since it was emitted.
-  bool wrap_load_at(uint32_t at, uint32_t o, uint32_t t) const {
-    static const uint8_t kLoad[] = {0x28, 0x2A, 0x2B};
-    return at != kNone && code.n >= at + 4 && code[at] == uint32_t(xlat[o]) &&
-           ((o == op::kWrap + kLoad[t] - 0x28) || (o == kLoad[t] && code[at + 2] == 0));
-  }
-  // `rotl(x1, k1) ^ rotl(x2, k2)`, both rotations just made into the operands' slots.
-  bool rotl_pair(const uint32_t side[2], uint32_t dst) {
-    const uint32_t rot = op::kImm + 0x77;
-    for (int k = 0; k < 2; k++) {
-      if (!fusable(side[k]) || last_op_start != pair_at || pair_op != rot || prev_pair_op != rot ||
-          prev_pair_at == kNone || prev_pair_at + 4 != pair_at || label_pc == pair_at ||
-          side[1 - k] < nlocals || code[prev_pair_at] != uint32_t(xlat[rot]) ||
-          code[prev_pair_at + 3] != side[1 - k])
-        continue;
-      uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
-      truncate(at);
-      op_start = rotl2_at = pc();
-      return emit_op(op::kRotl2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst);
-    }
-    return false;
-  }
-  // `z + t` where t was just computed by a fused instruction or an i32 load into its slot:
-  // that instruction takes z and writes the sum instead.
-  bool add_into(const uint32_t side[2], uint32_t dst) {
-    for (int k = 0; k < 2; k++) {
-      uint32_t p = last_op_code, fo, n = 3;  // n: the producer's operand words before its dst
-      if (!fusable(side[k])) continue;
-      if (p >= op::kFuse && p < op::kFuse3 && (p - op::kFuse) % 2 == 0)
-        fo = op::kFuseAdd + (p - op::kFuse) / 2;
-      else if (p >= op::kFuse3 && p < op::kAddJmpCmp && (p - op::kFuse3) % 2 == 0)
-        fo = op::kFuse3Add + (p - op::kFuse3) / 2;
-      else if (p == op::kWrap + 0)
-        fo = op::kLoadAdd, n = 2;
-      else
-        continue;
-      uint32_t st = last_op_start, w[3] = {code[st + 1], code[st + 2], code[st + 3]};
-      // Σ(x) + z: the kRotl2 whose result (a canonical slot, read only here) this xor takes
-      uint32_t i1 = (p - op::kFuse) / 8, r = rotl2_at;
-      if (p >= op::kFuse && p < op::kFuse3 && (p - op::kFuse) / 2 % 4 == 0 && r != kNone &&
-          r + 6 == st && label_pc != st && code[r] == uint32_t(xlat[op::kRotl2]) &&
-          code[r + 5] == w[0] && w[0] >= nlocals) {
-        uint32_t rw[4] = {code[r + 1], code[r + 2], code[r + 3], code[r + 4]};
-        truncate(r);
-        op_start = pc();
-        return emit_op(op::kRotl2FuseAdd + i1) && emit(rw[0]) && emit(rw[1]) && emit(rw[2]) &&
-               emit(rw[3]) && emit(w[1]) && emit(w[2]) && emit(side[1 - k]) && emit(dst);
-      }
-      truncate(st);
-      op_start = pc();
-      if (!emit_op(fo)) return false;
-      for (uint32_t i = 0; i < n; i++)
-        if (!emit(w[i])) return false;
-      return emit(side[1 - k]) && emit(dst);
-    }
-    return false;
-  }
-  // `a * b` where both operands are loads just made: one instruction, [x1, k1, x2, k2, dst].
-  bool mul_of_loads(uint32_t opc, uint32_t a_slot, uint32_t b, uint32_t dst) {
-    uint32_t t = opc == 0x6C ? 0 : opc == 0x94 ? 1 : opc == 0xA2 ? 2 : kNone;
-    if (t == kNone || !fusable(b) || last_op_start != pair_at || prev_pair_at == kNone ||
-        prev_pair_at + 4 != pair_at || label_pc == pair_at || a_slot < nlocals ||
-        !wrap_load_at(pair_at, pair_op, t) || !wrap_load_at(prev_pair_at, prev_pair_op, t) ||
-        code[pair_at + 3] != b || code[prev_pair_at + 3] != a_slot)
-      return false;
-    uint32_t at = prev_pair_at, x1 = code[at + 1], k1 = code[at + 2], x2 = code[at + 5], k2 = code[at + 6];
-    truncate(at);
-    op_start = pc();
-    return emit_op(op::kMulLoads + t * 2) && emit(x1) && emit(k1) && emit(x2) && emit(k2) && emit(dst);
-  }
-
   // Consecutive copies (a loop rotating its variables, values entering a block) become one
   // instruction: kCopy, then kCopy2, then kCopyN with a count. They still run in order.
   bool emit_copy(uint32_t src, uint32_t dst) {
@@ -392,10 +285,6 @@ struct Compiler {
     return push(t);
   }
   void note_producer(uint32_t dst_at) {
-    prev_op_start = last_op_start;
-    prev_op_code = last_op_code;
-    prev_dst_word = last_dst_word;
-    prev_dst_end = last_dst_end;
     last_dst_word = dst_at;
     last_dst_end = pc();
     last_op_start = op_start;
@@ -456,36 +345,9 @@ struct Compiler {
       return emit_op(op::kBr) && emit_target(t) && emit(keep) && emit(from) && emit(to);
     }
     if (plain) {
-      if (!cond_jump_head(true, cond) || !emit_target(t)) return false;
-      if (t.kind == kLoopK && t.start_pc == op_start) self_loop();
-      return true;
+      return cond_jump_head(true, cond) && emit_target(t);
     }
     return emit_op(op::kBrIf) && emit(cond) && emit_target(t) && emit(keep) && emit(from) && emit(to);
-  }
-  // A search step that jumps back to its own start is the whole loop: when its operands
-  // allow (ops.h), it becomes the variant that loops natively.
-  void self_loop() {
-    uint32_t o = last_emitted_op, at = op_start;
-    const uint32_t* w = &code[at + 1];
-    if (o >= op::kAddAddLoadJmpCmp && o < op::kAddAddLoadJmpCmp + 10) {
-      // [x1, k1, d1, x2, k2, d2, addr, offset, ld, b, target]: i += k1; p += k2; *p cmp b
-      uint32_t d1 = w[2], d2 = w[5], ld = w[8], b = w[9];
-      if (w[0] != d1 || w[3] != d2 || w[6] != d2 || d1 == d2 || ld == d1 || ld == d2 ||
-          b == d1 || b == d2 || b == ld)
-        return;
-      code[at] = uint32_t(xlat[o - op::kAddAddLoadJmpCmp + op::kAddAddLoadLoop]);
-    } else if (o >= op::kAddLoadAddCopyNJmpCmp && o < op::kAddLoadAddCopyNJmpCmp + 10) {
-      // [x1, k1, d1, addr, offset, ld, x2, k2, d2, 1, d2, x2, ld, b, target]:
-      // j += k1; v = *p; p += k2 (through d2); v cmp b
-      uint32_t d1 = w[2], p = w[3], ld = w[5], d2 = w[8], b = w[13];
-      if (w[0] != d1 || w[6] != p || w[9] != 1 || w[10] != d2 || w[11] != p || w[12] != ld ||
-          d1 == p || d1 == ld || d1 == d2 || p == ld || p == d2 || ld == d2 || b == d1 ||
-          b == p || b == ld || b == d2)
-        return;
-      code[at] = uint32_t(xlat[o - op::kAddLoadAddCopyNJmpCmp + op::kAddLoadAddCopyLoop]);
-    } else {
-      return;
-    }
   }
   // A copy run (kCopy, kCopy2, kCopyN, kAddCopyN) ending at `at` with no branch target there,
   // about to become part of a jump: gives it a count word if it has none and tells whether
@@ -544,9 +406,7 @@ struct Compiler {
       uint32_t to = v == op::kASS ? op::kASA : v == op::kAIS ? op::kAIA : v == op::kSAS ? op::kSAA : kNone;
       return to == kNone ? kNone : op::kAcc + to * 64 + i;
     }
-    if (o >= op::kFuse && o < op::kAddJmpCmp) return (o - op::kFuse) % 2 ? kNone : o + 1;
-    if (o >= op::kMulLoads && o < op::kMulLoads + 6) return (o - op::kMulLoads) % 2 ? kNone : o + 1;
-    if (o == op::kRotl2) return o + 1;
+    if (o >= op::kFuse && o < op::kFuse + 64) return (o - op::kFuse) % 2 ? kNone : o + 1;
     if (o >= op::kRevImm && o < op::kRevImm + 8) return (o - op::kRevImm) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
@@ -565,37 +425,16 @@ struct Compiler {
     // `a op2 (x op1 imm)`, the op1 just emitted: one fused instruction instead of two
     if (!imm && op::fuse2_index(opc) >= 0) {
       uint32_t side[2] = {b, a_slot};
-      if (opc == 0x73 && rotl_pair(side, dst)) return true;  // false: not applicable, or out of memory
-      if (opc == 0x6A && add_into(side, dst)) return true;
-      if (r.failed()) return false;
       for (int k = 0; k < 2; k++) {
-        uint32_t p = last_op_code, fo;
-        if (!fusable(side[k])) continue;
-        if (p >= op::kImm && p < op::kImm + 0x100 && op::fuse1_index(p - op::kImm) >= 0 &&
-            opc == 0x6A && producer_before(side[1 - k]) == op::kImm + 0x6C) {
-          // `x * k + (y op1 imm)`: the multiply just before this op1 joins too
-          uint32_t m = prev_op_start, x = code[m + 1], kk = code[m + 2];
-          uint32_t y = code[last_op_start + 1], imm = code[last_op_start + 2];
-          truncate(m);
-          op_start = pc();
-          return emit_op(op::kMulAddFuse + uint32_t(op::fuse1_index(p - op::kImm))) && emit(x) &&
-                 emit(kk) && emit(y) && emit(imm) && emit(dst);
-        }
-        if (p >= op::kImm && p < op::kImm + 0x100 && op::fuse1_index(p - op::kImm) >= 0)
-          fo = op::kFuse + uint32_t(op::fuse1_index(p - op::kImm) * 4 + op::fuse2_index(opc)) * 2;
-        else if (p < 0x100 && op::fuse2_index(p) >= 0)  // both operands slots: [z, x, y, dst]
-          fo = op::kFuse3 + uint32_t(op::fuse2_index(p) * 4 + op::fuse2_index(opc)) * 2;
-        else
+        uint32_t p = last_op_code;
+        if (!fusable(side[k]) || p < op::kImm || p >= op::kImm + 0x100 || op::fuse1_index(p - op::kImm) < 0)
           continue;
+        uint32_t fo = op::kFuse + uint32_t(op::fuse1_index(p - op::kImm) * 4 + op::fuse2_index(opc)) * 2;
         uint32_t st = last_op_start, x = code[st + 1], y = code[st + 2];
         truncate(st);
         op_start = pc();
         return emit_op(fo) && emit(side[1 - k]) && emit(x) && emit(y) && emit(dst);
       }
-    }
-    if (!imm && (opc == 0x6C || opc == 0x94 || opc == 0xA2)) {
-      if (mul_of_loads(opc, a_slot, b, dst)) return true;
-      if (r.failed()) return false;
     }
     if (imm && opc == 0x6A && fusable(a_slot) &&
         (last_op_code == op::kImm + 0x74 || last_op_code == op::kImm + 0x6C)) {
@@ -617,11 +456,10 @@ struct Compiler {
     if (o == op::kImm + 0x6A) {
       if (addi_before(pc())) {  // two increments (a loop's induction variables)
         pair_into(op::kAddAdd);
-        addadd_at = op_start;
         return emit(a_slot) && emit(b) && emit(dst);
       }
       pair_candidate(o);
-    } else if (o == op::kImm + 0x77 || o == op::kImm + 0x71 || o == op::acc_op(op::kAIS, 0x71)) {
+    } else if (o == op::kImm + 0x71 || o == op::acc_op(op::kAIS, 0x71)) {
       pair_candidate(o);
     }
     op_start = pc();
@@ -648,13 +486,6 @@ struct Compiler {
         uint32_t x = code[st + 1];
         truncate(st);
         if (test_before(st, x, !when_true)) return true;
-        // `if (c == '"') …; if (c == 0) …`: the zero test joins the compare before it
-        if (when_true && pair_op >= op::kJmpCmpI && pair_op < op::kJmpCmpI + 10 &&
-            pairs_before(pair_op, st) && code[pair_at + 1] == x) {
-          pair_into(op::kJmpCmpIZero + (pair_op - op::kJmpCmpI));
-          return true;
-        }
-        if (when_true) zero_jump_at = pc();
         return emit_op(when_true ? op::kJmpUnless : op::kJmpIf) && emit(x);
       }
       if (cmp >= 0x46 && cmp <= 0x4F && form != 99) {
@@ -691,9 +522,7 @@ struct Compiler {
             idx = kSwap[idx];
           }
           if (x == v) {
-            uint32_t load_at = pair_at;
             pair_into(op::kLoadJmpCmp + idx);
-            join_into(addadd_at, 7, op::kAddAdd, load_at, op::kAddAddLoadJmpCmp + idx);
             return emit(y);
           }
         }
@@ -701,26 +530,12 @@ struct Compiler {
         copy_end = run_end;
         bool with_add;
         if (form == 0 && copies_before(st, &with_add)) {
-          uint32_t add_at = copy_at;
           copies_become((with_add ? op::kAddCopyNJmpCmp : op::kCopyNJmpCmp) + idx);
-          if (with_add)
-            join_into(addload_at, 7, op::kAddLoad, add_at, op::kAddLoadAddCopyNJmpCmp + idx);
           return emit(x) && emit(y);
         }
         copy_end = kNone;
         if (r.failed()) return false;
-        if (form == 1) {
-          // `if (c == 0) …; if (c == '"') …`: the compare joins the zero test before it
-          uint32_t z = zero_jump_at;
-          if (z != kNone && z + 3 == st && label_pc != st && code[z] == uint32_t(xlat[op::kJmpUnless]) &&
-              code[z + 1] == x) {
-            code[z] = uint32_t(xlat[op::kJmpZeroCmpI + idx]);
-            op_start = z;
-            last_emitted_op = op::kJmpZeroCmpI + idx;
-            return emit(y);
-          }
-          pair_candidate(op::kJmpCmpI + idx);
-        }
+        if (form == 1) pair_candidate(op::kJmpCmpI + idx);
         return emit_op(kJmpForm[form] + idx) && emit(x) && emit(y);
       }
     }
@@ -1364,19 +1179,10 @@ bool Compiler::body(uint32_t type_index) {
             } else {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
               if (is_deferred(addr)) addr = canon(vals.n);
-              if (opc == 0x28 && fusable(addr) && last_op_code == 0x6A) {  // `p[i]`: load from a + b
-                uint32_t st = last_op_start, x = code[st + 1], y = code[st + 2];
-                truncate(st);
-                op_start = pc();
-                if (!emit_op(op::kLoadSum) || !emit(x) || !emit(y) || !emit(offset)) return false;
-                if (!emit(canon(vals.n)) || !produced(kType[k], pc() - 1)) return false;
-                break;
-              }
               uint32_t o = take_acc(addr) ? op::kLoadAcc + op::kBaseAS * 16 + k : opc;
               op_start = pc();
               if (o == 0x28 && addi_before(pc())) {  // `p += 4; x = *p`
                 pair_into(op::kAddLoad);
-                addload_at = op_start;
                 if (!emit(addr) || !emit(offset)) return false;
               } else {
                 pair_candidate(o);
@@ -1390,11 +1196,7 @@ bool Compiler::body(uint32_t type_index) {
             uint32_t sk = opc - 0x36;  // store variants are numbered from 0x36
             if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               uint32_t o = take_acc(val) ? op::kStoreAcc + op::kAbsV * 16 + sk : op::kAbs + k;
-              if (o == op::kAbs + 0x0E && addi_before(pc())) {  // `pos++` kept in memory
-                pair_into(op::kAddStoreAbs);
-              } else if (!emit_op(o)) {
-                return false;
-              }
+              if (!emit_op(o)) return false;
               if (!emit(val) || !emit(imm + offset)) return false;
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);

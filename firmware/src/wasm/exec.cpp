@@ -55,9 +55,6 @@
   R(base + i * 8 + 2, f##i##_1s) R(base + i * 8 + 3, f##i##_1a)                           \
   R(base + i * 8 + 4, f##i##_2s) R(base + i * 8 + 5, f##i##_2a)                           \
   R(base + i * 8 + 6, f##i##_3s) R(base + i * 8 + 7, f##i##_3a)
-#define K32_FUSE4(R, base, f, i)                                                          \
-  R(base + i * 4 + 0, f##i##_0z) R(base + i * 4 + 1, f##i##_1z)                           \
-  R(base + i * 4 + 2, f##i##_2z) R(base + i * 4 + 3, f##i##_3z)
 #define K32_RUN8(R, base, p)                                                              \
   R(base + 0, p##0) R(base + 1, p##1) R(base + 2, p##2) R(base + 3, p##3)                 \
   R(base + 4, p##4) R(base + 5, p##5) R(base + 6, p##6) R(base + 7, p##7)
@@ -308,50 +305,21 @@
   K32_FUSE8(R, op::kFuse, fu, 5) \
   K32_FUSE8(R, op::kFuse, fu, 6) \
   K32_FUSE8(R, op::kFuse, fu, 7) \
-  K32_FUSE8(R, op::kFuse3, f3, 0) \
-  K32_FUSE8(R, op::kFuse3, f3, 1) \
-  K32_FUSE8(R, op::kFuse3, f3, 2) \
-  K32_FUSE8(R, op::kFuse3, f3, 3) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 0) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 1) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 2) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 3) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 4) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 5) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 6) \
-  K32_FUSE4(R, op::kFuseAdd, fu, 7) \
-  K32_FUSE4(R, op::kFuse3Add, f3, 0) \
-  K32_FUSE4(R, op::kFuse3Add, f3, 1) \
-  K32_FUSE4(R, op::kFuse3Add, f3, 2) \
-  K32_FUSE4(R, op::kFuse3Add, f3, 3) \
   K32_RUN10(R, op::kAddJmpCmp, ajc) \
   K32_RUN10(R, op::kAddJmpCmpI, ajci) \
   K32_RUN10(R, op::kLoadJmpCmp, ljc) \
   K32_RUN10(R, op::kLoad8JmpCmpI, l8jc) \
   K32_RUN10(R, op::kCopyNJmpCmp, cjc) \
   K32_RUN10(R, op::kAddCopyNJmpCmp, acjc) \
-  K32_RUN10(R, op::kAddAddLoadJmpCmp, aaljc) \
-  K32_RUN10(R, op::kAddLoadAddCopyNJmpCmp, alacjc) \
-  K32_RUN10(R, op::kAddAddLoadLoop, aaloop) \
-  K32_RUN10(R, op::kAddLoadAddCopyLoop, alaloop) \
-  K32_RUN10(R, op::kJmpCmpIZero, jciz) \
-  K32_RUN10(R, op::kJmpZeroCmpI, jzci) \
-  K32_RUN8(R, op::kMulAddFuse, mfa) \
-  K32_RUN8(R, op::kRotl2FuseAdd, r2fa) \
-  R(op::kRotl2 + 0, rotl2_s) R(op::kRotl2 + 1, rotl2_a) \
   R(op::kJmpTest + 0, jtest_zs) R(op::kJmpTest + 1, jtest_nzs) R(op::kJmpTest + 2, jtest_za) R(op::kJmpTest + 3, jtest_nza) \
   R(op::kRevImm + 0, rev_sub_s) R(op::kRevImm + 1, rev_sub_a) R(op::kRevImm + 2, rev_shl_s) R(op::kRevImm + 3, rev_shl_a) R(op::kRevImm + 4, rev_shr_s_s) R(op::kRevImm + 5, rev_shr_s_a) R(op::kRevImm + 6, rev_shr_u_s) R(op::kRevImm + 7, rev_shr_u_a) \
-  R(op::kMulLoads + 0, mul_ld_i32_s) R(op::kMulLoads + 1, mul_ld_i32_a) R(op::kMulLoads + 2, mul_ld_f32_s) R(op::kMulLoads + 3, mul_ld_f32_a) R(op::kMulLoads + 4, mul_ld_f64_s) R(op::kMulLoads + 5, mul_ld_f64_a) \
-  R(op::kLoadAdd, load_add) \
   R(op::kAddLoad, add_load) \
   R(op::kAddAdd, add_add) \
   R(op::kAddCopyN, add_copyn) \
   R(op::kAddCopyNJmp, add_copyn_jmp) \
   R(op::kCopyNJmp, copyn_jmp) \
-  R(op::kLoadSum, load_sum) \
   R(op::kShlAdd, shl_add) \
   R(op::kMulAdd, mul_add) \
-  R(op::kAddStoreAbs, add_store_abs) \
   R(op::kAddCallDirect, add_call_direct)
 
 namespace k32 {
@@ -1013,10 +981,6 @@ do_call : {
   L_fu##i1##_##i2##a : {                                                     \
     acc = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));           \
     NEXT_AT(4);                                                              \
-  }                                                                          \
-  L_fu##i1##_##i2##z : {                                                     \
-    S(4) = uint32_t(U32(S(3)) + fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]))); \
-    NEXT_AT(5);                                                              \
   }
   FUSEH(0, 0)
   FUSEH(0, 1)
@@ -1050,35 +1014,6 @@ do_call : {
   FUSEH(7, 1)
   FUSEH(7, 2)
   FUSEH(7, 3)
-#define FUSE3H(i1, i2)                                                       \
-  L_f3##i1##_##i2##s : {                                                     \
-    S(3) = fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))));      \
-    NEXT_AT(4);                                                              \
-  }                                                                          \
-  L_f3##i1##_##i2##a : {                                                     \
-    acc = fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))));       \
-    NEXT_AT(4);                                                              \
-  }                                                                          \
-  L_f3##i1##_##i2##z : {                                                     \
-    S(4) = uint32_t(U32(S(3)) + fuse_op2<i2>(U32(S(0)), fuse_op2<i1>(U32(S(1)), U32(S(2))))); \
-    NEXT_AT(5);                                                              \
-  }
-  FUSE3H(0, 0)
-  FUSE3H(0, 1)
-  FUSE3H(0, 2)
-  FUSE3H(0, 3)
-  FUSE3H(1, 0)
-  FUSE3H(1, 1)
-  FUSE3H(1, 2)
-  FUSE3H(1, 3)
-  FUSE3H(2, 0)
-  FUSE3H(2, 1)
-  FUSE3H(2, 2)
-  FUSE3H(2, 3)
-  FUSE3H(3, 0)
-  FUSE3H(3, 1)
-  FUSE3H(3, 2)
-  FUSE3H(3, 3)
   // ---- an add-immediate paired with the instruction after it (ops.h) ----
 #define ADD_I() uint32_t(U32(S(0)) + pc[1])
 // The tail of a paired compare-and-jump [_, _, dst, b, target]: v to dst, then v cmp b.
@@ -1130,87 +1065,6 @@ L_add_copyn_jmp:
   S(2) = ADD_I();
   pc += 3;
   goto L_copyn_jmp;
-#define ROTL2FAH(i1)                                                        \
-  L_r2fa##i1 : {                                                            \
-    uint32_t r = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);       \
-    S(7) = uint32_t(U32(S(6)) + (r ^ fuse_op1<i1>(U32(S(4)), pc[5])));      \
-    NEXT_AT(8);                                                             \
-  }
-#define MULADDFUSEH(i1)                                                             \
-  L_mfa##i1:                                                                        \
-    S(4) = uint32_t(U32(S(0)) * pc[1] + fuse_op1<i1>(U32(S(2)), pc[3]));            \
-    NEXT_AT(5);
-  MULADDFUSEH(0)
-  MULADDFUSEH(1)
-  MULADDFUSEH(2)
-  MULADDFUSEH(3)
-  MULADDFUSEH(4)
-  MULADDFUSEH(5)
-  MULADDFUSEH(6)
-  MULADDFUSEH(7)
-#define JCIZH(idx, T, cmp)              \
-  L_jciz##idx:                          \
-    if (T(S(0)) cmp T(pc[1])) {         \
-      JUMP(pc + 2);                     \
-      NEXT();                           \
-    }                                   \
-    if (U32(S(0)) == 0) {               \
-      JUMP(pc + 3);                     \
-      NEXT();                           \
-    }                                   \
-    NEXT_AT(4);                         \
-  L_jzci##idx:                          \
-    if (U32(S(0)) == 0) {               \
-      JUMP(pc + 1);                     \
-      NEXT();                           \
-    }                                   \
-    if (T(S(0)) cmp T(pc[2])) {         \
-      JUMP(pc + 3);                     \
-      NEXT();                           \
-    }                                   \
-    NEXT_AT(4);
-  FOR_EACH_COMPARE(JCIZH)
-  ROTL2FAH(0)
-  ROTL2FAH(1)
-  ROTL2FAH(2)
-  ROTL2FAH(3)
-  ROTL2FAH(4)
-  ROTL2FAH(5)
-  ROTL2FAH(6)
-  ROTL2FAH(7)
-L_rotl2_s:
-  S(4) = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);
-  NEXT_AT(5);
-L_rotl2_a:
-  acc = rotl32(U32(S(0)), pc[1]) ^ rotl32(U32(S(2)), pc[3]);
-  NEXT_AT(5);
-L_load_sum : {
-  uint64_t ea = uint64_t(uint32_t(U32(S(0)) + U32(S(1)))) + pc[2];
-  if (ea + 4 > memsize) goto trap_oob;
-  uint32_t v;
-  std::memcpy(&v, mem + ea, 4);
-  S(3) = v;
-  NEXT_AT(4);
-}
-#define MULLDH(label, T, RES, DST)                                        \
-  L_##label : {                                                           \
-    uint64_t e1 = uint32_t(U32(S(0)) + pc[1]), e2 = uint32_t(U32(S(2)) + pc[3]); \
-    if (e1 + sizeof(T) > memsize || e2 + sizeof(T) > memsize)             \
-      goto trap_oob;                                                      \
-    T a, b;                                                               \
-    std::memcpy(&a, mem + e1, sizeof(T));                                 \
-    std::memcpy(&b, mem + e2, sizeof(T));                                 \
-    DST(RES(a * b));                                                      \
-    NEXT_AT(5);                                                           \
-  }
-#define DST_S4(v) fp[pc[4]] = (v)
-#define RESBITS(x) bits(x)
-  MULLDH(mul_ld_i32_s, uint32_t, RES32, DST_S4)
-  MULLDH(mul_ld_i32_a, uint32_t, RES32, DST_A)
-  MULLDH(mul_ld_f32_s, float, RESBITS, DST_S4)
-  MULLDH(mul_ld_f32_a, float, RESBITS, DST_A)
-  MULLDH(mul_ld_f64_s, double, RESBITS, DST_S4)
-  MULLDH(mul_ld_f64_a, double, RESBITS, DST_A)
   // a constant first operand (IMM32 at word 0), the second from a slot
   BINH(rev_sub_s, IMM32, SRC_S, DST_S, U32, RES32, a - b)
   BINH(rev_sub_a, IMM32, SRC_S, DST_A, U32, RES32, a - b)
@@ -1231,14 +1085,6 @@ L_load_sum : {
   JTESTH(jtest_nzs, SRC_S, !=)
   JTESTH(jtest_za, SRC_A, ==)
   JTESTH(jtest_nza, SRC_A, !=)
-L_add_store_abs : {
-  S(2) = ADD_I();
-  uint64_t ea = pc[4];
-  if (ea + 4 > memsize) goto trap_oob;
-  uint32_t v = U32(S(3));
-  std::memcpy(mem + ea, &v, 4);
-  NEXT_AT(5);
-}
 #define LOAD8JCH(idx, T, cmp)                                        \
   L_l8jc##idx : {                                                    \
     uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
@@ -1247,14 +1093,6 @@ L_add_store_abs : {
     SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
   }
   FOR_EACH_COMPARE(LOAD8JCH)
-L_load_add : {
-  uint64_t ea = uint32_t(U32(S(0)) + pc[1]);
-  if (ea + 4 > memsize) goto trap_oob;
-  uint32_t v;
-  std::memcpy(&v, mem + ea, 4);
-  S(3) = uint32_t(U32(S(2)) + v);
-  NEXT_AT(4);
-}
 L_mul_add:
   S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
   NEXT_AT(4);
@@ -1293,58 +1131,6 @@ L_shl_add:
     goto L_cjc##idx;
   FOR_EACH_COMPARE(COPYJCH)
   FOR_EACH_COMPARE(LOADJCH)
-  // a search loop's step: the first pair, then straight into the second's handler
-#define SEARCHH(idx, T, cmp) \
-  L_aaljc##idx:              \
-    ADD_ADD();               \
-    pc += 6;                 \
-    goto L_ljc##idx;         \
-  L_alacjc##idx:             \
-    ADD_LOAD();              \
-    pc += 6;                 \
-    goto L_acjc##idx;
-  FOR_EACH_COMPARE(SEARCHH)
-  // The search loops (ops.h): slots are only read before and written after, traps need no
-  // write-back (a trap ends the run), each repetition is a taken jump.
-#define LOAD_U32_AT(v, addr, off)                             \
-  do {                                                        \
-    uint64_t ea_ = uint64_t(addr) + (off);                    \
-    if (ea_ + 4 > memsize) goto trap_oob;                     \
-    std::memcpy(&v, mem + ea_, 4);                            \
-  } while (0)
-#define SEARCH_LOOPH(idx, T, cmp)                                  \
-  L_aaloop##idx : {                                                \
-    uint32_t i = U32(S(0)), p = U32(S(3)), v;                      \
-    const uint32_t k1 = pc[1], k2 = pc[4], off = pc[7], b = U32(S(9)); \
-    for (;;) {                                                     \
-      i += k1;                                                     \
-      p += k2;                                                     \
-      LOAD_U32_AT(v, p, off);                                      \
-      if (!(T(v) cmp T(b))) break;                                 \
-      BUDGET();                                                    \
-    }                                                              \
-    S(2) = i;                                                      \
-    S(5) = p;                                                      \
-    S(8) = v;                                                      \
-    NEXT_AT(11);                                                   \
-  }                                                                \
-  L_alaloop##idx : {                                               \
-    uint32_t j = U32(S(0)), p = U32(S(3)), v;                      \
-    const uint32_t k1 = pc[1], off = pc[4], k2 = pc[7], b = U32(S(13)); \
-    for (;;) {                                                     \
-      j += k1;                                                     \
-      LOAD_U32_AT(v, p, off);                                      \
-      p += k2;                                                     \
-      if (!(T(v) cmp T(b))) break;                                 \
-      BUDGET();                                                    \
-    }                                                              \
-    S(2) = j;                                                      \
-    S(5) = v;                                                      \
-    S(8) = p;                                                      \
-    S(3) = p;                                                      \
-    NEXT_AT(15);                                                   \
-  }
-  FOR_EACH_COMPARE(SEARCH_LOOPH)
   // ---- memory ----
   LOAD(0x28, uint32_t, v)
   LOAD(0x29, uint64_t, v)

@@ -77,10 +77,6 @@ enum : uint32_t {
   // + (fuse1_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [a, x, imm, dst]
   kFuse = 0x5F0,
-  // i32 `z op2 (x op1 y)`, all slots, op1 and op2 of xor add and or (expression trees of
-  // hashes and checksums): + (fuse2_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: to dst,
-  // 1: to the accumulator); [z, x, y, dst]
-  kFuse3 = 0x630,
   // An i32 add-immediate into a slot (`x + k`, how C's `i++` and `p += 4` compile) paired
   // with the instruction after it, which still runs second and sees the add's result:
   kAddJmpCmp = 0x650,   // + compare index, the add's result against a slot: [x, k, dst, b, target]
@@ -91,15 +87,9 @@ enum : uint32_t {
   kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
   kMulAdd = 0x67E,      // i32 `x * k1 + k2` (linear congruences, string hashes): [x, k1, k2, dst]
   kAddCallDirect = 0x67F,  // an add-immediate then kCallDirect (`f(n - 1)`): [x, k, dst, offset, base]
-  // the product of two loads (a dot product's step): + type * 2 (i32, f32, f64) + (0: to dst,
-  // 1: to the accumulator); both addresses `x + k` wrapping at 2^32: [x1, k1, x2, k2, dst]
-  kMulLoads = 0x674,
   // i32.load then a compare-and-jump of the loaded value against a slot (a search loop):
   kLoadJmpCmp = 0x680,  // + compare index: [addr, offset, dst, b, target]
   kAddCopyNJmp = 0x67A,  // kAddCopyN then kJmp: [x, k, dst, n, (src, dst) x n, target]
-  kRotl2 = 0x67B,        // i32 `rotl(x1, k1) ^ rotl(x2, k2)` + (0: to dst, 1: to the accumulator)
-                         // (the sigma functions of hashes): [x1, k1, x2, k2, dst]
-  kLoadSum = 0x67D,      // i32.load from `a + b` (wrapping at 2^32) + offset: [a, b, offset, dst]
   // copies (kCopyN, kAddCopyN) then a compare-and-jump on two slots (a loop rotating its
   // variables before its test): + compare index: [n, (src, dst) x n, a, b, target] and
   // [x, k, dst, n, (src, dst) x n, a, b, target]
@@ -111,40 +101,10 @@ enum : uint32_t {
   // jump when `a & imm` is zero (+0) or not (+1), a from a slot (+0) or the accumulator (+2)
   // (a flag or character-class test): [a, imm, unused, target]
   kJmpTest = 0x6B8,
-  kAddStoreAbs = 0x6BC,    // an add-immediate then an i32.store to a constant address: [x, k, dst, value, ea]
   // a u8 load (address `x + k` wrapping at 2^32) then a compare-and-jump of the byte against
   // an immediate (a character test): + compare index; [x, k, dst, imm, target]
   kLoad8JmpCmpI = 0x6C0,
-  // `z + t` where t is one of the values above about to be added to another slot (a running
-  // sum of a hash round or checksum): kFuse's and kFuse3's operands then z, and an i32 load
-  // of `x + k` (wrapping at 2^32):
-  kFuseAdd = 0x6D0,   // + fuse1_index * 4 + fuse2_index: [a, x, imm, z, dst]
-  kFuse3Add = 0x6F0,  // + fuse2_index(op1) * 4 + fuse2_index(op2): [z', x, y, z, dst]
-  kLoadAdd = 0x700,   // [x, k, z, dst]
-  // A search loop's whole step (`while (v[++i] < pivot)`, `while (v[j--] > pivot)`) as one
-  // instruction: kAddAdd then kLoadJmpCmp, and kAddLoad then kAddCopyNJmpCmp, + compare
-  // index; the operands of both parts in order.
-  kAddAddLoadJmpCmp = 0x708,
-  kAddLoadAddCopyNJmpCmp = 0x712,
-  // The same two when they are the whole loop (their jump's target is their own start) and
-  // their operands allow it: run as a native loop with the moving values in registers,
-  // written back to their slots when it ends. + compare index; same operands.
-  kAddAddLoadLoop = 0x71C,
-  kAddLoadAddCopyLoop = 0x726,
-  // kRotl2 then the kFuseAdd xor-ing its result (SHA-2's Σ and σ: three rotates or two and a
-  // shift, xor-ed, added to a running sum): + fuse1_index(op1);
-  // [x1, k1, x2, k2, x, imm, z, dst]: dst = z + (rotl(x1, k1) ^ rotl(x2, k2) ^ (x op1 imm))
-  kRotl2FuseAdd = 0x730,
-  // i32 `x * k + (y op1 imm)` (a string hash's step, `h * 33 + (c & 255)`): + fuse1_index(op1);
-  // [x, k, y, imm, dst]
-  kMulAddFuse = 0x738,
-  // a compare-and-jump against an immediate then a jump when the same slot is zero (a parser's
-  // `if (c == '"' || c == 0)`): + compare index; [x, imm, target, zero target]
-  kJmpCmpIZero = 0x740,
-  // the same two tests the other way round (`if (c == 0 || c == '"')`): + compare index;
-  // [x, zero target, imm, target]
-  kJmpZeroCmpI = 0x74A,
-  kCount = 0x754,
+  kCount = 0x6CA,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.

@@ -44,8 +44,8 @@ const uint8_t kModule[] = {
     0x01, 0x00, 0x41, 0x10, 0x0b, 0x06, 0x68, 0x69, 0x20, 0x70, 0x6f, 0x64
 };
 
-// wat2wasm of (a search loop the interpreter runs natively, the same loop one instruction
-// longer, which it runs instruction by instruction, and a native search loop that never ends):
+// wat2wasm of (a tight search loop, the kind an interpreter is tempted to run natively inside
+// one instruction, the same loop one instruction longer, and such a loop that never ends):
 // (module
 //   (memory 1)
 //   (data (i32.const 400) "\ff")
@@ -215,7 +215,7 @@ void test_limits() {
   module_free(m);
 }
 
-// A loop run natively inside one instruction spends fuel like any other loop: one unit per
+// A tight search loop spends fuel like any other loop, however it is compiled: one unit per
 // repetition (a taken jump), and it stops exactly when the fuel runs out.
 void test_search_loop_fuel() {
   Error err;
@@ -282,7 +282,7 @@ void test_interrupt_from_thread() {
   store_free(s);
   module_free(m);
 
-  // a loop the interpreter runs natively inside one instruction stops the same way
+  // a tight search loop that never ends stops the same way
   m = module_load(kSearchModule, sizeof kSearchModule, default_allocator(), &err);
   s = store_new(default_allocator(), Limits());
   inst = instantiate(s, m, &err, &trap);
