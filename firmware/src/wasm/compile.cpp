@@ -642,13 +642,28 @@ struct Compiler {
   // Binary operators with an immediate form (no traps, so the constant needs no check).
   static bool has_imm_form(uint32_t opc) {
     return (opc >= 0x46 && opc <= 0x4F) || (opc >= 0x6A && opc <= 0x6C) || (opc >= 0x71 && opc <= 0x78) ||
-           (opc >= 0x51 && opc <= 0x5A) || (opc >= 0x7C && opc <= 0x7E) || (opc >= 0x83 && opc <= 0x8A);
+           (opc >= 0x51 && opc <= 0x5A) || (opc >= 0x7C && opc <= 0x7E) || (opc >= 0x83 && opc <= 0x8A) ||
+           (opc >= 0x92 && opc <= 0x95) || (opc >= 0xA0 && opc <= 0xA3);
   }
-  // The immediate form of a deferred constant operand (i64: only if it fits 32 signed bits).
-  bool imm_of(uint32_t loc, bool is64, uint32_t* imm) const {
+  // The immediate form of a deferred constant operand of type t (i64: only if it fits 32
+  // signed bits; f64: only if it is an f32 widened, bit for bit, NaNs included).
+  bool imm_of(uint32_t loc, uint8_t t, uint32_t* imm) const {
     if (!is_const(loc)) return false;
     uint64_t v = kvals[loc & ~kTagMask];
-    if (is64 && uint64_t(int64_t(int32_t(uint32_t(v)))) != v) return false;
+    if (t == 0x7E && uint64_t(int64_t(int32_t(uint32_t(v)))) != v) return false;
+    if (t == 0x7C) {
+      double d;
+      std::memcpy(&d, &v, 8);
+      float f = float(d);
+      double back = double(f);
+      uint64_t bb;
+      std::memcpy(&bb, &back, 8);
+      if (bb != v) return false;
+      uint32_t fb;
+      std::memcpy(&fb, &f, 4);
+      *imm = fb;
+      return true;
+    }
     *imm = uint32_t(v);
     return true;
   }
@@ -688,12 +703,14 @@ bool Compiler::numeric(uint32_t opc) {
       uint32_t hb = vals.n;
       if (!pop(sig.in1, nullptr, &sa, true)) return false;
       uint32_t ha = vals.n;
+      // (float + and * commute too: which NaN operand's payload survives is unspecified)
       bool commutes = opc == 0x46 || opc == 0x47 || opc == 0x6A || opc == 0x6C || (opc >= 0x71 && opc <= 0x73) ||
-                      opc == 0x51 || opc == 0x52 || opc == 0x7C || opc == 0x7E || (opc >= 0x83 && opc <= 0x85);
+                      opc == 0x51 || opc == 0x52 || opc == 0x7C || opc == 0x7E || (opc >= 0x83 && opc <= 0x85) ||
+                      opc == 0x92 || opc == 0x94 || opc == 0xA0 || opc == 0xA2;
       bool use_imm = false;
-      if (imm_of(sb, sig.in1 == 0x7E, &imm)) {
+      if (imm_of(sb, sig.in1, &imm)) {
         use_imm = true;
-      } else if (commutes && imm_of(sa, sig.in1 == 0x7E, &imm)) {
+      } else if (commutes && imm_of(sa, sig.in1, &imm)) {
         sa = sb;  // `const op x` of a commutative op is `x op const`
         std::swap(ha, hb);
         use_imm = true;
@@ -708,7 +725,7 @@ bool Compiler::numeric(uint32_t opc) {
         if (is_const(sa)) return push_const(0x7F, uint32_t(kvals[sa & ~kTagMask]) + k);
         return push_addk(x, k);
       }
-      if (!use_imm && op::rev_index(opc) >= 0 && imm_of(sa, false, &imm)) {  // `1 << x`
+      if (!use_imm && op::rev_index(opc) >= 0 && imm_of(sa, 0x7F, &imm)) {  // `1 << x`
         if (is_deferred(sb) && !emit_const(sig.in2, sb, canon(hb))) return false;
         if (is_deferred(sb)) sb = canon(hb);
         op_start = pc();
@@ -1168,7 +1185,7 @@ bool Compiler::body(uint32_t type_index) {
           if (opc <= 0x35) {
             if (!pop(0x7F, nullptr, &addr, true)) return false;
             uint32_t x, kk;
-            if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
+            if (imm_of(addr, 0x7F, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               if (!emit_op(op::kAbs + k) || !emit(imm + offset)) return false;
             } else if (is_addk(addr) && offset == 0) {
               addk_parts(addr, &x, &kk);
@@ -1194,7 +1211,7 @@ bool Compiler::body(uint32_t type_index) {
             if (!pop(kType[k], nullptr, &val) || !pop(0x7F, nullptr, &addr, true)) return false;
             uint32_t x, kk;
             uint32_t sk = opc - 0x36;  // store variants are numbered from 0x36
-            if (imm_of(addr, false, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
+            if (imm_of(addr, 0x7F, &imm) && uint64_t(imm) + offset <= 0xFFFFFFFFu) {
               uint32_t o = take_acc(val) ? op::kStoreAcc + op::kAbsV * 16 + sk : op::kAbs + k;
               if (!emit_op(o)) return false;
               if (!emit(val) || !emit(imm + offset)) return false;

@@ -166,6 +166,14 @@
   R(op::kImm + 0x88, 0x88_i) \
   R(op::kImm + 0x89, 0x89_i) \
   R(op::kImm + 0x8A, 0x8A_i) \
+  R(op::kImm + 0x92, 0x92_i) \
+  R(op::kImm + 0x93, 0x93_i) \
+  R(op::kImm + 0x94, 0x94_i) \
+  R(op::kImm + 0x95, 0x95_i) \
+  R(op::kImm + 0xA0, 0xA0_i) \
+  R(op::kImm + 0xA1, 0xA1_i) \
+  R(op::kImm + 0xA2, 0xA2_i) \
+  R(op::kImm + 0xA3, 0xA3_i) \
   R(op::kAbs + 0x00, 0x28_a) \
   R(op::kAbs + 0x01, 0x29_a) \
   R(op::kAbs + 0x02, 0x28_a) \
@@ -256,14 +264,14 @@
   K32_BINI(R, 0x88) \
   K32_BINI(R, 0x89) \
   K32_BINI(R, 0x8A) \
-  K32_BIN(R, 0x92) \
-  K32_BIN(R, 0x93) \
-  K32_BIN(R, 0x94) \
-  K32_BIN(R, 0x95) \
-  K32_BIN(R, 0xA0) \
-  K32_BIN(R, 0xA1) \
-  K32_BIN(R, 0xA2) \
-  K32_BIN(R, 0xA3) \
+  K32_BINI(R, 0x92) \
+  K32_BINI(R, 0x93) \
+  K32_BINI(R, 0x94) \
+  K32_BINI(R, 0x95) \
+  K32_BINI(R, 0xA0) \
+  K32_BINI(R, 0xA1) \
+  K32_BINI(R, 0xA2) \
+  K32_BINI(R, 0xA3) \
   K32_JC(R, 0) \
   K32_JC(R, 1) \
   K32_JC(R, 2) \
@@ -642,18 +650,13 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   BINH(name##_v5, SRC_A, IMM, DST_A, CV, RES, expr)        \
   BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RES, expr)      \
   BINH(name##_v7, SRC_S, SRC_A, DST_A, CV, RES, expr)
-// … and of one without (floats).
-#define BINALLF(name, CV, expr)                            \
-  BINH(name, SRC_S, SRC_S, DST_S, CV, RESF, expr)          \
-  BINH(name##_v0, SRC_S, SRC_S, DST_A, CV, RESF, expr)     \
-  BINH(name##_v2, SRC_A, SRC_S, DST_S, CV, RESF, expr)     \
-  BINH(name##_v3, SRC_A, SRC_S, DST_A, CV, RESF, expr)     \
-  BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RESF, expr)     \
-  BINH(name##_v7, SRC_S, SRC_A, DST_A, CV, RESF, expr)
+// Float immediates are f32 bits; an f64 one is an f32 widened exactly (ops.h).
+#define IMMF32(i) uint64_t(pc[i])
+#define IMMF64(i) bits(double(f32(pc[i])))
 #define BIN32(name, expr) BINALL(name, U32, RES32, IMM32, expr)
 #define BIN64I(name, expr) BINALL(name, ID64, RES64, IMM64, expr)
-#define BINF32A(name, expr) BINALLF(name, f32, expr)
-#define BINF64A(name, expr) BINALLF(name, f64, expr)
+#define BINF32A(name, expr) BINALL(name, f32, RESF, IMMF32, expr)
+#define BINF64A(name, expr) BINALL(name, f64, RESF, IMMF64, expr)
 #define JCMPH(label, SA, SB, T, cmp)                \
   L_##label : {                                     \
     if (T(SA(0)) cmp T(SB(1))) {                    \

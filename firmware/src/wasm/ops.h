@@ -57,7 +57,8 @@ enum : uint32_t {
   kWrap = 0x180,     // + (load/store opcode - 0x28), address `x + k` wrapping at 2^32 (a deferred
                      // i32.add folded in): loads [x, k, dst], stores [x, value, k]
   kAbs = 0x160,      // + (load/store opcode - 0x28), constant address: loads [ea, dst], stores [value, ea]
-  kImm = 0x200,      // + binary opcode, second operand a constant: [a, imm, dst] (i64: imm sign-extended)
+  kImm = 0x200,      // + binary opcode, second operand a constant: [a, imm, dst] (i64: imm sign-extended;
+                     // f32: its bits; f64: the bits of an f32 that widens to it exactly)
   kJmpIfA = 0x12A,   // kJmpIf / kJmpUnless with the condition in the accumulator: [cond (unused), target]
   kJmpUnlessA = 0x12B,
   // The accumulator: a value handed from one instruction to the next in a register instead
@@ -114,8 +115,9 @@ enum LoadVariant : uint32_t { kBaseAS, kBaseSA, kBaseAA, kWrapAS, kWrapSA, kWrap
 // Store variants: the value (V) or the address (Addr) from the accumulator.
 enum StoreVariant : uint32_t { kBaseV, kBaseAddr, kWrapV, kWrapAddr, kAbsV };
 
-// The binary opcodes with accumulator variants: i32/i64 compares and integer arithmetic
-// (all with immediate forms), and f32/f64 add/sub/mul/div (no immediate forms).
+// The binary opcodes with accumulator and immediate variants: i32/i64 compares and integer
+// arithmetic, and f32/f64 add/sub/mul/div (the immediate is f32 bits; an f64 constant has an
+// immediate form only when an f32 holds it exactly, as 0.5 or 1000.0 do).
 constexpr int acc_index(uint32_t opc) {
   return opc >= 0x46 && opc <= 0x4F   ? int(opc - 0x46)
          : opc >= 0x51 && opc <= 0x5A ? int(opc - 0x51 + 10)
