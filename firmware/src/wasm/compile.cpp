@@ -410,7 +410,6 @@ struct Compiler {
     if (o >= op::kRevImm && o < op::kRevImm + 8) return (o - op::kRevImm) % 2 ? kNone : o + 1;
     if (o >= 0x28 && o <= 0x35) return op::kLoadAcc + op::kBaseSA * 16 + (o - 0x28);
     if (o >= op::kWrap && o <= op::kWrap + 0x0D) return op::kLoadAcc + op::kWrapSA * 16 + (o - op::kWrap);
-    if (o >= op::kAbs && o <= op::kAbs + 0x0D) return op::kLoadAcc + op::kAbsA * 16 + (o - op::kAbs);
     if (o >= op::kLoadAcc && o < op::kStoreAcc) {
       uint32_t v = (o - op::kLoadAcc) / 16, k = (o - op::kLoadAcc) % 16;
       if (v == op::kBaseAS) return op::kLoadAcc + op::kBaseAA * 16 + k;
@@ -1225,7 +1224,6 @@ bool Compiler::body(uint32_t type_index) {
               if (is_deferred(addr) && !emit_const(0x7F, addr, canon(vals.n))) return false;
               if (is_deferred(addr)) addr = canon(vals.n);
               uint32_t o = take_acc(val) ? op::kStoreAcc + op::kBaseV * 16 + sk
-                           : take_acc(addr) ? op::kStoreAcc + op::kBaseAddr * 16 + sk
                                             : opc;
               if (!emit_op(o) || !emit(addr) || !emit(val) || !emit(offset)) return false;
             }

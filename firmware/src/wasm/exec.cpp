@@ -44,10 +44,9 @@
 #define K32_LOADV(R, k, h)                                                                \
   R(op::kLoadAcc + 0 * 16 + k, h##_bas) R(op::kLoadAcc + 1 * 16 + k, h##_bsa)             \
   R(op::kLoadAcc + 2 * 16 + k, h##_baa) R(op::kLoadAcc + 3 * 16 + k, h##_was)             \
-  R(op::kLoadAcc + 4 * 16 + k, h##_wsa) R(op::kLoadAcc + 5 * 16 + k, h##_waa)             \
-  R(op::kLoadAcc + 6 * 16 + k, h##_aa)
+  R(op::kLoadAcc + 4 * 16 + k, h##_wsa) R(op::kLoadAcc + 5 * 16 + k, h##_waa)
 #define K32_STOREV(R, k, h)                                                               \
-  R(op::kStoreAcc + 0 * 16 + k, h##_bv) R(op::kStoreAcc + 1 * 16 + k, h##_baddr)          \
+  R(op::kStoreAcc + 0 * 16 + k, h##_bv)                                                   \
   R(op::kStoreAcc + 2 * 16 + k, h##_wv) R(op::kStoreAcc + 3 * 16 + k, h##_waddr)          \
   R(op::kStoreAcc + 4 * 16 + k, h##_av)
 #define K32_FUSE8(R, base, f, i)                                                          \
@@ -232,16 +231,6 @@
   K32_BINI(R, 0x4D) \
   K32_BINI(R, 0x4E) \
   K32_BINI(R, 0x4F) \
-  K32_BINI(R, 0x51) \
-  K32_BINI(R, 0x52) \
-  K32_BINI(R, 0x53) \
-  K32_BINI(R, 0x54) \
-  K32_BINI(R, 0x55) \
-  K32_BINI(R, 0x56) \
-  K32_BINI(R, 0x57) \
-  K32_BINI(R, 0x58) \
-  K32_BINI(R, 0x59) \
-  K32_BINI(R, 0x5A) \
   K32_BINI(R, 0x6A) \
   K32_BINI(R, 0x6B) \
   K32_BINI(R, 0x6C) \
@@ -253,17 +242,6 @@
   K32_BINI(R, 0x76) \
   K32_BINI(R, 0x77) \
   K32_BINI(R, 0x78) \
-  K32_BINI(R, 0x7C) \
-  K32_BINI(R, 0x7D) \
-  K32_BINI(R, 0x7E) \
-  K32_BINI(R, 0x83) \
-  K32_BINI(R, 0x84) \
-  K32_BINI(R, 0x85) \
-  K32_BINI(R, 0x86) \
-  K32_BINI(R, 0x87) \
-  K32_BINI(R, 0x88) \
-  K32_BINI(R, 0x89) \
-  K32_BINI(R, 0x8A) \
   K32_BINI(R, 0x92) \
   K32_BINI(R, 0x93) \
   K32_BINI(R, 0x94) \
@@ -654,7 +632,9 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define IMMF32(i) uint64_t(pc[i])
 #define IMMF64(i) bits(double(f32(pc[i])))
 #define BIN32(name, expr) BINALL(name, U32, RES32, IMM32, expr)
-#define BIN64I(name, expr) BINALL(name, ID64, RES64, IMM64, expr)
+#define BIN64I(name, expr)                                 \
+  BINH(name, SRC_S, SRC_S, DST_S, ID64, RES64, expr)       \
+  BINH(name##_i, SRC_S, IMM64, DST_S, ID64, RES64, expr)
 #define BINF32A(name, expr) BINALL(name, f32, RESF, IMMF32, expr)
 #define BINF64A(name, expr) BINALL(name, f64, RESF, IMMF64, expr)
 #define JCMPH(label, SA, SB, T, cmp)                \
@@ -722,8 +702,7 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   LOADH(name##_baa, EA_BASE(acc), LD_A, 2, T, conv, 3)               \
   LOADH(name##_was, EA_WRAP(acc), LD_S, 2, T, conv, 3)               \
   LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3)              \
-  LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)               \
-  LOADH(name##_aa, uint64_t(pc[0]), LD_A, 1, T, conv, 2)
+  LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)
 #define STOREH(label, EA, VAL, T, words)                             \
   L_##label : {                                                      \
     uint64_t ea = EA;                                                \
@@ -739,7 +718,6 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2)                      \
   STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3)                       \
   STOREH(name##_bv, EA_BASE2(S(0)), acc, T, 3)                       \
-  STOREH(name##_baddr, EA_BASE2(acc), S(1), T, 3)                    \
   STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3)                       \
   STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3)                    \
   STOREH(name##_av, uint64_t(pc[1]), acc, T, 2)
