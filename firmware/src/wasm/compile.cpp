@@ -642,7 +642,7 @@ struct Compiler {
   static bool has_imm_form(uint32_t opc) {
     return (opc >= 0x46 && opc <= 0x4F) || (opc >= 0x6A && opc <= 0x6C) || (opc >= 0x71 && opc <= 0x78) ||
            (opc >= 0x51 && opc <= 0x5A) || (opc >= 0x7C && opc <= 0x7E) || (opc >= 0x83 && opc <= 0x8A) ||
-           (opc >= 0x92 && opc <= 0x95) || (opc >= 0xA0 && opc <= 0xA3);
+           (opc >= 0x92 && opc <= 0x95) || (opc >= 0xA0 && opc <= 0xA3) || (opc >= 0x6D && opc <= 0x70);
   }
   // The immediate form of a deferred constant operand of type t (i64: only if it fits 32
   // signed bits; f64: only if it is an f32 widened, bit for bit, NaNs included).
@@ -708,7 +708,8 @@ bool Compiler::numeric(uint32_t opc) {
                       opc == 0x92 || opc == 0x94 || opc == 0xA0 || opc == 0xA2;
       bool use_imm = false;
       if (imm_of(sb, sig.in1, &imm)) {
-        use_imm = true;
+        // i32 div/rem: only by a constant that cannot trap (or overflow: -1 for the signed)
+        use_imm = opc < 0x6D || opc > 0x70 || (imm != 0 && (imm != 0xFFFFFFFFu || opc == 0x6E || opc == 0x70));
       } else if (commutes && imm_of(sa, sig.in1, &imm)) {
         sa = sb;  // `const op x` of a commutative op is `x op const`
         std::swap(ha, hb);
@@ -1067,14 +1068,31 @@ bool Compiler::body(uint32_t type_index) {
         uint32_t sc, s1, s2;
         if (!pop(ValType::I32, &sc)) return false;
         uint8_t t1, t2;
-        if (!pop(want, &t1, &s1) || !pop(want, &t2, &s2)) return false;
+        if (!pop(want, &t1, &s1, true)) return false;
+        uint32_t h1 = vals.n;
+        if (!pop(want, &t2, &s2, true)) return false;
+        uint32_t h2 = vals.n;
         if (opc == 0x1B) {
           if ((t1 != kUnknown && !is_num(t1)) || (t2 != kUnknown && !is_num(t2)))
             return r.invalid("type mismatch: select needs numeric operands");
           if (t1 != kUnknown && t2 != kUnknown && t1 != t2) return r.invalid("type mismatch");
           want = t1 != kUnknown ? t1 : t2;
         }
-        if (!emit_op(op::kSelect) || !emit(s2) || !emit(s1) || !emit(sc) || !emit(canon(vals.n))) return false;
+        // constants below 2^32 ride in the instruction; others go to their slots
+        bool k1 = is_const(s1) && kvals[s1 & ~kTagMask] <= 0xFFFFFFFFu;
+        bool k2 = is_const(s2) && kvals[s2 & ~kTagMask] <= 0xFFFFFFFFu;
+        uint32_t w1 = k1 ? uint32_t(kvals[s1 & ~kTagMask]) : s1, w2 = k2 ? uint32_t(kvals[s2 & ~kTagMask]) : s2;
+        if (!k1 && is_deferred(s1)) {
+          if (!emit_const(t1, s1, canon(h1))) return false;
+          w1 = canon(h1);
+        }
+        if (!k2 && is_deferred(s2)) {
+          if (!emit_const(t2, s2, canon(h2))) return false;
+          w2 = canon(h2);
+        }
+        uint32_t o = k2 ? (k1 ? op::kSelectImm + 2 : op::kSelectImm) : k1 ? op::kSelectImm + 1 : op::kSelect;
+        op_start = pc();
+        if (!emit_op(o) || !emit(w2) || !emit(w1) || !emit(sc) || !emit(canon(vals.n))) return false;
         if (!produced(want, pc() - 1)) return false;
         break;
       }

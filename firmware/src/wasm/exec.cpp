@@ -62,6 +62,10 @@
   R(op::kCount, bad) \
   R(op::kUnreachable, unreachable) \
   R(op::kSelect, select) \
+  R(op::kSelectImm + 0, select_is) R(op::kSelectImm + 1, select_si) \
+  R(op::kSelectImm + 2, select_ii) \
+  R(op::kImm + 0x6D, 0x6D_i) R(op::kImm + 0x6E, 0x6E_i) R(op::kImm + 0x6F, 0x6F_i) \
+  R(op::kImm + 0x70, 0x70_i) \
   R(op::kCopy, copy) \
   R(op::kCopy2, copy2) \
   R(op::kCopyN, copyn) \
@@ -749,6 +753,19 @@ L_select : {
   S(3) = U32(S(2)) ? a : b;
   NEXT_AT(4);
 }
+L_select_is : {  // the first operand an immediate
+  uint64_t b = S(1);
+  S(3) = U32(S(2)) ? uint64_t(pc[0]) : b;
+  NEXT_AT(4);
+}
+L_select_si : {  // the second
+  uint64_t a = S(0);
+  S(3) = U32(S(2)) ? a : uint64_t(pc[1]);
+  NEXT_AT(4);
+}
+L_select_ii :
+  S(3) = U32(S(2)) ? uint64_t(pc[0]) : uint64_t(pc[1]);
+  NEXT_AT(4);
 L_copy:
   S(1) = S(0);
   NEXT_AT(2);
@@ -1207,6 +1224,11 @@ L_0x70 : {
   S(2) = a % b;
   NEXT_AT(3);
 }
+  // by a constant the compiler saw was neither 0 nor -1: nothing can trap
+  BINH(0x6D_i, SRC_S, IMM32, DST_S, I32, RES32, a / b)
+  BINH(0x6E_i, SRC_S, IMM32, DST_S, U32, RES32, a / b)
+  BINH(0x6F_i, SRC_S, IMM32, DST_S, I32, RES32, a % b)
+  BINH(0x70_i, SRC_S, IMM32, DST_S, U32, RES32, a % b)
   BIN32(0x71, a & b)
   BIN32(0x72, a | b)
   BIN32(0x73, a ^ b)

@@ -105,7 +105,11 @@ enum : uint32_t {
   // a u8 load (address `x + k` wrapping at 2^32) then a compare-and-jump of the byte against
   // an immediate (a character test): + compare index; [x, k, dst, imm, target]
   kLoad8JmpCmpI = 0x6C0,
-  kCount = 0x6CA,
+  // select with a constant operand, which the instruction carries (select moves bits, so any
+  // constant below 2^32 of any type): + 0 the first ([imm, b, cond, dst]), + 1 the second
+  // ([a, imm, cond, dst]), + 2 both
+  kSelectImm = 0x6CA,
+  kCount = 0x6CD,
 };
 // Binary variants (operand sources, then result): 0 SS→A, 1 SI→A, 2 AS→S, 3 AS→A, 4 AI→S,
 // 5 AI→A, 6 SA→S, 7 SA→A. The plain opcode is SS→S and kImm + opcode is SI→S.
