@@ -19,4 +19,4 @@ add_executable(k32-wasm ${K32_WASM_TOOL_SRC})
 target_link_libraries(k32-wasm PRIVATE k32wasm)
 target_compile_options(k32-wasm PRIVATE -fno-exceptions)
 
-# The libFuzzer target (firmware/fuzz/) is built by `k32 wasm fuzz` with clang directly.
+# The libFuzzer target firmware/fuzz/fuzz_wasm.cpp is built by cmake/part_fuzz.cmake (K32_FUZZ).

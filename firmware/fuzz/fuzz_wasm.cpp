@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes -> load + validate + instantiate + run every export with
 // fuel, small limits and host functions for the spectest imports. Any crash, hang or
 // sanitizer report is a bug; rejected modules are the expected common case.
-// Built and run by `k32 wasm fuzz` (clang -fsanitize=fuzzer,address,undefined).
+// Built and run by `k32 fuzz wasm` (alias `k32 wasm fuzz`; clang -fsanitize=fuzzer,address,undefined).
 #include <cstddef>
 #include <cstdint>
 

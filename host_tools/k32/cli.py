@@ -14,6 +14,7 @@ COMMANDS = {
     "apply": "k32.render.apply.cli:apply",
     "bundle": "k32.bundle.cli:bundle",
     "wasm": "k32.wasm.cli:wasm",
+    "fuzz": "k32.fuzz.cli:fuzz",
     "flash": "k32.flash.cli:flash",
     "provision": "k32.provision.cli:provision",
     "kubeconfig": "k32.kubeconfig.cli:kubeconfig",

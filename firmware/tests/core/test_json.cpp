@@ -43,6 +43,12 @@ int main() {
   // Large integers stay exact; overflow becomes a double.
   CHECK(k32::json::parse("9007199254740993", &v, &e) && v.as_int() == 9007199254740993LL);
   CHECK(k32::json::parse("123456789012345678901234567890", &v, &e) && v.is_number() && !v.is_int());
+  // Numbers past a double's range are refused (Go does too); read as infinity they would be
+  // written back as null. -0 is written as 0, so that writing what was read is stable.
+  CHECK(!k32::json::parse("1e400", &v, &e) && e.message.find("out of range") != std::string::npos);
+  CHECK(!k32::json::parse("[-1.8e308]", &v, &e));
+  CHECK(k32::json::parse("1e-400", &v, &e) && v.as_double() == 0);
+  CHECK(k32::json::parse("-0.0", &v, &e) && k32::json::dump(v) == "0");
   // Object helpers.
   Value o = Value::object();
   o.set("x", 1);

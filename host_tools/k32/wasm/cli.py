@@ -74,14 +74,8 @@ def run(module, invoke, fuel, max_pages, args):
 @wasm.command()
 @click.option("--seconds", type=click.IntRange(1, 86400), default=60, show_default=True,
               help="How long to fuzz.")
-def fuzz(seconds):
-    """Fuzz load+validate+instantiate+run with libFuzzer under ASan+UBSan."""
-    from .fuzz import FuzzError, run as run_fuzz
-    try:
-        ok, tail = run_fuzz(seconds)
-    except FuzzError as e:
-        raise click.ClickException(str(e))
-    click.echo(tail)
-    if not ok:
-        raise click.ClickException("the fuzzer found a problem (artifact in build/wasm-fuzz/)")
-    click.echo(f"fuzz: {seconds}s without a crash, hang or sanitizer report")
+@click.pass_context
+def fuzz(ctx, seconds):
+    """Fuzz load+validate+instantiate+run under ASan+UBSan (same as `k32 fuzz wasm`)."""
+    from k32.fuzz.cli import fuzz as fuzz_all
+    ctx.invoke(fuzz_all, targets=("wasm",), seconds=seconds)

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/util/base64.h"
+#include "core/util/text.h"
 
 namespace k32 {
 namespace api {
@@ -22,7 +23,8 @@ class Reader {
     if (!varint(&key)) return false;
     *field = static_cast<uint32_t>(key >> 3);
     *wire = static_cast<uint32_t>(key & 7);
-    return *field != 0;
+    // Field 0 does not exist: a body with it is malformed, not a message that ends there.
+    return *field != 0 || fail();
   }
   bool varint(uint64_t* v) {
     *v = 0;
@@ -41,6 +43,8 @@ class Reader {
     p_ += n;
     return true;
   }
+  // A string field: bytes that must be UTF-8, since they become JSON strings in the store.
+  bool string(std::string* out) { return bytes(out) && (text::valid_utf8(*out) || fail()); }
   bool skip(uint32_t wire) {
     uint64_t v;
     std::string s;
@@ -72,7 +76,7 @@ bool map_entry(const std::string& msg, bool value_is_bytes, json::Value* map) {
   uint32_t f, w;
   while (r.next(&f, &w)) {
     if ((f == 1 || f == 2) && w == 2) {
-      if (!r.bytes(f == 1 ? &key : &value)) return false;
+      if (!(f == 1 || !value_is_bytes ? r.string(f == 1 ? &key : &value) : r.bytes(&value))) return false;
     } else if (!r.skip(w)) {
       return false;
     }
@@ -90,12 +94,12 @@ bool object_meta(const std::string& msg, json::Value* md) {
   while (r.next(&f, &w)) {
     std::string s;
     if (f >= 1 && f <= 6 && w == 2) {
-      if (!r.bytes(&s)) return false;
+      if (!r.string(&s)) return false;
       md->set(kStrings[f], s);
     } else if ((f == 11 || f == 12) && w == 2) {
       if (!r.bytes(&s) || !map_entry(s, false, &md->at_or_insert(f == 11 ? "labels" : "annotations"))) return false;
     } else if (f == 14 && w == 2) {
-      if (!r.bytes(&s)) return false;
+      if (!r.string(&s)) return false;
       md->at_or_insert("finalizers").push(s);
     } else if (!r.skip(w)) {
       return false;
@@ -119,7 +123,7 @@ bool decode_configmap_or_secret(const std::string& raw, bool secret, json::Value
     } else if (!secret && f == 3 && w == 2) {
       if (!r.bytes(&s) || !map_entry(s, true, &obj->at_or_insert("binaryData"))) return false;
     } else if (secret && f == 3 && w == 2) {
-      if (!r.bytes(&s)) return false;
+      if (!r.string(&s)) return false;
       obj->set("type", s);
     } else if (secret && f == 4 && w == 2) {
       if (!r.bytes(&s) || !map_entry(s, false, &obj->at_or_insert("stringData"))) return false;
@@ -150,7 +154,7 @@ bool decode_namespace(const std::string& raw, json::Value* obj) {
       while (spec.next(&sf, &sw)) {
         std::string fin;
         if (sf == 1 && sw == 2) {
-          if (!spec.bytes(&fin)) return false;
+          if (!spec.string(&fin)) return false;
           sp.at_or_insert("finalizers").push(fin);
         } else if (!spec.skip(sw)) {
           return false;
@@ -182,21 +186,25 @@ bool decode_protobuf_object(const std::string& body, json::Value* out, std::stri
       uint32_t tf, tw;
       while (tm.next(&tf, &tw)) {
         if ((tf == 1 || tf == 2) && tw == 2) {
-          if (!tm.bytes(tf == 1 ? &api_version : &kind)) break;
+          if (!tm.string(tf == 1 ? &api_version : &kind)) break;
         } else if (!tm.skip(tw)) {
           break;
         }
       }
+      if (!tm.ok()) {
+        *err = "the protobuf body's TypeMeta is malformed (or a string in it is not UTF-8)";
+        return false;
+      }
     } else if (f == 2 && w == 2) {
       if (!r.bytes(&raw)) break;
     } else if (f == 3 && w == 2) {
-      if (!r.bytes(&encoding)) break;
+      if (!r.string(&encoding)) break;
     } else if (!r.skip(w)) {
       break;
     }
   }
   if (!r.ok()) {
-    *err = "the protobuf body is malformed";
+    *err = "the protobuf body is malformed (or a string in it is not UTF-8)";
     return false;
   }
   if (!encoding.empty()) {
@@ -215,7 +223,7 @@ bool decode_protobuf_object(const std::string& body, json::Value* out, std::stri
            "); send application/json, e.g. with kubectl apply -f";
     return false;
   }
-  if (!ok) *err = "the protobuf " + kind + " is malformed";
+  if (!ok) *err = "the protobuf " + kind + " is malformed (or a string in it is not UTF-8)";
   return ok;
 }
 

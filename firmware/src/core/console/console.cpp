@@ -31,11 +31,14 @@ ParseResult parse_line(const std::string& raw, Command* out, std::string* err) {
   out->name = rest.substr(0, sp);
   if (out->name.empty() || out->name.size() > 32) {
     *err = "missing or overlong command name";
+    out->name.clear();
     return ParseResult::Malformed;
   }
   for (char c : out->name) {
     if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
       *err = "command names are upper-case letters, digits and '_'";
+      // Not echoed in the answer: a CR or LF in it would split the one answer line in two.
+      out->name.clear();
       return ParseResult::Malformed;
     }
   }

@@ -1,5 +1,6 @@
 #include "core/http/conn_reader.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -103,6 +104,9 @@ ReadStatus ConnReader::read_chunked(std::string* out, size_t max_bytes, uint32_t
     size_t semi = line.find(';');
     if (semi != std::string::npos) line.resize(semi);
     if (line.empty() || line.size() > 8) return ReadStatus::Malformed;
+    // Hex digits only: strtoul alone would also take "-1", "+5", " 5" and "0x5".
+    for (char c : line)
+      if (!std::isxdigit(static_cast<unsigned char>(c))) return ReadStatus::Malformed;
     char* endp = nullptr;
     unsigned long size = std::strtoul(line.c_str(), &endp, 16);
     if (*endp != '\0') return ReadStatus::Malformed;

@@ -49,6 +49,56 @@ const std::string* Request::header(const char* name) const {
   return nullptr;
 }
 
+namespace {
+// RFC 9110 token characters: what a method and a header name may be made of.
+bool is_token(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (c <= 0x20 || c >= 0x7f) return false;
+    switch (c) {
+      case '(': case ')': case '<': case '>': case '@': case ',': case ';': case ':': case '\\':
+      case '"': case '/': case '[': case ']': case '?': case '=': case '{': case '}':
+        return false;
+      default: break;
+    }
+  }
+  return true;
+}
+
+// Control characters (tab aside) end a header line or a request line early in some parser
+// down the line; a relay that passed them on would let a client write its own headers.
+bool has_ctl(const std::string& s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return true;
+  return false;
+}
+}  // namespace
+
+bool parse_request_head(const std::string& head, Request* req) {
+  size_t eol = head.find("\r\n");
+  std::string line = head.substr(0, eol);
+  auto parts = text::split(line, ' ');
+  if (parts.size() != 3 || !is_token(parts[0]) || parts[1].empty() || has_ctl(parts[1])) return false;
+  if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") return false;
+  req->method = parts[0];
+  req->target = parts[1];
+  req->version = parts[2];
+  size_t q = req->target.find('?');
+  std::string raw_path = req->target.substr(0, q);
+  if (raw_path.empty() || raw_path[0] != '/') return false;
+  // '+' is a space only in queries: the path is percent-decoded alone.
+  req->path = text::percent_decode(raw_path);
+  req->query = q == std::string::npos ? "" : req->target.substr(q + 1);
+  if (!parse_header_lines(head, true, &req->headers)) return false;
+  // Two framings for one body are how requests get smuggled past a relay: refuse both a
+  // Transfer-Encoding with a Content-Length and Content-Lengths that disagree.
+  const std::string* cl = req->header("Content-Length");
+  if (cl && req->header("Transfer-Encoding")) return false;
+  for (const auto& h : req->headers)
+    if (cl && text::iequals(h.name, "Content-Length") && h.value != *cl) return false;
+  return true;
+}
+
 bool parse_header_lines(const std::string& head, bool strict, std::vector<Header>* out) {
   size_t eol = head.find("\r\n");
   size_t pos = eol == std::string::npos ? head.size() : eol + 2;
@@ -57,7 +107,7 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
     std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
     pos = e == std::string::npos ? head.size() : e + 2;
     size_t colon = h.find(':');
-    bool bad = colon == std::string::npos || colon == 0 || h.substr(0, colon).find(' ') != std::string::npos;
+    bool bad = colon == std::string::npos || !is_token(h.substr(0, colon)) || has_ctl(h.substr(colon + 1));
     if (bad) {
       if (strict) return false;
       continue;

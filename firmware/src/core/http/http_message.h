@@ -34,6 +34,10 @@ struct Request {
   std::string query_param(const std::string& key, bool* present = nullptr) const;
 };
 
+// Parses a request head (request line + header lines, without the blank line that ends it):
+// false when the request line is not "METHOD /path[?query] HTTP/1.x" or a header is malformed.
+bool parse_request_head(const std::string& head, Request* out);
+
 // Parses the header lines of a message head (everything after its first line) into *out.
 // Strict mode refuses lines without a name or with a space in the name (requests);
 // lenient mode skips such lines (responses from upstreams we relay).

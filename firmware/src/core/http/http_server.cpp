@@ -21,28 +21,6 @@ struct ConnArg {
 // A fatal TLS alert (internal_error) as a plaintext record: what a TLS client that cannot be
 // served must see, instead of HTTP text it would take for a broken handshake.
 const unsigned char kTlsRefusal[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50};
-
-bool parse_head(const std::string& head, Request* req) {
-  size_t eol = head.find("\r\n");
-  std::string line = head.substr(0, eol);
-  auto parts = text::split(line, ' ');
-  if (parts.size() != 3 || parts[0].empty() || parts[1].empty()) return false;
-  if (!text::starts_with(parts[2], "HTTP/1.")) return false;
-  req->method = parts[0];
-  req->target = parts[1];
-  req->version = parts[2];
-  size_t q = req->target.find('?');
-  std::string raw_path = req->target.substr(0, q);
-  if (raw_path.empty() || raw_path[0] != '/') return false;
-  req->path = text::url_decode(raw_path);
-  // '+' is only a space in queries; url_decode turned it into one in the path too.
-  for (size_t i = 0; i < raw_path.size() && i < req->path.size(); ++i) {
-    if (raw_path[i] == '+') req->path[i] = '+';
-    if (raw_path[i] == '%') break;
-  }
-  req->query = q == std::string::npos ? "" : req->target.substr(q + 1);
-  return parse_header_lines(head, true, &req->headers);
-}
 }  // namespace
 
 void send_plain_error(Conn* c, int status, const std::string& message) {
@@ -158,7 +136,7 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
     Request req;
     req.peer_ip = peer;
     req.local_ip = local;
-    if (!parse_head(head, &req)) {
+    if (!parse_request_head(head, &req)) {
       send_plain_error(s, 400, "malformed HTTP request head");
       return;
     }

@@ -380,7 +380,14 @@ class Parser {
       long long v = std::strtoll(text.c_str(), &endp, 10);
       if (errno == 0) { *out = Value(static_cast<int64_t>(v)); return true; }
     }
-    *out = Value(std::strtod(text.c_str(), nullptr));
+    double d = std::strtod(text.c_str(), nullptr);
+    // Go's encoding/json refuses what does not fit a float64; infinity would also be written
+    // back as null, so an object read with 1e400 would not be the object stored.
+    if (!std::isfinite(d)) {
+      p_ = start;
+      return fail("number out of range");
+    }
+    *out = Value(d);
     return true;
   }
 };
@@ -445,6 +452,7 @@ static void dump_impl(const Value& v, std::string* out, int indent, int level) {
     case Type::Double: {
       double d = v.as_double();
       if (!std::isfinite(d)) { out->append("null"); break; }
+      if (d == 0) d = 0;  // -0 would be read back as the integer 0 and written differently
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.17g", d);
       out->append(buf);

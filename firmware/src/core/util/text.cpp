@@ -61,11 +61,12 @@ bool parse_uint(const std::string& s, uint64_t max, uint64_t* out) {
   return true;
 }
 
-std::string url_decode(const std::string& s) {
+namespace {
+std::string decode(const std::string& s, bool plus_is_space) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
+    if (s[i] == '+' && plus_is_space) {
       out.push_back(' ');
     } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
                std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
@@ -76,6 +77,37 @@ std::string url_decode(const std::string& s) {
     }
   }
   return out;
+}
+}  // namespace
+
+std::string url_decode(const std::string& s) { return decode(s, true); }
+std::string percent_decode(const std::string& s) { return decode(s, false); }
+
+bool valid_utf8(const std::string& s) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int more;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) { more = 1; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { more = 2; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { more = 3; cp = c & 0x07; }
+    else return false;
+    if (n - i <= static_cast<size_t>(more)) return false;
+    for (int k = 1; k <= more; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((more == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (more == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return false;
+    i += static_cast<size_t>(more) + 1;
+  }
+  return true;
 }
 
 std::string rfc3339(int64_t unix_s) {

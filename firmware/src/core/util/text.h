@@ -15,7 +15,13 @@ bool ends_with(const std::string& s, const std::string& suffix);
 bool iequals(const std::string& a, const std::string& b);
 // Parses a non-negative decimal integer; false on any other text or overflow past max.
 bool parse_uint(const std::string& s, uint64_t max, uint64_t* out);
+// Query-string decoding: %XX escapes and '+' for a space.
 std::string url_decode(const std::string& s);
+// Path decoding: %XX escapes only ('+' stays '+').
+std::string percent_decode(const std::string& s);
+// True when s is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF):
+// what a JSON string may hold, so everything stored as JSON is checked with it first.
+bool valid_utf8(const std::string& s);
 // RFC 3339 UTC with seconds precision, as Kubernetes prints metav1.Time.
 std::string rfc3339(int64_t unix_s);
 // RFC 3339 with microseconds (metav1.MicroTime), from milliseconds.

@@ -1,6 +1,7 @@
 #include "core/yaml/yaml.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -152,6 +153,9 @@ class Parser {
       const Line& l = lines_[pos_];
       if (!l.raw.empty() && l.indent <= indent) break;
       if (body_indent < 0 && !l.raw.empty()) body_indent = l.indent;
+      // The first line sets the block's indentation; a later one left of it is not part of
+      // the block and not valid after it either.
+      if (!l.raw.empty() && l.indent < body_indent) return fail(l.number, "block scalar line indented less than its first line");
       if (l.raw.empty()) parts.push_back("");
       else parts.push_back(std::string(static_cast<size_t>(l.indent - body_indent), ' ') + l.raw);
       ++pos_;
@@ -252,6 +256,8 @@ class Parser {
     std::string word = text::trim(t.substr(*i, j - *i));
     *i = j;
     *v = plain(word);
+    // A float past the range of a double (1e400) has no JSON form (Go refuses it too).
+    if (v->type() == json::Type::Double && !std::isfinite(v->as_double())) return fail(number, "number out of range: " + word);
     return true;
   }
 
@@ -314,6 +320,11 @@ bool to_json(const std::string& input, json::Value* out, std::string* err) {
   for (std::string raw : text::split(input, '\n')) {
     ++number;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    // YAML text is Unicode; raw bytes would reach the store as JSON it cannot read back.
+    if (!text::valid_utf8(raw)) {
+      *err = "line " + text::to_string(number) + ": not valid UTF-8";
+      return false;
+    }
     if (raw == "---" || text::starts_with(raw, "--- ")) {
       if (started) {
         *err = "line " + text::to_string(number) + ": a request body holds one object; found a second YAML document";
