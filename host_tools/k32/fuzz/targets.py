@@ -28,7 +28,7 @@ class Target:
 
 # Inputs longer than this find nothing new and slow every execution down; a Wasm module or a
 # pipelined HTTP stream needs more room than a console line.
-MAX_LEN = {"wasm": 8192, "http": 8192, "console": 4096}
+MAX_LEN = {"wasm": 8192, "http": 8192, "console": 4096, "store-load": 16384}
 DEFAULT_MAX_LEN = 4096
 
 
