@@ -12,7 +12,6 @@ import re
 import socket
 import threading
 import time
-from pathlib import Path
 
 from .targets import SEEDS_DIR
 

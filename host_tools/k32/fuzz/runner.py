@@ -47,11 +47,11 @@ def build(targets: list[Target], jobs: int) -> dict[str, Path]:
            "-DK32_FUZZ=ON"]
     if shutil.which("ccache"):
         cfg += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
-    r = subprocess.run(cfg, capture_output=True, text=True, env=env)
+    r = subprocess.run(cfg, check=False, capture_output=True, text=True, env=env)
     if r.returncode:
         raise FuzzError(f"configuring {BUILD_DIR} failed:\n{(r.stdout + r.stderr)[-3000:]}")
     cmd = ["nice", "cmake", "--build", str(BUILD_DIR), f"-j{jobs}", "--target", *[t.binary_name for t in targets]]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
     if r.returncode:
         raise FuzzError(f"building the fuzz targets failed:\n{(r.stdout + r.stderr)[-3000:]}")
     return {t.name: BUILD_DIR / t.binary_name for t in targets}
@@ -73,7 +73,7 @@ def run_one(target: Target, binary: Path, seconds: int, corpus_root: Path | None
     if target.dictionary:
         cmd.append(f"-dict={target.dictionary}")
     started = time.monotonic()
-    r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, errors="replace")
     elapsed = int(time.monotonic() - started)
     out = r.stderr
     new = sorted(p for p in set(artifacts.iterdir()) - before if p.name.startswith(FAILURE_PREFIXES))
