@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import embed, schema_table, write_documents
 from .documents import build_documents
+from .proto_fields import ProtoError
 from .protobuf import EncodeError
 from .schema_table import TableError
 from .source import SourceError
@@ -40,7 +41,7 @@ def main(argv=None) -> int:
             _write(args.cpp_out / SCHEMA_CPP, schema_table.emit_cpp(defs))
         if args.docs_out:
             write_documents(args.docs_out, descriptions=args.descriptions)
-    except (SourceError, TableError, EncodeError, OSError) as e:
+    except (SourceError, TableError, EncodeError, ProtoError, OSError) as e:
         print(f"k32.apigen: error: {e}", file=sys.stderr)
         return 1
     return 0

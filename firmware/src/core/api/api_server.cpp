@@ -64,7 +64,9 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
   bool yaml_like = type == "application/yaml" || type == "application/apply-patch+yaml" || type == "text/yaml";
   if (type == "application/vnd.kubernetes.protobuf") {
     std::string perr;
-    if (!decode_protobuf_object(req.body, out, &perr)) {
+    bool unsupported = false;
+    if (!decode_protobuf_object(req.body, out, &perr, &unsupported)) {
+      if (!unsupported) return bad_request(perr);
       ApiError e = unsupported_media(type);
       e.message = perr;
       return e;
