@@ -213,6 +213,41 @@ bool ensure_namespace(store::ObjectStore* st, const char* name) {
   return st->create("namespaces", "", name, ns, &stored) == store::Result::Ok;
 }
 
+// default/kubernetes: every cluster has it (clients and charts look the API up by it). Its
+// port is the API server's; Kube32 has no cluster IPs, so it names the port, not an address.
+bool ensure_kubernetes_service(store::ObjectStore* st, int api_port) {
+  json::Value existing;
+  if (st->get("services", "default", "kubernetes", &existing)) return true;
+  json::Value svc = json::Value::object();
+  svc.set("kind", "Service");
+  svc.set("apiVersion", "v1");
+  json::Value md = json::Value::object();
+  md.set("name", "kubernetes");
+  md.set("namespace", "default");
+  md.set("uid", text::uuid4());
+  md.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
+  json::Value labels = json::Value::object();
+  labels.set("component", "apiserver");
+  labels.set("provider", "kubernetes");
+  md.set("labels", labels);
+  svc.set("metadata", md);
+  json::Value p = json::Value::object();
+  p.set("name", "https");
+  p.set("port", 443);
+  p.set("protocol", "TCP");
+  p.set("targetPort", api_port);
+  json::Value ports = json::Value::array();
+  ports.push(p);
+  json::Value spec = json::Value::object();
+  spec.set("ports", ports);
+  spec.set("type", "ClusterIP");
+  spec.set("sessionAffinity", "None");
+  svc.set("spec", spec);
+  svc.at_or_insert("status").set("loadBalancer", json::Value::object());
+  json::Value stored;
+  return st->create("services", "default", "kubernetes", svc, &stored) == store::Result::Ok;
+}
+
 void add_console_commands(Node* n) {
   n->console.add("STATUS", [n](const json::Value&) {
     json::Value s = json::Value::object();
@@ -333,6 +368,7 @@ int run_node(const node::NodeConfig& cfg_in) {
       return 2;
     }
     for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) ensure_namespace(&n->store, ns);
+    ensure_kubernetes_service(&n->store, cfg.api_port);
     api::ApiConfig ac;
     ac.advertise_ip = cfg.bind_ip;
     ac.api_port = cfg.api_port;

@@ -174,6 +174,17 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
     send_error(w, bad_request("resourceVersion \"" + rv_param + "\" is not a valid version"));
     return;
   }
+  if (!initial_list && since > store_->current_rv()) {
+    // A version this store has not reached yet: kube-apiserver waits up to 3 s for it,
+    // then answers 504 "Too large resource version" (clients retry or relist).
+    uint64_t give_up = port::monotonic_ms() + 3000;
+    while (store_->current_rv() < since && port::monotonic_ms() < give_up)
+      store_->wait_newer(store_->current_rv(), 250);
+    if (store_->current_rv() < since) {
+      send_error(w, too_large_resource_version(since, store_->current_rv()));
+      return;
+    }
+  }
   auto matches = [&](const json::Value& o, const std::string& ns) {
     if (!info.ns.empty() && ns != info.ns) return false;
     return ls.matches(o["metadata"]["labels"]) && fs.matches(o);
@@ -224,10 +235,27 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
     }
     for (const auto& ev : evs) {
       since = ev.rv;
-      if (ev.resource != info.res->store_id() || !matches(ev.object, ev.ns)) continue;
-      const char* type = ev.type == store::EventType::Added ? "ADDED"
-                         : ev.type == store::EventType::Modified ? "MODIFIED" : "DELETED";
-      if (!w.write_chunk(encode(type, ev.object))) return;
+      if (ev.resource != info.res->store_id()) continue;
+      // As kube-apiserver's watch cache: what the watcher sees is decided on the object
+      // before and after the change, so an object entering the selection arrives as ADDED
+      // and one leaving it as DELETED (its last matching state at this version).
+      bool now = ev.type != store::EventType::Deleted && matches(ev.object, ev.ns);
+      bool before = ev.type == store::EventType::Deleted ? matches(ev.object, ev.ns)
+                    : ev.type == store::EventType::Modified && !ev.prev.is_null() && matches(ev.prev, ev.ns);
+      if (!now && !before) continue;
+      bool ok;
+      if (ev.type == store::EventType::Deleted) {
+        ok = w.write_chunk(encode("DELETED", ev.object));
+      } else if (now && before) {
+        ok = w.write_chunk(encode("MODIFIED", ev.object));
+      } else if (now) {
+        ok = w.write_chunk(encode("ADDED", ev.object));
+      } else {
+        json::Value gone_obj = ev.prev;
+        gone_obj.at_or_insert("metadata").set("resourceVersion", text::to_string(static_cast<int64_t>(ev.rv)));
+        ok = w.write_chunk(encode("DELETED", gone_obj));
+      }
+      if (!ok) return;
     }
     uint64_t now = port::monotonic_ms();
     if (now >= deadline) break;

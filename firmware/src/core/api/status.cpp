@@ -54,6 +54,19 @@ ApiError conflict(const std::string& group, const std::string& resource, const s
           details(group, resource, name)};
 }
 
+ApiError too_large_resource_version(uint64_t requested, uint64_t current) {
+  json::Value d = json::Value::object();
+  json::Value cause = json::Value::object();
+  cause.set("reason", "ResourceVersionTooLarge");
+  cause.set("message", "Too large resource version");
+  d.at_or_insert("causes").push(cause);
+  d.set("retryAfterSeconds", 1);
+  return {504, "Timeout",
+          "Too large resource version: " + text::to_string(static_cast<int64_t>(requested)) +
+              ", current: " + text::to_string(static_cast<int64_t>(current)),
+          d};
+}
+
 ApiError bad_request(const std::string& message) { return {400, "BadRequest", message, json::Value()}; }
 
 ApiError invalid(const std::string& kind, const std::string& name,

@@ -28,6 +28,8 @@ ApiError method_not_allowed(const std::string& message);
 ApiError unsupported_media(const std::string& content_type);
 ApiError unauthorized();
 ApiError gone(const std::string& message);
+// 504 Timeout for a watch or list from a resourceVersion newer than the store's.
+ApiError too_large_resource_version(uint64_t requested, uint64_t current);
 ApiError too_large(size_t limit);
 // A body or object nesting deeper than the API's limit (400 for a body, 422 for a result).
 ApiError too_deep(int code, int limit);

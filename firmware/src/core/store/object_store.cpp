@@ -237,6 +237,7 @@ Result ObjectStore::update(const std::string& r, const std::string& ns, const st
   auto it = objects_.find(key(r, ns, n));
   if (it == objects_.end()) return Result::NotFound;
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
+  ev.prev = it->second.obj;
   Result res = commit_locked(EventType::Modified, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
   if (stored) *stored = ev.object;

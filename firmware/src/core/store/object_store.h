@@ -25,6 +25,9 @@ struct Event {
   std::string name;
   uint64_t rv;
   json::Value object;
+  // Modified: the object before the change. A filtered watch turns a change that makes an
+  // object start (stop) matching its selector into ADDED (DELETED), as kube-apiserver does.
+  json::Value prev;
 };
 
 // TooLarge: the object exceeds the per-object limit. NoSpace: the write would take the store past

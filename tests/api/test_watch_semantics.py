@@ -1,0 +1,94 @@
+"""Watch semantics as kube-apiserver's: a label-selector watch sees an object that starts
+matching as ADDED and one that stops matching as DELETED; a watch from a resourceVersion the
+store has not reached fails with "Too large resource version"; default/kubernetes exists."""
+import json
+import os
+import subprocess
+import time
+
+from api_helpers import LineReader
+from k32.build.tools import kubectl as kubectl_path
+
+NS = "e2e-watch-sel"
+
+
+def kubectl(cluster, *args, input=None):
+    proc = cluster.kubectl(*args, input=input)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def ensure_ns(cluster):
+    if cluster.kubectl("get", "namespace", NS).returncode != 0:
+        kubectl(cluster, "create", "namespace", NS)
+
+
+def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
+    ensure_ns(sim_cluster)
+    kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "mover", "namespace": NS, "labels": {"tier": "back"}}, "data": {"k": "v"}}))
+    argv = [str(kubectl_path()), "--kubeconfig", str(sim_cluster.kubeconfig), "--context", sim_cluster.context,
+            "get", "configmaps", "-n", NS, "-l", "tier=web", "-w", "--output-watch-events"]
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        reader = LineReader(proc)
+        time.sleep(1.5)  # the initial (empty) list is done before the label changes
+        kubectl(sim_cluster, "label", "configmap", "mover", "-n", NS, "tier=web", "--overwrite")
+        seen = reader.wait_for(lambda line: " mover " in line)
+        assert seen[-1].split()[:2] == ["ADDED", "mover"], seen
+        kubectl(sim_cluster, "annotate", "configmap", "mover", "-n", NS, "note=x")
+        seen = reader.wait_for(lambda line: " mover " in line)
+        assert seen[-1].split()[:2] == ["MODIFIED", "mover"], seen
+        kubectl(sim_cluster, "label", "configmap", "mover", "-n", NS, "tier=db", "--overwrite")
+        seen = reader.wait_for(lambda line: " mover " in line)
+        assert seen[-1].split()[:2] == ["DELETED", "mover"], seen
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        sim_cluster.kubectl("delete", "configmap", "mover", "-n", NS)
+
+
+def test_deleted_event_carries_last_matching_state(sim_cluster):
+    ensure_ns(sim_cluster)
+    status, _, body = sim_cluster.request("GET", f"/api/v1/namespaces/{NS}/configmaps")
+    rv = json.loads(body)["metadata"]["resourceVersion"]
+    kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "leaver", "namespace": NS, "labels": {"tier": "web"}}}))
+    kubectl(sim_cluster, "label", "configmap", "leaver", "-n", NS, "tier-")
+    status, _, body = sim_cluster.request(
+        "GET", f"/api/v1/namespaces/{NS}/configmaps?watch=true&labelSelector=tier%3Dweb"
+               f"&resourceVersion={rv}&timeoutSeconds=2", timeout=15)
+    assert status == 200
+    events = [json.loads(line) for line in body.decode().splitlines() if line.strip()]
+    leaver = [(e["type"], e["object"]["metadata"].get("labels")) for e in events
+              if e["object"]["metadata"]["name"] == "leaver"]
+    assert leaver == [("ADDED", {"tier": "web"}), ("DELETED", {"tier": "web"})], events
+    deleted = next(e for e in events if e["type"] == "DELETED")
+    assert int(deleted["object"]["metadata"]["resourceVersion"]) > int(events[0]["object"]["metadata"]["resourceVersion"])
+    sim_cluster.kubectl("delete", "configmap", "leaver", "-n", NS)
+
+
+def test_watch_from_future_version_fails_too_large(sim_cluster):
+    status, _, body = sim_cluster.request("GET", "/api/v1/namespaces/default/configmaps")
+    current = int(json.loads(body)["metadata"]["resourceVersion"])
+    future = current + 100000
+    start = time.monotonic()
+    status, _, body = sim_cluster.request(
+        "GET", f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={future}", timeout=20)
+    assert time.monotonic() - start < 10
+    assert status == 504, body
+    st = json.loads(body)
+    assert st["reason"] == "Timeout"
+    assert st["message"].startswith(f"Too large resource version: {future}, current: ")
+    assert st["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
+
+
+def test_default_kubernetes_service_exists(sim_cluster):
+    svc = json.loads(kubectl(sim_cluster, "get", "service", "kubernetes", "-n", "default", "-o", "json"))
+    assert svc["metadata"]["labels"] == {"component": "apiserver", "provider": "kubernetes"}
+    port = svc["spec"]["ports"][0]
+    assert (port["name"], port["port"], port["protocol"]) == ("https", 443, "TCP")
+    assert port["targetPort"] == sim_cluster.nodes[0].api_port
