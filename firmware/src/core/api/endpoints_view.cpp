@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/api/selectors.h"
+#include "core/kubelet/sha256.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -125,66 +126,109 @@ std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::st
   return out;
 }
 
+namespace {
+
+// The ports one pod serves for a Service: each service port resolved against the pod (a
+// named targetPort the pod lacks leaves that port out, as the EndpointSlice controller does).
+json::Value resolved_ports(const json::Value& svc, const json::Value& pod) {
+  json::Value ports = json::Value::array();
+  for (const auto& sp : svc["spec"]["ports"].items()) {
+    int32_t port = resolve_target_port(sp, pod);
+    if (port == 0) continue;
+    json::Value p = json::Value::object();
+    if (!sp["name"].is_null()) p.set("name", sp["name"]);
+    p.set("port", static_cast<int64_t>(port));
+    p.set("protocol", sp["protocol"].as_string("TCP"));
+    ports.push(std::move(p));
+  }
+  return ports;
+}
+
+json::Value slice_endpoint(const json::Value& pod) {
+  json::Value e = json::Value::object();
+  json::Value addrs = json::Value::array();
+  addrs.push(pod["status"]["podIP"].as_string());
+  e.set("addresses", addrs);
+  json::Value cond = json::Value::object();
+  bool ready = pod_ready(pod);
+  cond.set("ready", ready);
+  cond.set("serving", ready);
+  cond.set("terminating", !pod["metadata"]["deletionTimestamp"].is_null());
+  e.set("conditions", cond);
+  if (!pod["spec"]["nodeName"].is_null()) e.set("nodeName", pod["spec"]["nodeName"]);
+  json::Value ref = json::Value::object();
+  ref.set("kind", "Pod");
+  ref.set("namespace", pod.path_str({"metadata", "namespace"}));
+  ref.set("name", pod.path_str({"metadata", "name"}));
+  ref.set("uid", pod.path_str({"metadata", "uid"}));
+  e.set("targetRef", ref);
+  return e;
+}
+
+// A slice's identity is derived from its Service and port set, so the computed view keeps
+// the same name and uid on every read while that port set has endpoints.
+std::string slice_digest(const json::Value& svc, const std::string& port_sig) {
+  std::string seed = svc.path_str({"metadata", "uid"}) + "/" + port_sig;
+  return kubelet::sha256_hex(reinterpret_cast<const uint8_t*>(seed.data()), seed.size());
+}
+
+json::Value make_slice(const json::Value& svc, const std::string& digest, json::Value ports, json::Value eps) {
+  std::string name = svc.path_str({"metadata", "name"});
+  // generateName's 5-character suffix alphabet (no vowels, no digits that read as letters).
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string suffix;
+  for (size_t i = 0; i < 5; ++i) suffix += kAlphabet[std::stoul(digest.substr(i * 2, 2), nullptr, 16) % 27];
+  json::Value sl = base_object("discovery.k8s.io/v1", "EndpointSlice", svc, name + "-" + suffix);
+  json::Value& md = sl.at_or_insert("metadata");
+  std::string uid = digest.substr(32, 8) + "-" + digest.substr(40, 4) + "-4" + digest.substr(45, 3) + "-8" +
+                    digest.substr(49, 3) + "-" + digest.substr(52, 12);
+  md.set("uid", uid);
+  json::Value labels = json::Value::object();
+  labels.set("kubernetes.io/service-name", name);
+  labels.set("endpointslice.kubernetes.io/managed-by", "endpointslice-controller.kube32.io");
+  md.set("labels", labels);
+  md.set("generateName", name + "-");
+  json::Value owner = json::Value::object();
+  owner.set("apiVersion", "v1");
+  owner.set("kind", "Service");
+  owner.set("name", name);
+  owner.set("uid", svc.path_str({"metadata", "uid"}));
+  owner.set("controller", true);
+  owner.set("blockOwnerDeletion", true);
+  json::Value owners = json::Value::array();
+  owners.push(owner);
+  md.set("ownerReferences", owners);
+  sl.set("addressType", "IPv4");
+  sl.set("endpoints", std::move(eps));
+  sl.set("ports", std::move(ports));
+  return sl;
+}
+
+}  // namespace
+
 std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
   std::vector<json::Value> out;
   for (const auto& svc : st->list("services", ns, rv)) {
     if (!wants_endpoints(svc)) continue;
-    std::string name = svc.path_str({"metadata", "name"});
-    json::Value sl = base_object("discovery.k8s.io/v1", "EndpointSlice", svc, name + "-k32");
-    json::Value& md = sl.at_or_insert("metadata");
-    json::Value labels = json::Value::object();
-    labels.set("kubernetes.io/service-name", name);
-    labels.set("endpointslice.kubernetes.io/managed-by", "endpointslice-controller.kube32.io");
-    md.set("labels", labels);
-    md.set("generateName", name + "-");
-    json::Value owner = json::Value::object();
-    owner.set("apiVersion", "v1");
-    owner.set("kind", "Service");
-    owner.set("name", name);
-    owner.set("uid", svc.path_str({"metadata", "uid"}));
-    owner.set("controller", true);
-    owner.set("blockOwnerDeletion", true);
-    json::Value owners = json::Value::array();
-    owners.push(owner);
-    md.set("ownerReferences", owners);
-    sl.set("addressType", "IPv4");
-    auto pods = selected_pods(st, svc);
-    json::Value eps = json::Value::array();
-    json::Value ports = json::Value::array();
-    bool ports_set = false;
-    for (const auto& pod : pods) {
-      json::Value e = json::Value::object();
-      json::Value addrs = json::Value::array();
-      addrs.push(pod["status"]["podIP"].as_string());
-      e.set("addresses", addrs);
-      json::Value cond = json::Value::object();
-      bool ready = pod_ready(pod);
-      cond.set("ready", ready);
-      cond.set("serving", ready);
-      cond.set("terminating", !pod["metadata"]["deletionTimestamp"].is_null());
-      e.set("conditions", cond);
-      if (!pod["spec"]["nodeName"].is_null()) e.set("nodeName", pod["spec"]["nodeName"]);
-      json::Value ref = json::Value::object();
-      ref.set("kind", "Pod");
-      ref.set("namespace", pod.path_str({"metadata", "namespace"}));
-      ref.set("name", pod.path_str({"metadata", "name"}));
-      ref.set("uid", pod.path_str({"metadata", "uid"}));
-      e.set("targetRef", ref);
-      eps.push(std::move(e));
-      if (!ports_set) {
-        ports_set = true;
-        for (const auto& sp : svc["spec"]["ports"].items()) {
-          json::Value p = json::Value::object();
-          if (!sp["name"].is_null()) p.set("name", sp["name"]);
-          p.set("port", static_cast<int64_t>(resolve_target_port(sp, pod)));
-          p.set("protocol", sp["protocol"].as_string("TCP"));
-          ports.push(std::move(p));
-        }
+    // One slice per distinct resolved port set, as the EndpointSlice controller groups them.
+    std::map<std::string, std::pair<json::Value, json::Value>> groups;  // signature -> (ports, endpoints)
+    std::vector<std::string> order;
+    for (const auto& pod : selected_pods(st, svc)) {
+      json::Value ports = resolved_ports(svc, pod);
+      std::string sig = json::dump(ports);
+      auto it = groups.find(sig);
+      if (it == groups.end()) {
+        it = groups.emplace(sig, std::make_pair(std::move(ports), json::Value::array())).first;
+        order.push_back(sig);
       }
+      it->second.second.push(slice_endpoint(pod));
     }
-    sl.set("endpoints", eps);
-    sl.set("ports", ports);
-    out.push_back(std::move(sl));
+    if (order.empty()) {  // no endpoints: one empty slice, as for a Service whose pods are gone
+      out.push_back(make_slice(svc, slice_digest(svc, ""), json::Value::array(), json::Value::array()));
+      continue;
+    }
+    for (const auto& sig : order)
+      out.push_back(make_slice(svc, slice_digest(svc, sig), groups[sig].first, groups[sig].second));
   }
   return out;
 }
