@@ -222,6 +222,14 @@ void Kubelet::stop_all() {
   for (auto& p : all) stop_pod(p, 5000);
 }
 
+namespace {
+std::string ready_of(const json::Value& status) {
+  for (const auto& c : status["conditions"].items())
+    if (c["type"].str() == "Ready") return c["status"].as_string();
+  return std::string();
+}
+}  // namespace
+
 void Kubelet::report(Pod& p) {
   json::Value status;
   json::Value body;
@@ -232,9 +240,12 @@ void Kubelet::report(Pod& p) {
   }
   std::string dump = json::dump(status);
   {
+    // Unchanged since our last write, unless the stored Ready differs: the node lifecycle
+    // marks pods Ready=False while their node is NotReady, and the kubelet, back in touch,
+    // must write its own view again.
     port::LockGuard<port::Mutex> lock(mu_);
     auto it = reported_.find(p.key());
-    if (it != reported_.end() && it->second == dump) return;
+    if (it != reported_.end() && it->second == dump && ready_of(body["status"]) == ready_of(status)) return;
   }
   body.set("status", status);
   json::Value out;

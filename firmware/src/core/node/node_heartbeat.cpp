@@ -35,7 +35,6 @@ bool Heartbeat::register_node() {
     // Labels the kubelet owns are re-asserted; user labels stay.
     for (const auto& l : fresh["metadata"]["labels"].members())
       existing.at_or_insert("metadata").at_or_insert("labels").set(l.first, l.second);
-    existing.at_or_insert("spec").erase("taints");
     rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", existing, &out);
     if (rc == 200) rc = api_->replace("/api/v1/nodes/" + cfg_.name, out, &out);
   }
@@ -59,21 +58,12 @@ bool Heartbeat::beat() {
   }
   if (rc != 200) return false;
   json::Value fresh = make_node(cfg_);
-  bool was_ready = false;
-  for (const auto& c : node["status"]["conditions"].items())
-    if (c["type"].str() == "Ready" && c["status"].str() == "True") was_ready = true;
   refresh_conditions(&node, fresh);
   json::Value out;
   rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", node, &out);
   if (rc != 200) return false;
-  if (!was_ready) {
-    // Back from silence: lift the taints the node lifecycle put on.
-    json::Value spec_node = out;
-    if (spec_node["spec"].find("taints")) {
-      spec_node.at_or_insert("spec").erase("taints");
-      api_->replace("/api/v1/nodes/" + cfg_.name, spec_node, &out);
-    }
-  }
+  // Taints belong to the node lifecycle controller (it lifts the unreachable ones once this
+  // heartbeat makes the node Ready again) and to users; the kubelet leaves them alone.
   const std::string lease_path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + cfg_.name;
   json::Value lease;
   rc = api_->get(lease_path, &lease);

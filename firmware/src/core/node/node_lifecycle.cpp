@@ -26,36 +26,101 @@ int64_t last_heartbeat_ms(store::ObjectStore* st, const json::Value& n) {
   return best;
 }
 
+constexpr const char* kUnreachable = "node.kubernetes.io/unreachable";
+
 json::Value taint(const char* effect) {
   json::Value t = json::Value::object();
-  t.set("key", "node.kubernetes.io/unreachable");
+  t.set("key", kUnreachable);
   t.set("effect", effect);
   if (std::string(effect) == "NoExecute") t.set("timeAdded", text::rfc3339(port::wall_time_s()));
   return t;
 }
+
+bool is_lifecycle_taint(const json::Value& t) {
+  const std::string& k = t["key"].str();
+  return k == kUnreachable || k == "node.kubernetes.io/not-ready";
+}
+
+bool node_ready(const json::Value& n) {
+  for (const auto& c : n["status"]["conditions"].items())
+    if (c["type"].str() == "Ready" && c["status"].str() == "True") return true;
+  return false;
+}
+
+bool write_node(store::ObjectStore* st, json::Value& n) {
+  json::Value stored;
+  uint64_t rv = 0;
+  text::parse_uint(n.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
+  return st->update("nodes", "", n.path_str({"metadata", "name"}), n, rv, &stored) == store::Result::Ok;
+}
 }  // namespace
+
+int NodeLifecycle::mark_pods_not_ready(const std::string& node) {
+  // As kube-controller-manager's MarkPodsNotReady: the pods of a node nobody hears from are
+  // no longer Ready, so Endpoints move them to notReadyAddresses and callers stop picking them.
+  int marked = 0;
+  for (auto& pod : store_->list("pods", "", nullptr)) {
+    if (pod["spec"]["nodeName"].as_string() != node) continue;
+    json::Value* conds = pod.at_or_insert("status").find("conditions");
+    if (!conds) continue;
+    bool changed = false;
+    for (auto& c : conds->items()) {
+      if (c["type"].str() == "Ready" && c["status"].str() != "False") {
+        c.set("status", "False");
+        c.set("lastTransitionTime", text::rfc3339(port::wall_time_s()));
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    uint64_t rv = 0;
+    text::parse_uint(pod.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
+    json::Value stored;
+    if (store_->update("pods", pod.path_str({"metadata", "namespace"}), pod.path_str({"metadata", "name"}), pod, rv,
+                       &stored) == store::Result::Ok)
+      ++marked;
+  }
+  return marked;
+}
 
 int NodeLifecycle::check_once(int64_t now_ms) {
   int marked = 0;
   for (auto& n : store_->list("nodes", "", nullptr)) {
-    bool ready = false;
-    for (const auto& c : n["status"]["conditions"].items())
-      if (c["type"].str() == "Ready" && c["status"].str() == "True") ready = true;
-    if (!ready) continue;
-    int64_t last = last_heartbeat_ms(store_, n);
-    if (last < 0 || now_ms - last <= static_cast<int64_t>(kNodeGraceMs)) continue;
-    set_ready(&n, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.", false);
-    json::Value taints = json::Value::array();
-    taints.push(taint("NoSchedule"));
-    taints.push(taint("NoExecute"));
-    n.at_or_insert("spec").set("taints", taints);
-    json::Value stored;
-    uint64_t rv = 0;
-    text::parse_uint(n.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
     std::string name = n.path_str({"metadata", "name"});
-    if (store_->update("nodes", "", name, n, rv, &stored) == store::Result::Ok) {
+    json::Value* taints = n.at_or_insert("spec").find("taints");
+    bool has_ours = false;
+    if (taints)
+      for (const auto& t : taints->items()) has_ours = has_ours || is_lifecycle_taint(t);
+    int64_t last = last_heartbeat_ms(store_, n);
+    bool silent = last >= 0 && now_ms - last > static_cast<int64_t>(kNodeGraceMs);
+    if (node_ready(n) && !silent) {
+      if (!has_ours) continue;
+      // Back in touch: lift the taints this controller added; users' taints stay.
+      json::Value keep = json::Value::array();
+      for (const auto& t : taints->items())
+        if (!is_lifecycle_taint(t)) keep.push(t);
+      if (keep.items().empty()) n.at_or_insert("spec").erase("taints");
+      else n.at_or_insert("spec").set("taints", keep);
+      if (write_node(store_, n)) logf("[NODE] %s is Ready again; unreachable taints removed", name.c_str());
+      continue;
+    }
+    if (!node_ready(n)) {
+      // Already NotReady: make sure its pods say so too (a control-plane restart in between).
+      mark_pods_not_ready(name);
+      continue;
+    }
+    set_ready(&n, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.", false);
+    json::Value& list = n.at_or_insert("spec").at_or_insert("taints");
+    if (!list.is_array()) list = json::Value::array();
+    for (const char* effect : {"NoSchedule", "NoExecute"}) {
+      bool present = false;
+      for (const auto& t : list.items())
+        present = present || (t["key"].str() == kUnreachable && t["effect"].str() == effect);
+      if (!present) list.push(taint(effect));
+    }
+    if (write_node(store_, n)) {
       logf("[NODE] %s stopped posting status; marked NotReady", name.c_str());
       ++marked;
+      mark_pods_not_ready(name);
     }
   }
   return marked;
