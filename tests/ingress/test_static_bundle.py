@@ -39,6 +39,14 @@ def test_gzip_variant_when_accepted(ui):
     assert gzip.decompress(body) == (BUNDLE / "app.js").read_bytes()
 
 
+def test_gzip_refused_with_q_zero(ui):
+    """RFC 9110: q=0 means "not acceptable", so "gzip;q=0" gets the plain file (or 406)."""
+    status, headers, body = get(ui, "/cluster/app.js", headers={"Accept-Encoding": "gzip;q=0, identity"})
+    assert status == 200 and "content-encoding" not in headers
+    assert body == (BUNDLE / "app.js").read_bytes()
+    assert get(ui, "/cluster/style.css", headers={"Accept-Encoding": "gzip;q=0"})[0] == 406
+
+
 def test_gzip_only_file_is_406_without_gzip(ui):
     assert get(ui, "/cluster/style.css")[0] == 406
     status, headers, body = get(ui, "/cluster/style.css", headers={"Accept-Encoding": "gzip"})

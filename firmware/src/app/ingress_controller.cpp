@@ -3,6 +3,7 @@
 #include "app/upstream_pool.h"
 #include "app/web_assets.h"
 #include "core/api/endpoints_view.h"
+#include "core/http/accept_encoding.h"
 #include "core/http/internal_headers.h"
 #include "core/podserver/peer_auth.h"
 #include "core/util/log.h"
@@ -238,35 +239,35 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     return;
   }
   std::vector<json::Value> pods = api::selected_pods(store_, svc);
-  // A pod on the control plane is called in-process; otherwise round-robin over workers.
-  for (const auto& pod : pods) {
-    if (pod["spec"]["nodeName"].as_string() == cfg_.node_name && cfg_.local_pod) {
-      req.headers.push_back({"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})});
-      cfg_.local_pod(req, w);
-      return;
-    }
-  }
-  // Worker pods, on nodes that are Ready, reached at the pod server port their node reports
-  // (7000 on every board; distinct ports for simulated workers sharing one host).
-  struct Remote {
+  // The Service's ready pods take turns, as kube-proxy spreads connections over its
+  // endpoints: a pod on this node (the control plane) is one of them and is called
+  // in-process on its turn; worker pods are relayed to on nodes that are Ready, at the pod
+  // server port their node reports (7000 on every board; distinct ports for simulated
+  // workers sharing one host). A relay that fails moves on to the next pod.
+  struct Candidate {
     const json::Value* pod;
-    uint16_t node_port;
+    uint16_t node_port;  // 0: this node's pod, in-process
   };
-  std::vector<Remote> remote;
+  std::vector<Candidate> candidates;
   for (const auto& pod : pods) {
+    if (!api::pod_ready(pod) || api::resolve_target_port(*port, pod) <= 0) continue;
     std::string node_name = pod["spec"]["nodeName"].as_string();
-    if (node_name == cfg_.node_name || pod["status"]["podIP"].as_string().empty()) continue;
+    if (node_name == cfg_.node_name) {
+      if (cfg_.local_pod) candidates.push_back(Candidate{&pod, 0});
+      continue;
+    }
+    if (pod["status"]["podIP"].as_string().empty()) continue;
     json::Value node;
     if (!store_->get("nodes", "", node_name, &node)) continue;
     bool ready = false;
     for (const auto& c : node["status"]["conditions"].items())
       if (c["type"].str() == "Ready") ready = c["status"].str() == "True";
-    int64_t port = node.path({"status", "daemonEndpoints", "kubeletEndpoint", "Port"})
-                       ? node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int()
-                       : 0;
-    if (ready && port > 0 && port <= 65535) remote.push_back(Remote{&pod, static_cast<uint16_t>(port)});
+    int64_t np = node.path({"status", "daemonEndpoints", "kubeletEndpoint", "Port"})
+                     ? node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int()
+                     : 0;
+    if (ready && np > 0 && np <= 65535) candidates.push_back(Candidate{&pod, static_cast<uint16_t>(np)});
   }
-  if (remote.empty()) {
+  if (candidates.empty()) {
     w.add_header("Retry-After", "2");
     send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " selects no running pod");
     return;
@@ -278,14 +279,18 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     idx = rr_[key]++;
   }
   const std::string token = cfg_.token ? cfg_.token() : std::string();
-  for (size_t tried = 0; tried < remote.size(); ++tried) {
-    const json::Value& pod = *remote[(idx + tried) % remote.size()].pod;
-    uint16_t node_port = remote[(idx + tried) % remote.size()].node_port;
-    if (api::resolve_target_port(*port, pod) <= 0) continue;
-    std::vector<http::Header> extra{{"X-Kube32-Pod", pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"})},
-                                    {"X-Forwarded-For", req.peer_ip}};
+  for (size_t tried = 0; tried < candidates.size(); ++tried) {
+    const Candidate& c = candidates[(idx + tried) % candidates.size()];
+    const json::Value& pod = *c.pod;
+    std::string pod_key = pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"});
+    if (c.node_port == 0) {
+      req.headers.push_back({"X-Kube32-Pod", pod_key});
+      cfg_.local_pod(req, w);
+      return;
+    }
+    std::vector<http::Header> extra{{"X-Kube32-Pod", pod_key}, {"X-Forwarded-For", req.peer_ip}};
     if (!token.empty()) extra.push_back({podserver::kTokenHeader, token});
-    if (pool_->relay(pod["status"]["podIP"].str(), node_port, req, extra, w)) return;
+    if (pool_->relay(pod["status"]["podIP"].str(), c.node_port, req, extra, w)) return;
   }
   w.add_header("Retry-After", "2");
   send_json_error(w, 503, "ServiceUnavailable", "no pod of service " + key + " answered");
@@ -313,7 +318,7 @@ void IngressController::serve_static(http::Request& req, http::ResponseWriter& w
   while (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
   if (rel.empty()) rel = "index.html";
   const std::string* ae = req.header("Accept-Encoding");
-  bool gzip_ok = ae && text::lower(*ae).find("gzip") != std::string::npos;
+  bool gzip_ok = http::accepts_encoding(ae, "gzip");
   auto lookup = [&](const std::string& p, bool* gz, bool* gz_only) -> const WebAsset* {
     const WebAsset* plain = web_asset_find(b.resource_name, p);
     const WebAsset* zipped = web_asset_find(b.resource_name, p + ".gz");

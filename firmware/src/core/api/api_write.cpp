@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "core/api/api_server.h"
+#include "core/api/pod_update.h"
 #include "core/api/selectors.h"
 #include "core/api/validation.h"
 #include "core/patch/patch.h"
@@ -182,6 +183,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
 
   FieldErrors errs;
   validate_object(r, obj, &errs);
+  if (!is_create && sub.empty() && r.kind == std::string("Pod")) validate_pod_update(*old, obj, &errs);
   if (!errs.empty()) return invalid(r.kind, name, errs);
 
   // managedFields: apply writes were tracked by server_side_apply; every other write is an

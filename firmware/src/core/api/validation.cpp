@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "core/api/qos_class.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -137,6 +138,12 @@ void validate_service(const json::Value& obj, FieldErrors* errs) {
     if (!port_number(p["port"]))
       errs->push_back({pp + ".port", "Invalid value: " + json::dump(p["port"]) + ": must be between 1 and 65535, inclusive"});
     if (ports.items().size() > 1 && p["name"].as_string().empty()) errs->push_back({pp + ".name", "Required value"});
+    // Port names key the Endpoints/EndpointSlice ports and a pod's named targetPorts.
+    for (size_t j = 0; j < i && !p["name"].as_string().empty(); ++j)
+      if (ports.items()[j]["name"].as_string() == p["name"].as_string()) {
+        errs->push_back({pp + ".name", "Duplicate value: \"" + p["name"].as_string() + "\""});
+        break;
+      }
     if (!p["name"].is_null() && !p["name"].as_string().empty() && !is_dns1123_label(p["name"].as_string()))
       errs->push_back({pp + ".name", quoted(p["name"].as_string()) + kLabelMsg});
     validate_protocol(p["protocol"], pp + ".protocol", errs);
@@ -233,11 +240,37 @@ void validate_netpol_ports(const json::Value& ports, const std::string& base, Fi
   }
 }
 
+// metav1.LabelSelector as kube-apiserver validates it: label keys and values, known
+// operators, values exactly when the operator needs them.
+void validate_label_selector(const json::Value& sel, const std::string& path, FieldErrors* errs) {
+  if (sel.is_null()) return;
+  validate_string_map(sel["matchLabels"], path + ".matchLabels", true, errs);
+  const json::Value& exprs = sel["matchExpressions"];
+  for (size_t i = 0; i < exprs.items().size(); ++i) {
+    const json::Value& e = exprs.items()[i];
+    std::string ep = path + ".matchExpressions[" + text::to_string(static_cast<int64_t>(i)) + "]";
+    std::string key = e["key"].as_string();
+    if (!is_label_key(key))
+      errs->push_back({ep + ".key", quoted(key) + "name part must consist of alphanumeric characters, '-', '_' or "
+                                                  "'.', and must start and end with an alphanumeric character"});
+    std::string op = e["operator"].as_string();
+    bool needs_values = op == "In" || op == "NotIn";
+    if (!needs_values && op != "Exists" && op != "DoesNotExist")
+      errs->push_back({ep + ".operator", "Invalid value: \"" + op + "\": not a valid selector operator"});
+    else if (needs_values && e["values"].items().empty())
+      errs->push_back({ep + ".values", "Required value: must be specified when `operator` is 'In' or 'NotIn'"});
+    else if (!needs_values && !e["values"].items().empty())
+      errs->push_back({ep + ".values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
+  }
+}
+
 void validate_netpol_peers(const json::Value& peers, const std::string& base, FieldErrors* errs) {
   for (size_t k = 0; k < peers.items().size(); ++k) {
     const json::Value& p = peers.items()[k];
     std::string pp = base + "[" + text::to_string(static_cast<int64_t>(k)) + "]";
     int set = !p["podSelector"].is_null() + !p["namespaceSelector"].is_null();
+    validate_label_selector(p["podSelector"], pp + ".podSelector", errs);
+    validate_label_selector(p["namespaceSelector"], pp + ".namespaceSelector", errs);
     const json::Value& ipb = p["ipBlock"];
     if (!ipb.is_null()) {
       if (set) errs->push_back({pp, "Forbidden: may not specify more than 1 peer type when ipBlock is specified"});
@@ -266,6 +299,7 @@ void validate_netpol_peers(const json::Value& peers, const std::string& base, Fi
 void validate_netpol(const json::Value& obj, FieldErrors* errs) {
   const json::Value& spec = obj["spec"];
   if (spec.find("podSelector") == nullptr) errs->push_back({"spec.podSelector", "Required value"});
+  validate_label_selector(spec["podSelector"], "spec.podSelector", errs);
   for (const auto& t : spec["policyTypes"].items()) {
     if (t.as_string() != "Ingress" && t.as_string() != "Egress")
       errs->push_back({"spec.policyTypes", "Unsupported value: \"" + t.as_string() + "\": supported values: \"Egress\", \"Ingress\""});
@@ -328,9 +362,14 @@ bool is_dns1123_label(const std::string& s) {
 }
 
 bool is_dns1123_subdomain(const std::string& s) {
+  // Kubernetes' subdomain check limits the whole name to 253 characters, not each part to a
+  // label's 63: a 100-character ConfigMap or Secret name is valid.
   if (s.empty() || s.size() > 253) return false;
-  for (const auto& part : text::split(s, '.'))
-    if (!is_dns1123_label(part)) return false;
+  for (const auto& part : text::split(s, '.')) {
+    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
+    for (char c : part)
+      if (!lower_alnum(c) && c != '-') return false;
+  }
   return true;
 }
 
@@ -409,7 +448,7 @@ void apply_defaults(const ResourceInfo& r, json::Value* obj) {
     }
     json::Value& st = obj->at_or_insert("status");
     if (!st.find("phase")) st.set("phase", "Pending");
-    if (!st.find("qosClass")) st.set("qosClass", "BestEffort");
+    if (!st.find("qosClass")) st.set("qosClass", qos_class(spec));
   } else if (kind == "Service") {
     json::Value& spec = obj->at_or_insert("spec");
     if (!spec.find("type")) spec.set("type", "ClusterIP");

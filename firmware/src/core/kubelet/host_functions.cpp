@@ -2,6 +2,7 @@
 // the calling Container; capability checks happen at registration (pod_instance.cpp).
 #include <cstring>
 
+#include "core/http/accept_encoding.h"
 #include "core/kubelet/kubelet.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
@@ -142,7 +143,7 @@ Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
     return true;
   };
   const std::string* ae = k->req ? k->req->header("Accept-Encoding") : nullptr;
-  bool gzip_ok = ae && ae->find("gzip") != std::string::npos;
+  bool gzip_ok = http::accepts_encoding(ae, "gzip");
   std::string body;
   bool gz = gzip_ok && fetch(path + ".gz", &body);
   if (!gz && !fetch(path, &body)) {

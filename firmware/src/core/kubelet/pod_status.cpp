@@ -1,5 +1,6 @@
 #include "core/kubelet/pod_status.h"
 
+#include "core/api/qos_class.h"
 #include "core/util/text.h"
 #include "port.h"
 
@@ -104,7 +105,8 @@ json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Val
         break;
       }
   }
-  st.set("qosClass", "Burstable");
+  // Set by the API server when the pod was created (from its resources) and immutable.
+  st.set("qosClass", old["qosClass"].is_string() ? old["qosClass"] : json::Value(api::qos_class(p.obj["spec"])));
   return st;
 }
 

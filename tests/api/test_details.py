@@ -1,0 +1,79 @@
+"""Details where Kube32 followed Kubernetes less closely than kubectl users notice: the QoS
+class of a pod, which pod spec fields an update may change, duplicate Service port names,
+and how long ConfigMap and Secret names may be."""
+import json
+import time
+
+import pytest
+
+NS = "e2e-details"
+
+
+def kubectl(cluster, *args, input=None):
+    proc = cluster.kubectl(*args, input=input)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def ns(sim_cluster):
+    if sim_cluster.kubectl("get", "namespace", NS).returncode != 0:
+        kubectl(sim_cluster, "create", "namespace", NS)
+    return sim_cluster
+
+
+def pod(name, resources=None, env=None):
+    c = {"name": "c", "image": "wasm://embedded/hello", "env": env or [{"name": "A", "value": "1"}]}
+    if resources:
+        c["resources"] = resources
+    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
+                       "spec": {"restartPolicy": "Never", "containers": [c]}})
+
+
+def get_pod(cluster, name):
+    return json.loads(kubectl(cluster, "get", "pod", name, "-n", NS, "-o", "json"))
+
+
+def test_qos_class_follows_resources_and_survives_the_kubelet(ns):
+    kubectl(ns, "apply", "-f", "-", input=pod("qos-none"))
+    kubectl(ns, "apply", "-f", "-", input=pod("qos-burst", {"requests": {"memory": "64Ki"}}))
+    kubectl(ns, "apply", "-f", "-", input=pod("qos-guar", {"limits": {"memory": "64Ki", "cpu": "100m"}}))
+    # The kubelet writes status once it has the pod; the class must stay what the API set.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if get_pod(ns, "qos-none")["status"].get("containerStatuses"):
+            break
+        time.sleep(0.5)
+    assert get_pod(ns, "qos-none")["status"].get("containerStatuses"), get_pod(ns, "qos-none")
+    assert get_pod(ns, "qos-none")["status"]["qosClass"] == "BestEffort"
+    assert get_pod(ns, "qos-burst")["status"]["qosClass"] == "Burstable"
+    assert get_pod(ns, "qos-guar")["status"]["qosClass"] == "Guaranteed"
+
+
+def test_pod_spec_fields_are_immutable_but_image(ns):
+    kubectl(ns, "apply", "-f", "-", input=pod("frozen"))
+    proc = ns.kubectl("patch", "pod", "frozen", "-n", NS, "--type=json",
+                      "-p", '[{"op":"replace","path":"/spec/containers/0/env/0/value","value":"2"}]')
+    assert proc.returncode != 0
+    assert "pod updates may not change fields other than" in proc.stderr, proc.stderr
+    # The image is one of the fields an update may change.
+    kubectl(ns, "patch", "pod", "frozen", "-n", NS, "--type=json",
+            "-p", '[{"op":"replace","path":"/spec/containers/0/image","value":"wasm://embedded/printenv"}]')
+    assert get_pod(ns, "frozen")["spec"]["containers"][0]["image"] == "wasm://embedded/printenv"
+
+
+def test_duplicate_service_port_names_are_invalid(ns):
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dup", "namespace": NS},
+           "spec": {"selector": {"app": "x"},
+                    "ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]}}
+    proc = ns.kubectl("apply", "-f", "-", input=json.dumps(svc))
+    assert proc.returncode != 0
+    assert 'spec.ports[1].name: Duplicate value: "web"' in proc.stderr, proc.stderr
+
+
+def test_configmap_and_secret_names_up_to_253_characters(ns):
+    long_name = "c" * 200
+    kubectl(ns, "create", "configmap", long_name, "-n", NS, "--from-literal=a=1")
+    kubectl(ns, "create", "secret", "generic", "s" * 253, "-n", NS, "--from-literal=a=1")
+    proc = ns.kubectl("create", "configmap", "c" * 254, "-n", NS)
+    assert proc.returncode != 0 and "RFC 1123 subdomain" in proc.stderr, proc.stderr
