@@ -83,8 +83,11 @@ int main() {
   CHECK(caller.read(2048, le, 4));
   CHECK_EQ(le[0], 4);
 
-  // Out of bounds: the URL, the response buffer, the length word.
+  // Out of bounds: the URL, the response buffer, the length word. A fault leaves no status
+  // behind: k32_http_status() is 0, not the previous call's 203.
+  CHECK_EQ(ctr.last_http_status, 203);
   CHECK_EQ(call(65530, 100, 1024, 64, 2048), K32_ERR_FAULT);
+  CHECK_EQ(ctr.last_http_status, 0);
   CHECK_EQ(call(16, static_cast<uint32_t>(url.size()), 65500, 100, 2048), K32_ERR_FAULT);
   CHECK_EQ(call(16, static_cast<uint32_t>(url.size()), 1024, 64, 65534), K32_ERR_FAULT);
   CHECK_EQ(call(0xFFFFFFF0u, 32, 1024, 64, 2048), K32_ERR_FAULT);

@@ -154,6 +154,15 @@ int main() {
   CHECK_EQ(call("http://web/", "", long_chain).rc, K32_ERR_LOOP);
   long_chain = long_chain.substr(0, long_chain.rfind(','));
   CHECK_EQ(call("http://web/", "", long_chain).rc, 200);
+  // A backend already in the chain (a pod calling a Service it backs) is passed over for
+  // another backend, on every turn of the rotation; LOOP only when none is left.
+  CHECK(st.create("pods", "default", "remote-1", pod("remote-1", "worker-1", true), nullptr) == store::Result::Ok);
+  for (int i = 0; i < 4; ++i) {
+    CHECK_EQ(call("http://web/", "", "default/remote-0").rc, 200);
+    CHECK_EQ(last_pod, "default/remote-1");
+  }
+  CHECK_EQ(call("http://web/", "", "default/remote-0,default/remote-1").rc, K32_ERR_LOOP);
+  CHECK(st.remove("pods", "default", "remote-1", 0, nullptr) == store::Result::Ok);
 
   // TOOBIG over the pool keeps the status and the first bytes.
   {

@@ -79,6 +79,9 @@ int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallU
     if (header_name_is(h.name, kEgressResultHeader)) result = &h.value;
   if (x.status == 0) return x.rc == K32_ERR_TIMEOUT ? x.rc : (x.rc == K32_ERR_IO ? K32_ERR_IO : x.rc);
   if (!result) {
+    // Not the gateway's answer about the host (no result header): an API server that has no
+    // gateway (404) or refused us. Its body is not the host's, so none of it reaches the pod.
+    rep->resp_len = 0;
     if (x.status == 404) return K32_ERR_NOTSUP;
     if (x.status == 401 || x.status == 403) return K32_ERR_PERM;
     return K32_ERR_IO;

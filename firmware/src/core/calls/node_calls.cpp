@@ -64,6 +64,9 @@ void feed_policies_from_kubelet(kubelet::Kubelet* kubelet, netpol::PolicyCache* 
 
 void install_http_call_hook(kubelet::Kubelet* kubelet, CallClient* client) {
   kubelet->hooks().http_call = [client](kubelet::Container& k, wasm::Caller& c, const wasm::Value* a) -> int32_t {
+    // A call that faults before any response leaves no status behind (the ABI's "0 when
+    // none arrived"), not the previous call's.
+    k.last_http_status = 0;
     CallArgs args;
     std::string body;
     if (!read_arg(c, u32(a[0]), u32(a[1]), &args.method) || !read_arg(c, u32(a[2]), u32(a[3]), &args.url) ||

@@ -210,10 +210,20 @@ int32_t ServiceCaller::call(CallClient& client, const ServiceCall& sc, CallReply
     port::LockGuard<port::Mutex> lk(mu_);
     start = next_++;
   }
+  if (chain.size() >= K32_CALL_CHAIN_MAX) return K32_ERR_LOOP;
   const Backend* pick = nullptr;
   std::string reason;
+  bool looped = false;
   for (size_t i = 0; i < backends.size() && !pick; ++i) {
     const Backend& b = backends[(start + i) % backends.size()];
+    // A pod already in the chain (the caller itself, calling a Service it backs) is passed
+    // over for another backend; LOOP only when no other one is left.
+    bool in_chain = false;
+    for (const auto& c : chain) in_chain = in_chain || c == b.key;
+    if (in_chain) {
+      looped = true;
+      continue;
+    }
     if (client.env().policy) {
       netpol::Destination d;
       d.ip = b.ip;
@@ -228,12 +238,10 @@ int32_t ServiceCaller::call(CallClient& client, const ServiceCall& sc, CallReply
     pick = &b;
   }
   if (!pick) {
+    if (reason.empty() && looped) return K32_ERR_LOOP;
     client.log_denied(a, target_name, reason);
     return K32_ERR_PERM;
   }
-  for (const auto& c : chain)
-    if (c == pick->key) return K32_ERR_LOOP;
-  if (chain.size() >= K32_CALL_CHAIN_MAX) return K32_ERR_LOOP;
   std::string chain_text;
   for (const auto& c : chain) chain_text += (chain_text.empty() ? "" : ",") + c;
 
