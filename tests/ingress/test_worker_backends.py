@@ -229,6 +229,73 @@ def test_round_robin_alternates_between_worker_pods(rr_cluster):
     assert all(a != b for a, b in zip(seen, seen[1:])), f"not alternating: {seen}"
 
 
+def mix_manifest(cp_node: str) -> str:
+    """One echo pod on the control plane and one on a worker behind Service echo-mix."""
+    docs = {d["kind"]: d for d in echo_docs()}
+    out = []
+    for name, node in (("echo-mix-cp", cp_node), ("echo-mix-w", RR_NODES[0])):
+        pod = json.loads(json.dumps(docs["Pod"]))
+        pod["metadata"].update(name=name, labels={"app": "echo-mix"})
+        pod["metadata"].pop("annotations", None)
+        pod["spec"].pop("nodeSelector", None)
+        pod["spec"]["nodeName"] = node
+        for c in pod["spec"]["containers"]:
+            c["env"] = [{"name": "GREETING", "value": name}]
+        out.append(pod)
+    svc = json.loads(json.dumps(docs["Service"]))
+    svc["metadata"]["name"] = "echo-mix"
+    svc["spec"]["selector"] = {"app": "echo-mix"}
+    ing = json.loads(json.dumps(docs["Ingress"]))
+    ing["metadata"]["name"] = "echo-mix"
+    ing["metadata"].pop("annotations", None)
+    for rule in ing["spec"]["rules"]:
+        for p in rule["http"]["paths"]:
+            p["path"] = "/echo-mix"
+            p["backend"]["service"]["name"] = "echo-mix"
+    return yaml.safe_dump_all(out + [svc, ing], sort_keys=False)
+
+
+def test_control_plane_pod_takes_its_turn_with_worker_pods(rr_cluster):
+    """A Service backed by a control-plane pod and a worker pod spreads the requests: the
+    in-process pod is one backend of the rotation, not the one that takes them all."""
+    cp = next(n["name"] for n in rr_cluster.status()["nodes"] if n["role"] == "control-plane")
+    apply(rr_cluster, mix_manifest(cp))
+    assert wait_until(lambda: len(running_pods(rr_cluster, "app%3Decho-mix")) == 2, POD_START_TIMEOUT_S, 0.5), \
+        pod_phases(rr_cluster)
+    assert wait_until(lambda: post(rr_cluster, "/echo-mix/x")[0] == 200, 10, 0.2)
+    seen = []
+    for _ in range(8):
+        status, body = post(rr_cluster, "/echo-mix/spread")
+        assert status == 200, body
+        seen.append(greeting(body))
+    assert seen.count("echo-mix-cp") == 4 and seen.count("echo-mix-w") == 4, seen
+
+
+def test_worker_pod_publishes_bytes_that_are_not_json(rr_cluster):
+    """k32_channel_publish's payload is bytes on every node: echo publishes the request path
+    (not JSON) on echo.events, and a subscriber on the control plane gets it from both
+    worker pods (the worker bridge used to JSON-parse it and answer K32_ERR_IO)."""
+    from urllib.parse import urlparse
+    u = urlparse(rr_cluster.node_api_url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    conn.request("GET", "/apis/kube32.io/v1/channels?topics=echo.events")
+    resp = conn.getresponse()
+    assert resp.status == 200
+    try:
+        time.sleep(0.5)  # the subscription is in place before the publishes
+        for i in range(4):
+            assert post(rr_cluster, f"/echo-rr/bytes-{i}")[0] == 200
+        got = set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(got) < 4:
+            line = resp.readline().strip()
+            if line:
+                got.add(json.loads(line)["payload"])
+        assert got == {f"/echo-rr/bytes-{i}" for i in range(4)}, got
+    finally:
+        conn.close()
+
+
 def test_stopped_worker_loses_its_traffic_once_notready(rr_cluster):
     victim = next(n for n in rr_cluster.status()["nodes"] if n["name"] == RR_NODES[1])
     os.kill(int(victim["pid"]), signal.SIGSTOP)

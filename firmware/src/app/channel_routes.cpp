@@ -43,11 +43,15 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
         status_error(w, 413, "RequestEntityTooLarge", "channel messages are limited to 8192 bytes");
         return true;
       }
-      if (!json::parse(req.body, &msg, &pe)) {
+      // application/octet-stream: the bytes as they are (a worker's k32_channel_publish,
+      // whose payload is bytes as on the control plane); anything else is a JSON message.
+      const std::string* ct = req.header("Content-Type");
+      bool raw = ct && text::lower(text::trim(text::split(*ct, ';')[0])) == "application/octet-stream";
+      if (!raw && !json::parse(req.body, &msg, &pe)) {
         status_error(w, 400, "BadRequest", "channel message is not JSON: " + pe.message);
         return true;
       }
-      size_t n = hub->publish(topic, json::dump(msg));
+      size_t n = hub->publish(topic, raw ? req.body : json::dump(msg));
       json::Value r = json::Value::object();
       r.set("topic", topic);
       r.set("delivered", static_cast<int64_t>(n));
@@ -96,7 +100,7 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
 }
 
 bool ChannelBridge::publish(const std::string& topic, const std::string& payload) {
-  std::vector<http::Header> headers{{"Content-Type", "application/json"}};
+  std::vector<http::Header> headers{{"Content-Type", "application/octet-stream"}};
   std::string tok = token_();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;

@@ -1,5 +1,6 @@
 // Channels across nodes, through the API server (kube32.io/v1):
-//   POST /apis/kube32.io/v1/channels/<topic>            body: the JSON message → published on the control plane
+//   POST /apis/kube32.io/v1/channels/<topic>            body: a JSON message, or any bytes as
+//                                                        application/octet-stream → published on the control plane
 //   GET  /apis/kube32.io/v1/channels?topics=a,b          a chunked stream, one JSON line per message
 // Workers publish with the first and feed their pods' subscriptions from the second
 // (ChannelBridge), so a message published on any node reaches subscribers on every node.
