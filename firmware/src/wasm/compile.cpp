@@ -973,8 +973,17 @@ bool Compiler::body(uint32_t type_index) {
           set_unreachable();
         } else {
           if (!branch(t, cond)) return false;
-          // the kept operands are canonical now; their types narrow to the label's
-          for (uint32_t i = 0; i < n && vals.n >= n; i++) vals[vals.n - n + i] = uint8_t(lt[i]);
+          Ctrl& cur = ctrls[ctrls.n - 1];
+          if (vals.n - cur.height < n) {
+            // Unreachable code: br_if pops the label's operands from the polymorphic stack
+            // and pushes them back with the label's types, so from here on they are
+            // concrete (an i64 label value is no i32 operand; `unreached-invalid`).
+            vals.n = locs.n = cur.height;
+            if (!pushes(lt, n)) return false;
+          } else {
+            // the kept operands are canonical now; their types narrow to the label's
+            for (uint32_t i = 0; i < n; i++) vals[vals.n - n + i] = uint8_t(lt[i]);
+          }
         }
         break;
       }

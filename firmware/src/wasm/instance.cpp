@@ -198,9 +198,14 @@ bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Ext
 }
 
 bool instance_export(const Instance* inst, const char* name, Extern* out) {
+  return instance_export(inst, name, std::strlen(name), out);
+}
+
+bool instance_export(const Instance* inst, const char* name, size_t len, Extern* out) {
+  const Module* m = inst->module;
   const char* n;
   for (uint32_t i = 0; instance_export_at(inst, i, &n, out); i++)
-    if (std::strcmp(n, name) == 0) return true;
+    if (m->exports[i].name_len == len && std::memcmp(n, name, len) == 0) return true;
   return false;
 }
 

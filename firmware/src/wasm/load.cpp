@@ -229,6 +229,8 @@ struct Loader {
           im.index = m->memories.n;
           if (!m->memories.push(a, l)) return oom();
           m->nmem_imports++;
+          // WebAssembly 2.0 has one memory: two imported ones are as invalid as two defined.
+          if (m->memories.n > 1) return r.invalid("multiple memories");
           break;
         }
         case 3: {

@@ -95,6 +95,10 @@ size_t store_bytes_in_use(const Store* s);
 // Safe from any thread: the running code traps with Interrupted within 64 taken jumps
 // or calls (a few microseconds). Cleared when the next call starts.
 void store_interrupt(Store* s);
+// The running code traps with Interrupted once clock_ms() >= deadline_ms, looked at when the
+// interrupt flag is (every 64 taken jumps or calls). deadline_ms 0 = none (the default).
+// Set by the embedder before a call, from the thread that makes it.
+void store_set_deadline(Store* s, uint64_t (*clock_ms)(), uint64_t deadline_ms);
 // Fuel counts taken jumps (every loop iteration) and calls; < 0 = unlimited (the default).
 void store_set_fuel(Store* s, int64_t fuel);
 int64_t store_fuel(const Store* s);
@@ -139,6 +143,8 @@ bool store_register_instance(Store* s, const char* as, Instance* inst);
 // start function. Returns nullptr with err (link/alloc error) or trap (start trapped).
 Instance* instantiate(Store* s, const Module* m, Error* err, Trap* trap);
 bool instance_export(const Instance* inst, const char* name, Extern* out);
+// The same for a name of `len` bytes: export names are UTF-8 and may hold NUL bytes.
+bool instance_export(const Instance* inst, const char* name, size_t len, Extern* out);
 // Export i for i < count; false past the end.
 bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Extern* out);
 

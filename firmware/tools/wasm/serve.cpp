@@ -56,8 +56,10 @@ const char* kind_name(Error::Kind k) {
   }
 }
 
+// Names travel as "x" + hex, so an empty name is the token "x" and NUL bytes survive.
 std::string unhex(const char* h) {
   std::string out;
+  if (*h == 'x') ++h;
   for (size_t i = 0; h[i] && h[i + 1]; i += 2) {
     char b[3] = {h[i], h[i + 1], 0};
     out.push_back(char(std::strtoul(b, nullptr, 16)));
@@ -158,7 +160,8 @@ int serve_main() {
     } else if ((cmd == "invoke" || cmd == "get") && tok.size() >= 3) {
       Instance* inst = find(tok[1]);
       Extern e;
-      if (!inst || !instance_export(inst, unhex(tok[2]).c_str(), &e)) {
+      std::string field = unhex(tok[2]);
+      if (!inst || !instance_export(inst, field.data(), field.size(), &e)) {
         std::printf("error unknown export\n");
       } else if (cmd == "get") {
         if (e.kind != ExternKind::Global) {

@@ -25,7 +25,8 @@ class FileResult:
 
 
 def _hex(s: str) -> str:
-    return s.encode("utf-8").hex()
+    # "x" keeps an empty name a token of its own; hex keeps NUL and spaces intact.
+    return "x" + s.encode("utf-8").hex()
 
 
 def _arg(v: dict) -> str:

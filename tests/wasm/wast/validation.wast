@@ -54,3 +54,36 @@
 (assert_malformed (module binary "\00asm\01\00\00\00\0c\01\01") "data count and data section have inconsistent lengths")
 ;; custom sections may appear anywhere and are skipped
 (module binary "\00asm\01\00\00\00\00\04\03abc\01\04\01\60\00\00\00\02\01z")
+
+;; One memory in WebAssembly 2.0, also when both are imported.
+(assert_invalid
+  (module (import "spectest" "memory" (memory 1)) (import "spectest" "memory" (memory 1)))
+  "multiple memories")
+(assert_invalid
+  (module (import "spectest" "memory" (memory 1)) (memory 1))
+  "multiple memories")
+
+;; br_if in unreachable code pushes its label's values back with the label's types
+;; (from the official suite's unreached-invalid.wast).
+(assert_invalid
+  (module (func $br_if-unreachable (result i32)
+    (block (result i32)
+      (block
+        (br_if 1 (unreachable) (i32.const 0))
+      )
+      (i32.const 0)
+    )
+  ))
+  "type mismatch")
+(assert_invalid
+  (module
+    (func $type-br_if-after-unreachable (result i64)
+      (unreachable)
+      (br_if 0)
+      (i64.extend_i32_u)
+    )
+  )
+  "type mismatch")
+(module
+  (func (export "br_if-unreachable-ok") (result i64)
+    (block (result i64) (unreachable) (br_if 0) (i64.const 1) (i64.add))))
