@@ -421,7 +421,6 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 constexpr int64_t kStopInterrupted = -2, kStopNoFuel = -3;
 __attribute__((noinline)) int64_t tick_expired(const Store* s, int64_t fuel) {
   if (s->interrupt.load(std::memory_order_relaxed)) return kStopInterrupted;
-  if (s->deadline_ms && s->clock_ms() >= s->deadline_ms) return kStopInterrupted;
   if (fuel < 0) return -1;
   return fuel == 0 ? kStopNoFuel : fuel - 1;
 }

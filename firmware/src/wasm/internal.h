@@ -222,8 +222,6 @@ class Store {
   uint32_t stack_used = 0;  // slots / frames held by calls in progress (host re-entry)
   uint32_t depth_used = 0;
   std::atomic<bool> interrupt{false};
-  uint64_t (*clock_ms)() = nullptr;  // store_set_deadline: the run stops at deadline_ms
-  uint64_t deadline_ms = 0;
   int64_t fuel = -1;
   bool running = false;
 

@@ -125,10 +125,6 @@ void store_free(Store* s) {
 
 size_t store_bytes_in_use(const Store* s) { return s->in_use + sizeof(Store); }
 void store_interrupt(Store* s) { s->interrupt.store(true, std::memory_order_relaxed); }
-void store_set_deadline(Store* s, uint64_t (*clock_ms)(), uint64_t deadline_ms) {
-  s->clock_ms = clock_ms;
-  s->deadline_ms = clock_ms ? deadline_ms : 0;
-}
 void store_set_fuel(Store* s, int64_t fuel) { s->fuel = fuel < 0 ? -1 : fuel; }
 int64_t store_fuel(const Store* s) { return s->fuel; }
 

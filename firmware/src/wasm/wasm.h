@@ -95,10 +95,6 @@ size_t store_bytes_in_use(const Store* s);
 // Safe from any thread: the running code traps with Interrupted within 64 taken jumps
 // or calls (a few microseconds). Cleared when the next call starts.
 void store_interrupt(Store* s);
-// The running code traps with Interrupted once clock_ms() >= deadline_ms, looked at when the
-// interrupt flag is (every 64 taken jumps or calls). deadline_ms 0 = none (the default).
-// Set by the embedder before a call, from the thread that makes it.
-void store_set_deadline(Store* s, uint64_t (*clock_ms)(), uint64_t deadline_ms);
 // Fuel counts taken jumps (every loop iteration) and calls; < 0 = unlimited (the default).
 void store_set_fuel(Store* s, int64_t fuel);
 int64_t store_fuel(const Store* s);

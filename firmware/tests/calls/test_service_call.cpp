@@ -84,8 +84,11 @@ int main() {
   senv.resolve = calls::store_service_resolver(&st);
   senv.inproc_stack_bytes = 1024;
   std::string local_seen;
-  senv.local = [&](const std::string& key, const http::Request& rq, calls::LocalResponse* out) -> int32_t {
+  uint64_t local_deadline = 0;
+  senv.local = [&](const std::string& key, const http::Request& rq, calls::LocalResponse* out,
+                   uint64_t deadline_ms) -> int32_t {
     local_seen = key + "|" + (rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "");
+    local_deadline = deadline_ms;
     out->status = 202;
     out->body = "local:" + rq.path;
     return 0;
@@ -189,6 +192,9 @@ int main() {
     CHECK_EQ(r.rc, 202);
     CHECK_EQ(body(r), "local:/in");
     CHECK_EQ(local_seen, "default/local-0|default/caller");
+    // The in-process handler gets the call's deadline (timeout_ms 0: the 5 s default).
+    uint64_t now = port::monotonic_ms();
+    CHECK(local_deadline > now && local_deadline <= now + K32_CALL_TIMEOUT_DEFAULT_MS);
   }
   calls::ServiceCallerEnv tight = senv;
   tight.inproc_stack_bytes = 0xFFFFFFFFu;

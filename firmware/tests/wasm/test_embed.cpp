@@ -306,36 +306,6 @@ void test_interrupt_from_thread() {
   module_free(m);
 }
 
-uint64_t steady_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
-}
-
-// A deadline stops a run that never ends by itself, within a few ms of it, and is gone
-// once the embedder clears it.
-void test_deadline() {
-  Error err;
-  Module* m = module_load(kModule, sizeof kModule, default_allocator(), &err);
-  Store* s = store_new(default_allocator(), Limits());
-  LogSink sink;
-  CHECK(store_define_host(s, "k32", "log", "ii:i", host_log, &sink));
-  Trap trap;
-  Instance* inst = instantiate(s, m, &err, &trap);
-  uint64_t deadline = steady_ms() + 50;
-  store_set_deadline(s, steady_ms, deadline);
-  Trap t = call(s, export_func(inst, "spin"), nullptr, 0, nullptr, 0);
-  uint64_t stopped = steady_ms();
-  CHECK(t.code == TrapCode::Interrupted);
-  CHECK(stopped >= deadline && stopped - deadline < 10);
-  store_set_deadline(s, nullptr, 0);
-  Value arg{3}, res{0};
-  CHECK(call(s, export_func(inst, "sum"), &arg, 1, &res, 1).ok());
-  CHECK_EQ(res.bits, 6u);
-  store_free(s);
-  module_free(m);
-}
-
 void test_malformed_never_crashes() {
   Error err;
   // truncations end at section boundaries (valid) or are rejected with a message
@@ -394,7 +364,6 @@ int main() {
   test_limits();
   test_search_loop_fuel();
   test_interrupt_from_thread();
-  test_deadline();
   test_malformed_never_crashes();
   TEST_MAIN_END();
 }

@@ -33,9 +33,9 @@ ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane, std::funct
   e.node_name = k->config().node_name;
   e.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   e.head_max = control_plane ? K32_RESP_HEAD_MAX_CP : K32_RESP_HEAD_MAX_WORKER;
-  e.local = [k](const std::string& key, const http::Request& rq, LocalResponse* out) -> int32_t {
+  e.local = [k](const std::string& key, const http::Request& rq, LocalResponse* out, uint64_t deadline_ms) -> int32_t {
     kubelet::PodResponse pr;
-    int32_t rc = k->call_pod(key, rq, &pr);
+    int32_t rc = k->call_pod(key, rq, &pr, deadline_ms);
     if (rc < 0) return rc;
     out->status = pr.status;
     out->body = std::move(pr.body);
@@ -141,12 +141,15 @@ std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet
 std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::function<std::string()> token) {
   std::unique_ptr<NodeCalls> n(new NodeCalls());
   n->api_resolver.reset(new ApiServiceResolver(
-      [kubelet](const std::string& path, json::Value* out) { return api_get(kubelet, path, out); },
+      [kubelet](const std::string& path, json::Value* out, uint32_t timeout_ms) {
+        return kubelet->api()->call("GET", path, nullptr, out,
+                                    timeout_ms ? timeout_ms : kubelet::ApiClient::kDefaultTimeoutMs);
+      },
       K32_SERVICE_CACHE_MS));
   ServiceCallerEnv se = service_env(kubelet, false, token);
   ApiServiceResolver* res = n->api_resolver.get();
-  se.resolve = [res](const std::string& ns, const std::string& svc, uint16_t port, bool* exists,
-                     std::vector<Backend>* out) { return res->resolve(ns, svc, port, exists, out); };
+  se.resolve = [res](const std::string& ns, const std::string& svc, uint16_t port, uint64_t deadline_ms, bool* exists,
+                     std::vector<Backend>* out) { return res->resolve(ns, svc, port, deadline_ms, exists, out); };
   n->services.reset(new ServiceCaller(se));
   n->policy_cache.reset(new netpol::PolicyCache(
       K32_POLICY_RELIST_MS, K32_POLICY_POD_CACHE_MS,

@@ -47,7 +47,8 @@ std::vector<std::string> parse_chain(const std::string& chain) {
 }
 
 ServiceResolver store_service_resolver(store::ObjectStore* st) {
-  return [st](const std::string& ns, const std::string& name, uint16_t port, bool* exists,
+  // The store is in memory: nothing here waits, so the deadline needs no checking.
+  return [st](const std::string& ns, const std::string& name, uint16_t port, uint64_t, bool* exists,
               std::vector<Backend>* out) -> int32_t {
     json::Value svc;
     *exists = st->get("services", ns, name, &svc);
@@ -72,21 +73,31 @@ ServiceResolver store_service_resolver(store::ObjectStore* st) {
   };
 }
 
-uint16_t ApiServiceResolver::node_port(const std::string& node, uint64_t now) {
+int ApiServiceResolver::get_by(const std::string& path, json::Value* out, uint64_t deadline_ms) {
+  uint64_t now = port::monotonic_ms();
+  if (deadline_ms && now >= deadline_ms) return K32_ERR_TIMEOUT;
+  uint32_t left = deadline_ms ? static_cast<uint32_t>(deadline_ms - now) : 0;  // 0: the client's own
+  int st = get_(path, out, left);
+  if (st < 0 && deadline_ms && port::monotonic_ms() >= deadline_ms) return K32_ERR_TIMEOUT;
+  return st;
+}
+
+uint16_t ApiServiceResolver::node_port(const std::string& node, uint64_t now, uint64_t deadline_ms) {
   {
     port::LockGuard<port::Mutex> lk(mu_);
     auto it = node_ports_.find(node);
     if (it != node_ports_.end() && now - it->second.first < cache_ms_) return it->second.second;
   }
   json::Value n;
-  uint16_t port = get_("/api/v1/nodes/" + node, &n) == 200 ? pod_server_port(n) : static_cast<uint16_t>(K32_POD_PORT);
+  uint16_t port =
+      get_by("/api/v1/nodes/" + node, &n, deadline_ms) == 200 ? pod_server_port(n) : static_cast<uint16_t>(K32_POD_PORT);
   port::LockGuard<port::Mutex> lk(mu_);
   node_ports_[node] = {now, port};
   return port;
 }
 
-int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& svc, uint16_t port, bool* exists,
-                                    std::vector<Backend>* out) {
+int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& svc, uint16_t port,
+                                    uint64_t deadline_ms, bool* exists, std::vector<Backend>* out) {
   const std::string key = ns + "/" + svc;
   const uint64_t now = port::monotonic_ms();
   Entry e;
@@ -101,17 +112,19 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
   }
   if (!hit) {
     e.at = now;
-    int st = get_("/api/v1/namespaces/" + ns + "/services/" + svc, &e.service);
+    int st = get_by("/api/v1/namespaces/" + ns + "/services/" + svc, &e.service, deadline_ms);
     if (st == 404) {
       e.rc = K32_ERR_NOENT;
+    } else if (st == K32_ERR_TIMEOUT) {
+      e.rc = K32_ERR_TIMEOUT;
     } else if (st != 200) {
       e.rc = K32_ERR_IO;
     } else {
       e.exists = true;
-      int st2 = get_("/api/v1/namespaces/" + ns + "/endpoints/" + svc, &e.endpoints);
-      e.rc = st2 == 200 || st2 == 404 ? 0 : K32_ERR_IO;
+      int st2 = get_by("/api/v1/namespaces/" + ns + "/endpoints/" + svc, &e.endpoints, deadline_ms);
+      e.rc = st2 == 200 || st2 == 404 ? 0 : st2 == K32_ERR_TIMEOUT ? K32_ERR_TIMEOUT : K32_ERR_IO;
     }
-    if (e.rc != K32_ERR_IO) {  // unreachable API answers are not kept
+    if (e.rc != K32_ERR_IO && e.rc != K32_ERR_TIMEOUT) {  // unreachable API answers are not kept
       port::LockGuard<port::Mutex> lk(mu_);
       cache_[key] = e;
     }
@@ -132,7 +145,7 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
       b.ip = a["ip"].as_string();
       b.node = a["nodeName"].as_string();
       b.port = static_cast<uint16_t>(target);
-      b.node_port = node_port(b.node, now);
+      b.node_port = node_port(b.node, now, deadline_ms);
       out->push_back(std::move(b));
     }
   }
@@ -197,7 +210,7 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
 int32_t ServiceCaller::call(CallClient& client, const ServiceCall& sc, CallReply* rep, bool* exists) {
   const CallArgs& a = *sc.args;
   std::vector<Backend> backends;
-  int32_t rc = env_.resolve(sc.ns, sc.service, sc.port, exists, &backends);
+  int32_t rc = env_.resolve(sc.ns, sc.service, sc.port, sc.deadline_ms, exists, &backends);
   if (rc != 0) return rc;
   if (backends.empty()) return K32_ERR_NOENT;  // no ready pod selected
   const std::string caller = a.caller_ns + "/" + a.caller_name;
@@ -259,7 +272,7 @@ int32_t ServiceCaller::call(CallClient& client, const ServiceCall& sc, CallReply
     rq.headers.push_back({kChainHeader, chain_text});
     if (a.body_len) rq.body.assign(reinterpret_cast<const char*>(a.body), a.body_len);
     LocalResponse out;
-    rc = env_.local(pick->key, rq, &out);
+    rc = env_.local(pick->key, rq, &out, sc.deadline_ms);
     if (rc < 0) return rc;
     rep->status = out.status;
     size_t n = out.body.size() < a.resp_cap ? out.body.size() : a.resp_cap;

@@ -30,21 +30,25 @@ struct Backend {
   json::Value pod;   // the pod object when the resolver has it (control plane)
 };
 
-// Resolves (ns, service, port 0 = first): sets *exists; fills the ready backends.
-// Returns 0, or K32_ERR_NOENT (no such Service or port), K32_ERR_IO (API unreachable).
+// Resolves (ns, service, port 0 = first) by deadline_ms (port::monotonic_ms time; the
+// call's deadline): sets *exists; fills the ready backends. Returns 0, or K32_ERR_NOENT (no
+// such Service or port), K32_ERR_IO (API unreachable), K32_ERR_TIMEOUT (deadline passed).
 using ServiceResolver = std::function<int32_t(const std::string& ns, const std::string& svc, uint16_t port,
-                                              bool* exists, std::vector<Backend>* out)>;
+                                              uint64_t deadline_ms, bool* exists, std::vector<Backend>* out)>;
 
 // Control plane: reads the store on every call, so a change applies from the next call.
 ServiceResolver store_service_resolver(store::ObjectStore* st);
 
-// Worker: GETs the Service and its Endpoints through `get` (HTTP status, body) and keeps
-// each answer for cache_ms.
+// Worker: GETs the Service and its Endpoints through `get` (HTTP status or a negative
+// transport error, body; within timeout_ms) and keeps each answer for cache_ms. The GETs
+// share the call's deadline, so a control plane that does not answer costs the call its
+// timeout_ms, not the API client's own.
 class ApiServiceResolver {
  public:
-  using Get = std::function<int(const std::string& path, json::Value* out)>;
+  using Get = std::function<int(const std::string& path, json::Value* out, uint32_t timeout_ms)>;
   ApiServiceResolver(Get get, uint32_t cache_ms) : get_(std::move(get)), cache_ms_(cache_ms) {}
-  int32_t resolve(const std::string& ns, const std::string& svc, uint16_t port, bool* exists, std::vector<Backend>* out);
+  int32_t resolve(const std::string& ns, const std::string& svc, uint16_t port, uint64_t deadline_ms, bool* exists,
+                  std::vector<Backend>* out);
 
  private:
   struct Entry {
@@ -55,7 +59,9 @@ class ApiServiceResolver {
   };
   Get get_;
   uint32_t cache_ms_;
-  uint16_t node_port(const std::string& node, uint64_t now);
+  uint16_t node_port(const std::string& node, uint64_t now, uint64_t deadline_ms);
+  // get_ bounded by deadline_ms (0: none); K32_ERR_TIMEOUT (as a status) once it has passed.
+  int get_by(const std::string& path, json::Value* out, uint64_t deadline_ms);
   port::Mutex mu_;
   std::map<std::string, Entry> cache_;
   std::map<std::string, std::pair<uint64_t, uint16_t>> node_ports_;  // node -> (read at, port)
@@ -78,7 +84,9 @@ struct ServiceCallerEnv {
   ServiceResolver resolve;
   uint32_t inproc_stack_bytes = 0;  // free native stack an in-process call needs
   // Same node: delivers the request to the pod's k32_handle on this thread.
-  std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out)> local;
+  // deadline_ms (port::monotonic_ms time) bounds the handler: K32_ERR_TIMEOUT past it.
+  std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out, uint64_t deadline_ms)>
+      local;
   size_t head_max = 1024;
   // The cluster's bearer token now ("" = none): the target node's pod server requires it
   // in X-Kube32-Token (core/podserver/peer_auth.h).

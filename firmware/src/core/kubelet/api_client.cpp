@@ -3,13 +3,14 @@
 namespace k32 {
 namespace kubelet {
 
-int ApiClient::call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out) {
+int ApiClient::call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out,
+                    uint32_t timeout_ms) {
   std::vector<http::Header> headers{{"Accept", "application/json"}, {"User-Agent", "kube32-kubelet"}};
   if (body) headers.push_back({"Content-Type", "application/json"});
   std::string tok = token_ ? token_() : std::string();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
-  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), 10000, 1024 * 1024, &resp);
+  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), timeout_ms, 1024 * 1024, &resp);
   if (rc != 0) return rc;
   if (out) {
     json::ParseError pe;

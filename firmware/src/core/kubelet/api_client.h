@@ -14,7 +14,10 @@ class ApiClient {
  public:
   ApiClient(http::Endpoint ep, std::function<std::string()> token) : ep_(std::move(ep)), token_(std::move(token)) {}
   // HTTP status, or a negative transport error; *out holds the parsed body (null if none).
-  int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out);
+  // timeout_ms bounds connect, request and response.
+  int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out,
+           uint32_t timeout_ms = kDefaultTimeoutMs);
+  static constexpr uint32_t kDefaultTimeoutMs = 10000;
   const http::Endpoint& endpoint() const { return ep_; }
 
  private:

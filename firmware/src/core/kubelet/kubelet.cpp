@@ -387,12 +387,15 @@ struct CallPlace {
 };
 }  // namespace
 
-int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodResponse* out) {
+int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodResponse* out, uint64_t deadline_ms) {
   // The budget is checked before anything else: a caller short of stack learns it at once.
   if (port::stack_free_bytes() < cfg_.inproc_stack_bytes) return abi::kErrNomem;
   std::shared_ptr<Pod> p = find(key);
   if (!p || p->stopping) return abi::kErrNoent;
-  const uint64_t deadline = port::monotonic_ms() + cfg_.call_deadline_ms;
+  // The pod's own limit, or the in-process caller's timeout when that comes first.
+  const uint64_t start = port::monotonic_ms();
+  uint64_t deadline = start + cfg_.call_deadline_ms;
+  if (deadline_ms && deadline_ms < deadline) deadline = deadline_ms;
   CallPlace place(p.get());
   if (place.ahead >= cfg_.pod_calls_max) return abi::kErrBusy;
   for (auto& cp : p->containers) {
@@ -420,7 +423,8 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     if (!trap.ok() && trap.code == wasm::TrapCode::Interrupted && (overdue || p->stopping)) {
       // Ended from outside: the instance stays (the interpreter unwound cleanly); the pod's
       // log says why its request got no answer.
-      std::string msg = overdue ? "k32_handle interrupted: no answer within " + text::to_string(cfg_.call_deadline_ms) + " ms"
+      std::string msg = overdue ? "k32_handle interrupted: no answer within " +
+                                      text::to_string(static_cast<int64_t>(deadline - start)) + " ms"
                                 : std::string("k32_handle interrupted: the pod is stopping");
       c->log.line(msg.data(), msg.size());
       *out = PodResponse();

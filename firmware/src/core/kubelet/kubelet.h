@@ -90,8 +90,10 @@ class Kubelet {
   // *out filled, K32_ERR_NOENT (no such pod here / no handler / stopped meanwhile),
   // K32_ERR_NOMEM (not enough native stack for an in-process call), K32_ERR_BUSY (the pod
   // has pod_calls_max requests already), K32_ERR_TIMEOUT (not answered within
-  // call_deadline_ms; a running handler is interrupted).
-  int32_t call_pod(const std::string& key, const http::Request& rq, PodResponse* out);
+  // call_deadline_ms, or by deadline_ms when that comes first — an in-process caller's
+  // timeout, port::monotonic_ms() time, 0 = none; a running handler is interrupted and the
+  // pod keeps running).
+  int32_t call_pod(const std::string& key, const http::Request& rq, PodResponse* out, uint64_t deadline_ms = 0);
   // Delivers a channel message to the pod's k32_event export.
   int32_t deliver_event(const std::string& key, const std::string& topic, const std::string& data);
 
