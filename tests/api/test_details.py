@@ -77,3 +77,15 @@ def test_configmap_and_secret_names_up_to_253_characters(ns):
     kubectl(ns, "create", "secret", "generic", "s" * 253, "-n", NS, "--from-literal=a=1")
     proc = ns.kubectl("create", "configmap", "c" * 254, "-n", NS)
     assert proc.returncode != 0 and "RFC 1123 subdomain" in proc.stderr, proc.stderr
+
+
+def test_network_policy_selector_keys_are_validated(ns):
+    pol = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+           "metadata": {"name": "badkey", "namespace": NS},
+           "spec": {"podSelector": {"matchLabels": {"bad key!": "x"}},
+                    "egress": [{"to": [{"podSelector": {"matchExpressions": [
+                        {"key": "app", "operator": "In"}]}}]}]}}
+    proc = ns.kubectl("apply", "-f", "-", input=json.dumps(pol))
+    assert proc.returncode != 0
+    assert "spec.podSelector.matchLabels" in proc.stderr and "bad key!" in proc.stderr, proc.stderr
+    assert "spec.egress[0].to[0].podSelector.matchExpressions[0].values: Required value" in proc.stderr, proc.stderr

@@ -1,5 +1,6 @@
 #include "core/api/endpoints_view.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "core/api/selectors.h"
@@ -177,7 +178,7 @@ json::Value make_slice(const json::Value& svc, const std::string& digest, json::
   // generateName's 5-character suffix alphabet (no vowels, no digits that read as letters).
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
   std::string suffix;
-  for (size_t i = 0; i < 5; ++i) suffix += kAlphabet[std::stoul(digest.substr(i * 2, 2), nullptr, 16) % 27];
+  for (size_t i = 0; i < 5; ++i) suffix += kAlphabet[std::strtoul(digest.substr(i * 2, 2).c_str(), nullptr, 16) % 27];
   json::Value sl = base_object("discovery.k8s.io/v1", "EndpointSlice", svc, name + "-" + suffix);
   json::Value& md = sl.at_or_insert("metadata");
   std::string uid = digest.substr(32, 8) + "-" + digest.substr(40, 4) + "-4" + digest.substr(45, 3) + "-8" +
