@@ -271,7 +271,7 @@ int run_bench(const Opts& o) {
   se.resolve = calls::store_service_resolver(&st);
   se.inproc_stack_bytes = 0;  // the bench thread's stack is not the pod runner's
   se.head_max = K32_RESP_HEAD_MAX_CP;
-  se.local = [](const std::string&, const http::Request&, calls::LocalResponse* out) -> int32_t {
+  se.local = [](const std::string&, const http::Request&, calls::LocalResponse* out, uint64_t) -> int32_t {
     out->status = 200;
     out->body = "pong";
     return 0;
