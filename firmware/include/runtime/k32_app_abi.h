@@ -80,7 +80,7 @@ K32_IMPORT(k32_event_topic) int32_t k32_event_topic(char* out, uint32_t out_cap)
 K32_IMPORT(k32_event_data) int32_t k32_event_data(uint8_t* out, uint32_t out_cap);
 
 /* Exports a pod may define (mark them with K32_EXPORT(name)): */
-/*   k32_handle  () -> i32  Request pods: handles one HTTP request with the k32_req_* /k32_resp_* calls. A negative return (or a trap) answers 500 when nothing was sent. */
+/*   k32_handle  () -> i32  Request pods: handles one HTTP request with the k32_req_* /k32_resp_* calls. A negative return (or a trap) answers 500 when nothing was sent. A call still running 10 s after its request arrived (`POD_CALL_DEADLINE_MS`) is interrupted and the request answered 504 (docs/pods.md). */
 /*   k32_event   () -> i32  Receives one channel message (read it with k32_event_topic/k32_event_data). */
 /*   k32_main    () -> i32  Run-to-completion pods: the exit code is the return value (0 = Completed). */
 /*   _start      () -> ()   WASI-style entry of run-to-completion pods, used when k32_main is absent; proc_exit sets the exit code. */
