@@ -24,6 +24,17 @@ constexpr int kPatchRetries = 5;
 // must still fit in a store record, or it could not be read back after a restart.
 static_assert(K32_OBJECT_DEPTH_MAX + 8 <= store::format::kRecordDepthMax, "OBJECT_DEPTH_MAX too deep for the store");
 
+// A field manager's name is stored in every object's managedFields. kube-apiserver takes at
+// most 128 printable characters; bytes that are not UTF-8 would also make a store record that
+// cannot be read back, and the control plane would not start again.
+bool valid_field_manager(const std::string& m) {
+  if (m.size() > 128 || !text::valid_utf8(m)) return false;
+  for (unsigned char c : m)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+constexpr const char* kFieldManagerRule = "Invalid value: must be at most 128 printable UTF-8 characters";
+
 bool has_status_subresource(const ResourceInfo& r) {
   for (const auto& s : text::split(r.subresources, ','))
     if (s == "status") return true;
@@ -189,10 +200,11 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
   // managedFields: apply writes were tracked by server_side_apply; every other write is an
   // Update by its field manager (the fieldManager parameter, else the client's name).
   std::string manager = req.query_param("fieldManager");
+  if (!manager.empty() && !valid_field_manager(manager)) return invalid(r.kind, name, {{"fieldManager", kFieldManagerRule}});
   if (manager.empty()) {
     const std::string* ua = req.header("User-Agent");
     manager = ua ? ua->substr(0, ua->find('/')) : "unknown";
-    if (manager.empty() || manager.size() > 128) manager = "unknown";
+    if (manager.empty() || !valid_field_manager(manager)) manager = "unknown";
   }
   const std::string* ct = req.header("Content-Type");
   bool is_apply = ct && text::lower(*ct).find("application/apply-patch") == 0;
@@ -333,6 +345,10 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
     return;
   }
   std::string manager = req.query_param("fieldManager");
+  if (!manager.empty() && !valid_field_manager(manager)) {
+    send_error(w, invalid("PatchOptions", "", {{"fieldManager", kFieldManagerRule}}));
+    return;
+  }
   if (is_apply && manager.empty()) {
     send_error(w, invalid("PatchOptions", "", {{"fieldManager", "Required value: is required for apply patch"}}));
     return;
