@@ -3,7 +3,8 @@
 // Content-Length and chunked bodies, keep-alive pipelining), with small limits so the limit
 // paths are reached too. Checks that an accepted request cannot smuggle anything into what a
 // relay (the ingress) writes upstream: no CR/LF/NUL in the method, target, header names or
-// values, header names are tokens, '+' in a path stays '+', and no body exceeds its limit.
+// values, header names are tokens, one framing per body, '+' in a path stays '+', and no
+// body exceeds its limit.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -56,6 +57,11 @@ void check_request(const Request& rq, const std::string& head) {
     FUZZ_CHECK(is_token(h.name), "header name is not a token in head %s", head.c_str());
     FUZZ_CHECK(!has_ctl(h.value), "control character in a header value in head %s", head.c_str());
   }
+  // One framing per body: never Transfer-Encoding and Content-Length, never two lengths.
+  const std::string* cl = rq.header("Content-Length");
+  FUZZ_CHECK(!(cl && rq.header("Transfer-Encoding")), "both framings accepted in head %s", head.c_str());
+  for (const auto& h : rq.headers)
+    FUZZ_CHECK(!cl || !text::iequals(h.name, "Content-Length") || h.value == *cl, "two lengths in head %s", head.c_str());
   for (const auto& kv : parse_query(rq.query)) (void)kv;
   bool present = false;
   rq.query_param("watch", &present);
