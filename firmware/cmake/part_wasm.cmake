@@ -17,6 +17,9 @@ endif()
 file(GLOB K32_WASM_TOOL_SRC CONFIGURE_DEPENDS tools/wasm/*.cpp)
 add_executable(k32-wasm ${K32_WASM_TOOL_SRC})
 target_link_libraries(k32-wasm PRIVATE k32wasm)
+if(NOT K32_PLATFORM STREQUAL "host")
+  target_link_libraries(k32-wasm PRIVATE k32port)  # startup code, memory map, system calls
+endif()
 target_compile_options(k32-wasm PRIVATE -fno-exceptions)
 
 # The libFuzzer target firmware/fuzz/fuzz_wasm.cpp is built by cmake/part_fuzz.cmake (K32_FUZZ).

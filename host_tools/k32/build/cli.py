@@ -13,8 +13,11 @@ def build():
 
 
 @build.command()
+@click.option("--target", "target", type=click.Choice(["host", "mcu"]), default="host", show_default=True,
+              help="host: the simulator k32-node; mcu: the Cortex-M4/newlib build in build/mcu "
+                   "(its tests: ctest --test-dir build/mcu).")
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_BUILD_DIR, show_default=True, help="CMake build directory.")
+              default=None, help=f"CMake build directory [{DEFAULT_BUILD_DIR} or build/mcu].")
 @click.option("--force", is_flag=True, help="Rebuild even when the binary is up to date.")
 @click.option("--m32", is_flag=True, help="Configure a 32-bit build (new build dirs only).")
 @click.option("--board", help="A board profile: with --list or --compile-only, the board firmware.")
@@ -26,9 +29,18 @@ def build():
               help="ESP-IDF checkout for --compile-only [$IDF_PATH].")
 @click.option("--littlefs", type=click.Path(file_okay=False, path_type=Path),
               help="esp_littlefs component checkout for --compile-only [beside the ESP-IDF checkout].")
-def firmware(build_dir: Path, force: bool, m32: bool, board, list_only, compile_only, idf, littlefs):
+def firmware(target, build_dir: Path, force: bool, m32: bool, board, list_only, compile_only, idf, littlefs):
     """Build the host simulator binary k32-node (skipped when up to date); or, with --board,
-    list (--list) or compile-check (--compile-only) the board firmware."""
+    list (--list) or compile-check (--compile-only) the board firmware; or, with
+    --target mcu, the bare-metal Cortex-M4 build."""
+    if target == "mcu":
+        from .mcu import MCU_BOARD, MCU_BUILD_DIR, build_mcu
+        try:
+            click.echo(str(build_mcu(build_dir or MCU_BUILD_DIR, board or MCU_BOARD)))
+        except FirmwareBuildError as e:
+            raise click.ClickException(str(e))
+        return
+    build_dir = build_dir or DEFAULT_BUILD_DIR
     if list_only or compile_only:
         if not board:
             raise click.UsageError("--list and --compile-only need --board")

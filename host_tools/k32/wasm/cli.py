@@ -24,11 +24,14 @@ def _tool() -> Path:
 @wasm.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-v", "--verbose", is_flag=True, help="Print every failing command.")
-def spectest(files, verbose):
+@click.option("--tool", "tool_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Program to run as `PROGRAM serve` instead of the host build's k32-wasm "
+                   "(build/mcu/k32-wasm-qemu runs the Cortex-M4 build under qemu).")
+def spectest(files, verbose, tool_path):
     """Run wast2json output (FILE.json, or FILE.wast converted on the fly) against the
     interpreter with the standard spectest host module."""
     from .spectest import SpecError, run_file, wast_to_json
-    tool = _tool()
+    tool = tool_path or _tool()
     total_pass = total_fail = 0
     with tempfile.TemporaryDirectory(prefix="k32-spec-") as tmp:
         for f in files:

@@ -159,9 +159,9 @@ class Parser {
       err_->offset = static_cast<size_t>(p_ - begin_);
       char buf[160];
       if (p_ < end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x7f)
-        std::snprintf(buf, sizeof buf, "%s at offset %zu (near '%c')", what, err_->offset, *p_);
+        std::snprintf(buf, sizeof buf, "%s at offset %lu (near '%c')", what, static_cast<unsigned long>(err_->offset), *p_);
       else
-        std::snprintf(buf, sizeof buf, "%s at offset %zu", what, err_->offset);
+        std::snprintf(buf, sizeof buf, "%s at offset %lu", what, static_cast<unsigned long>(err_->offset));
       err_->message = buf;
     }
     return false;

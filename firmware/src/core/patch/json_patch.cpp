@@ -245,7 +245,7 @@ bool json_patch(const json::Value& doc, const json::Value& ops, json::Value* out
     std::string why;
     if (!apply_op(&work, items[i], &why)) {
       char head[48];
-      std::snprintf(head, sizeof head, "operation %zu", i);
+      std::snprintf(head, sizeof head, "operation %lu", static_cast<unsigned long>(i));
       std::string opname = items[i]["op"].as_string();
       *err = std::string(head) + (opname.empty() ? "" : " (" + opname + ")") + ": " + why;
       return false;

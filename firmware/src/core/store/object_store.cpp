@@ -92,8 +92,8 @@ bool ObjectStore::load(std::string* err) {
     }
     if (scan.good_end != len) {
       // A torn tail from a crash mid-append: it was never acknowledged, so drop it.
-      logf("[STORE] dropping %zu bytes of an incomplete last record at byte offset %zu of %s",
-           len - scan.good_end, scan.good_end, log_path_.c_str());
+      logf("[STORE] dropping %lu bytes of an incomplete last record at byte offset %lu of %s",
+           static_cast<unsigned long>(len - scan.good_end), static_cast<unsigned long>(scan.good_end), log_path_.c_str());
       if (!port::file_write_atomic(log_path_.c_str(), data, scan.good_end)) {
         port::mem_free(data);
         *err = "cannot repair " + log_path_;
