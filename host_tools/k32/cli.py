@@ -21,6 +21,7 @@ COMMANDS = {
     "image": "k32.images.image_cli:image",
     "apigen": "k32.apigen.cli:apigen",
     "abi": "k32.abi.cli:abi",
+    "check": "k32.mcu.cli:check_group",
 }
 
 

@@ -11,6 +11,7 @@ from .calls import calls as calls_bench
 from .ingress import ingress as ingress_bench
 from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
+from k32.mcu.cli import size as size_bench
 
 
 @click.group()
@@ -22,6 +23,7 @@ bench.add_command(wasm_bench)
 bench.add_command(ingress_bench)
 bench.add_command(pods_bench)
 bench.add_command(calls_bench)
+bench.add_command(size_bench)
 
 
 def _print_api(result: dict) -> None:

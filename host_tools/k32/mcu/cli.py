@@ -1,0 +1,79 @@
+"""`k32 bench size` and `k32 check stacks`: reports over the build/mcu objects."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .size import MCU_BUILD_DIR, SizeError, measure
+from .stacks import StackError, check
+
+
+def _kb(n: int) -> str:
+    return f"{n / 1024:.1f} KB"
+
+
+@click.command("size")
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=MCU_BUILD_DIR,
+              show_default=True, help="The Cortex-M4 build (k32 build firmware --target mcu).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def size(build_dir, as_json):
+    """Code and data size per component of the Cortex-M4/newlib objects (-Os), with the
+    verdict on the portable firmware's .text (src/ at most 1 MB)."""
+    try:
+        r = measure(build_dir)
+    except SizeError as e:
+        raise click.ClickException(str(e))
+    if as_json:
+        click.echo(json.dumps(r, indent=2))
+    else:
+        click.echo(f"{'component':<16}{'.text':>10}{'.rodata':>10}{'.data':>8}{'.bss':>8}")
+        for name, c in r["components"].items():
+            click.echo(f"{name:<16}{c['text']:>10}{c['rodata']:>10}{c['data']:>8}{c['bss']:>8}")
+        t = r["src_total"]
+        click.echo(f"{'src total':<16}{t['text']:>10}{t['rodata']:>10}{t['data']:>8}{t['bss']:>8}")
+        v = r["verdicts"]
+        click.echo(f"src .text {_kb(v['src_text']['bytes'])} of {_kb(v['src_text']['limit'])}: "
+                   f"{'ok' if v['src_text']['ok'] else 'TOO LARGE'}")
+        click.echo(f"src/wasm .text {_kb(v['wasm_text']['bytes'])} (the interpreter's target: "
+                   f"{_kb(v['wasm_text']['reference'])}, information)")
+    if not r["verdicts"]["src_text"]["ok"]:
+        raise SystemExit(1)
+
+
+@click.group()
+def check_group():
+    """Static checks over the firmware builds."""
+
+
+@check_group.command("stacks")
+@click.option("--board", default="s3", show_default=True, help="Board profile whose stack budgets apply.")
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=MCU_BUILD_DIR,
+              show_default=True, help="The Cortex-M4 build (k32 build firmware --target mcu).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the deepest path and what is left unbounded.")
+def stacks(board, build_dir, as_json, verbose):
+    """Worst-case stack of each thread entry point over the call graph of the Cortex-M4
+    objects, against the board's budgets; exits 1 when a thread exceeds its budget."""
+    try:
+        r = check(board, build_dir)
+    except (StackError, ValueError) as e:
+        raise click.ClickException(str(e))
+    if as_json:
+        click.echo(json.dumps(r, indent=2))
+    else:
+        click.echo(f"board {r['board']}")
+        click.echo(f"{'thread':<17}{'worst':>8}{'budget':>8}  verdict")
+        for t in r["threads"]:
+            worst = f"{'>=' if t['lower_bound'] else ''}{t['worst_bytes']}"
+            budget = t["budget_bytes"] if t["budget_bytes"] is not None else "-"
+            extra = f" ({t['unbounded_count']} unbounded calls)" if t["lower_bound"] else ""
+            click.echo(f"{t['thread']:<17}{worst:>8}{budget:>8}  {t['verdict']}{extra}")
+            if verbose:
+                for step in t["deepest_path"]:
+                    click.echo(f"    {step}")
+                for why in t["unbounded"]:
+                    click.echo(f"    unbounded: {why}")
+    if not r["ok"]:
+        raise SystemExit(1)
