@@ -62,3 +62,40 @@ def test_recursion_limit_read_from_the_source(tmp_path):
     assert stacks._depth("firmware/src/core/json/json.h:kMaxDepth") >= 1
     with pytest.raises(stacks.StackError, match="no constant"):
         stacks._depth("firmware/src/core/json/json.h:kNoSuchLimit")
+
+
+def _board_check(tmp_path, monkeypatch, frame):
+    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 100), ("deep", "void k32::deep()", frame)],
+              [("t", "deep")])
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    return stacks.check("esp32", tmp_path)
+
+
+def test_a_thread_over_its_budget_fails_the_check(tmp_path, monkeypatch):
+    from k32.boards import load_board
+    budget = load_board("esp32").budgets["events_stack"]["bytes"]
+    r = _board_check(tmp_path, monkeypatch, budget)  # 100 + budget: just over
+    assert r["threads"][0]["verdict"] == "EXCEEDS" and not r["ok"]
+    assert r["threads"][0]["worst_bytes"] == budget + 100
+
+
+def test_a_thread_within_its_budget_passes(tmp_path, monkeypatch):
+    from k32.boards import load_board
+    budget = load_board("esp32").budgets["events_stack"]["bytes"]
+    r = _board_check(tmp_path, monkeypatch, budget - 100)
+    assert r["threads"][0]["verdict"] == "within" and r["ok"]
+
+
+def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from k32.mcu.cli import check_group
+    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    res = CliRunner().invoke(check_group, ["stacks", "--board", "esp32", "--build-dir", str(tmp_path)])
+    assert res.exit_code == 1, res.output
+    assert "EXCEEDS" in res.output
