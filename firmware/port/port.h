@@ -43,6 +43,17 @@ using ThreadFn = void (*)(void* arg);
 bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg);
 // Bytes of native stack left below the current frame (for in-process call budgets).
 uint32_t stack_free_bytes();
+// Peak stack use of the node's threads, one row per thread name and budget: the deepest
+// any thread of that kind has gone so far (running ones included where the platform can see
+// them). `peak` > `budget` means the budget was overrun. Fills up to `max` rows and returns
+// how many rows there are.
+struct StackUse {
+  char name[16];
+  uint32_t budget;   // stack_bytes asked of thread_start
+  uint32_t peak;     // deepest use seen, bytes; 0 when the platform cannot measure it
+  uint32_t threads;  // threads of this kind started so far
+};
+size_t stack_report(StackUse* out, size_t max);
 
 // ---- locks and condition variables ----
 // The core never uses std::mutex/std::condition_variable: newlib targets have no threads

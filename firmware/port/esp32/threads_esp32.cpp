@@ -2,6 +2,9 @@
 // names (PSRAM stacks through the WithCaps API). On dual-core chips the node's tasks run on
 // core 1 so Wi-Fi and lwIP keep core 0 to themselves (K32_CPU_CORES from the profile).
 #include <cstring>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "esp_heap_caps.h"
 #include "freertos/FreeRTOS.h"
@@ -21,12 +24,43 @@ constexpr UBaseType_t kTaskPriority = 5;
 struct Start {
   ThreadFn fn;
   void* arg;
+  uint32_t budget;
+  char name[16];
 };
+
+struct Totals {
+  uint32_t peak = 0;
+  uint32_t threads = 0;
+};
+
+// (name, budget) -> deepest use of an ended task of that kind, from FreeRTOS' high-water mark.
+struct Registry {
+  Mutex lock;
+  std::map<std::pair<std::string, uint32_t>, Totals> kinds;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
 
 void trampoline(void* p) {
   Start s = *static_cast<Start*>(p);
   heap_caps_free(p);
+  Registry& r = registry();
+  {
+    LockGuard<Mutex> g(r.lock);
+    r.kinds[{s.name, s.budget}].threads++;
+  }
   s.fn(s.arg);
+  // ESP-IDF's FreeRTOS reports the minimum free stack in bytes.
+  const uint32_t low = static_cast<uint32_t>(uxTaskGetStackHighWaterMark(nullptr));
+  const uint32_t peak = low < s.budget ? s.budget - low : 0;
+  {
+    LockGuard<Mutex> g(r.lock);
+    Totals& t = r.kinds[{s.name, s.budget}];
+    if (peak > t.peak) t.peak = peak;
+  }
   // A WithCaps task frees its own TCB and stack through a short helper task.
   vTaskDeleteWithCaps(nullptr);
 }
@@ -40,6 +74,9 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   if (!s) return false;
   s->fn = fn;
   s->arg = arg;
+  s->budget = stack_bytes;
+  std::memset(s->name, 0, sizeof s->name);
+  std::strncpy(s->name, name, sizeof s->name - 1);
   const bool psram = region != Region::Internal && has_psram();
   // Stacks in PSRAM must not be used while the flash cache is off; the node's tasks never
   // run from IRAM with the cache disabled, so this is safe for them (not for ISRs).
@@ -53,6 +90,24 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
     return false;
   }
   return true;
+}
+
+size_t stack_report(StackUse* out, size_t max) {
+  Registry& r = registry();
+  LockGuard<Mutex> g(r.lock);
+  size_t i = 0;
+  for (const auto& kv : r.kinds) {
+    if (i < max) {
+      StackUse& u = out[i];
+      std::memset(&u, 0, sizeof u);
+      std::strncpy(u.name, kv.first.first.c_str(), sizeof u.name - 1);
+      u.budget = kv.first.second;
+      u.peak = kv.second.peak;
+      u.threads = kv.second.threads;
+    }
+    ++i;
+  }
+  return i;
 }
 
 uint32_t stack_free_bytes() {

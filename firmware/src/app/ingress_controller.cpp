@@ -37,7 +37,8 @@ IngressController::IngressController(store::ObjectStore* st, channels::Hub* hub,
 }
 
 bool IngressController::start() {
-  return port::thread_start("ingress-tick", 32 * 1024, port::Region::Any, &IngressController::tick_main, this);
+  return port::thread_start("ingress-tick", K32_INGRESS_TICK_STACK_BYTES,
+                            static_cast<port::Region>(K32_INGRESS_TICK_STACK_REGION), &IngressController::tick_main, this);
 }
 
 void IngressController::tick_main(void* self) {

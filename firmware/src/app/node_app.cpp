@@ -248,6 +248,23 @@ bool ensure_kubernetes_service(store::ObjectStore* st, int api_port) {
   return st->create("services", "default", "kubernetes", svc, &stored) == store::Result::Ok;
 }
 
+// Each kind of thread's peak stack against its budget, for STATUS and `k32 bench memory`.
+json::Value stack_rows() {
+  std::vector<port::StackUse> rows(port::stack_report(nullptr, 0));
+  size_t n = port::stack_report(rows.data(), rows.size());
+  if (n > rows.size()) n = rows.size();  // a kind started in between shows next time
+  json::Value out = json::Value::array();
+  for (size_t i = 0; i < n; i++) {
+    json::Value r = json::Value::object();
+    r.set("name", std::string(rows[i].name));
+    r.set("budget", static_cast<int64_t>(rows[i].budget));
+    r.set("peak", static_cast<int64_t>(rows[i].peak));
+    r.set("threads", static_cast<int64_t>(rows[i].threads));
+    out.push(std::move(r));
+  }
+  return out;
+}
+
 void add_console_commands(Node* n) {
   n->console.add("STATUS", [n](const json::Value&) {
     json::Value s = json::Value::object();
@@ -263,6 +280,9 @@ void add_console_commands(Node* n) {
     s.set("wifi", n->settings.has("wifi"));
     port::MemStats m = port::mem_stats();
     s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
+    s.set("heapInternalBytes", static_cast<int64_t>(m.internal_in_use));
+    s.set("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
+    s.set("stacks", stack_rows());
     return console::Reply{true, s, ""};
   });
   // The API's certificate (public), so a client can pin it: read over the console, it needs
@@ -317,7 +337,7 @@ void add_console_commands(Node* n) {
   });
   n->console.add("REBOOT", [](const json::Value&) {
     // Answer first, then restart from another thread once the reply is on its way.
-    port::thread_start("reboot", 16 * 1024, port::Region::Internal, [](void*) {
+    port::thread_start("reboot", K32_REBOOT_STACK_BYTES, static_cast<port::Region>(K32_REBOOT_STACK_REGION), [](void*) {
       port::sleep_ms(200);
       logf("[NODE] rebooting (console request)");
       port::system_restart();
@@ -398,7 +418,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     sc.name = "api";
     sc.bind_ip = cfg.bind_ip;
     sc.port = cfg.api_port;
-    sc.conn_stack_bytes = 256 * 1024;
+    sc.conn_stack_bytes = K32_API_CONN_STACK_BYTES;
+    sc.stack_region = static_cast<port::Region>(K32_API_CONN_STACK_REGION);
     sc.max_connections = K32_API_CONNECTIONS;
     sc.max_body_bytes = ac.max_body_bytes;
     // kubectl sends a bearer token only over TLS, so the API port speaks TLS too, with a
@@ -418,7 +439,8 @@ int run_node(const node::NodeConfig& cfg_in) {
       return 2;
     }
     n->lifecycle = new node::NodeLifecycle(&n->store);
-    port::thread_start("node-lifecycle", 64 * 1024, port::Region::Any, &node::NodeLifecycle::run, n->lifecycle);
+    port::thread_start("node-lifecycle", K32_NODE_LIFECYCLE_STACK_BYTES,
+                       static_cast<port::Region>(K32_NODE_LIFECYCLE_STACK_REGION), &node::NodeLifecycle::run, n->lifecycle);
     api_ep.host = cfg.bind_ip;
     api_ep.port = cfg.api_port;
 
@@ -435,14 +457,13 @@ int run_node(const node::NodeConfig& cfg_in) {
     ic.bind_ip = cfg.bind_ip;
     ic.port = cfg.ingress_port;
     ic.max_connections = K32_INGRESS_CONNECTIONS;
-    // Board budget for the ingress worker; the host needs room for libc on top.
-    ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES < 64 * 1024 ? 64 * 1024 : K32_INGRESS_STACK_BYTES;
+    // The ingress worker's own budget plus the in-process call's: boards run a control-plane
+    // pod on a shared interpreter stack, the simulator runs it on this thread, so the
+    // simulator's thread carries both budgets (each from the board profile).
+    ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
     ic.stack_region = static_cast<port::Region>(K32_INGRESS_STACK_REGION);
     // Request bodies are held only up to this budget; responses stream as they arrive.
     ic.max_body_bytes = K32_INGRESS_BODY_MAX;
-    // Control-plane pods are called in-process from the ingress thread, and such a call
-    // needs K32_INPROC_CALL_STACK_BYTES free (boards run it on the shared interpreter stack).
-    if (ic.conn_stack_bytes < K32_INPROC_CALL_STACK_BYTES + 64 * 1024) ic.conn_stack_bytes = K32_INPROC_CALL_STACK_BYTES + 64 * 1024;
     IngressController* ingress = n->ingress;
     if (!n->ingress_http.start(ic, [ingress](http::Request& rq, http::ResponseWriter& w) { ingress->handle(rq, w); }, &err)) {
       logf("[NODE] %s", err.c_str());
@@ -465,7 +486,8 @@ int run_node(const node::NodeConfig& cfg_in) {
   pc.port = cfg.pod_port;
   // In-process k32_handle calls need K32_INPROC_CALL_STACK_BYTES free (spec 004), on top
   // of what the server itself uses.
-  pc.conn_stack_bytes = K32_INPROC_CALL_STACK_BYTES + 64 * 1024;
+  pc.conn_stack_bytes = K32_POD_CONN_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
+  pc.stack_region = static_cast<port::Region>(K32_POD_CONN_STACK_REGION);
   if (!n->pod_http.start(pc, [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); }, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
@@ -480,7 +502,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   if (cfg.role == node::Role::Worker) {
     n->bridge = new ChannelBridge(api_ep, [n]() { return n->current_token(); }, &n->hub);
     n->publish = [n](const std::string& topic, const std::string& payload) { return n->bridge->publish(topic, payload); };
-    port::thread_start("channels", 32 * 1024, port::Region::Any, [](void* p) {
+    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), [](void* p) {
       Node* node = static_cast<Node*>(p);
       node->bridge->run([node]() { return node->hub.topics(); });
     }, n);
@@ -488,12 +510,12 @@ int run_node(const node::NodeConfig& cfg_in) {
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
-  port::thread_start("heartbeat", 64 * 1024, port::Region::Any, heartbeat_main, n->heartbeat);
+  port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION), heartbeat_main, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) {
     n->scheduler = new sched::Scheduler(&n->store);
-    port::thread_start("scheduler", 64 * 1024, port::Region::Any, &sched::Scheduler::thread_main, n->scheduler);
+    port::thread_start("scheduler", K32_SCHEDULER_STACK_BYTES, static_cast<port::Region>(K32_SCHEDULER_STACK_REGION), &sched::Scheduler::thread_main, n->scheduler);
   }
-  port::thread_start("kubelet", kubelet::kSyncStackBytes, port::Region::Any, &kubelet::Kubelet::thread_main, n->kubelet);
+  port::thread_start("kubelet", K32_KUBELET_SYNC_STACK_BYTES, static_cast<port::Region>(K32_KUBELET_SYNC_STACK_REGION), &kubelet::Kubelet::thread_main, n->kubelet);
 
   std::printf("%s\n", ready_line(*n).c_str());
   std::fflush(stdout);

@@ -34,6 +34,18 @@ BUDGET_KEYS = {
     "pod_connections": "count",
     "client_connections": "count",
     "call_watch_stack": "bytes",
+    "api_conn_stack": "bytes",
+    "pod_conn_stack": "bytes",
+    "http_accept_stack": "bytes",
+    "node_lifecycle_stack": "bytes",
+    "heartbeat_stack": "bytes",
+    "scheduler_stack": "bytes",
+    "kubelet_sync_stack": "bytes",
+    "channels_stack": "bytes",
+    "ingress_tick_stack": "bytes",
+    "reboot_stack": "bytes",
+    "console_stack": "bytes",
+    "console_accept_stack": "bytes",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")

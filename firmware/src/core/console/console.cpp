@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/http/conn_reader.h"
+#include "k32_board.h"
 #include "core/util/text.h"
 #include "port.h"
 
@@ -145,7 +146,7 @@ void accept_main(void* p) {
       continue;
     }
     ClientArg* c = new ClientArg{a, s};
-    if (!port::thread_start("console", 32 * 1024, port::Region::Internal, client_main, c)) {
+    if (!port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), client_main, c)) {
       a->open.fetch_sub(1);
       port::tcp_close(s);
       delete c;
@@ -167,14 +168,15 @@ void stdin_main(void* p) {
 }  // namespace
 
 bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t max_conns, std::string* err) {
-  if (port == 0) return port::thread_start("console", 32 * 1024, port::Region::Internal, stdin_main, d);
+  if (port == 0) return port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), stdin_main, d);
   int e = 0;
   port::Socket l = port::tcp_listen(bind_ip.c_str(), port, 4, &e);
   if (l == port::kNoSocket) {
     *err = "console: cannot listen on " + bind_ip + ":" + text::to_string(port) + ": " + std::strerror(-e);
     return false;
   }
-  return port::thread_start("console-accept", 16 * 1024, port::Region::Internal, accept_main, new ListenArg{d, l, max_conns});
+  return port::thread_start("console-accept", K32_CONSOLE_ACCEPT_STACK_BYTES,
+                           static_cast<port::Region>(K32_CONSOLE_ACCEPT_STACK_REGION), accept_main, new ListenArg{d, l, max_conns});
 }
 
 }  // namespace console

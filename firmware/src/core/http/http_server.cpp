@@ -5,6 +5,7 @@
 #include "core/http/conn_reader.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace http {
@@ -38,7 +39,8 @@ bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
     if (err) *err = cfg.name + ": cannot listen on " + cfg.bind_ip + ":" + text::to_string(cfg.port) + ": " + std::strerror(-e);
     return false;
   }
-  if (!port::thread_start(cfg.name.c_str(), 16 * 1024, port::Region::Internal, &Server::accept_main, this)) {
+  if (!port::thread_start(cfg.name.c_str(), K32_HTTP_ACCEPT_STACK_BYTES,
+                          static_cast<port::Region>(K32_HTTP_ACCEPT_STACK_REGION), &Server::accept_main, this)) {
     if (err) *err = cfg.name + ": cannot start the accept thread";
     return false;
   }

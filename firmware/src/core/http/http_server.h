@@ -23,8 +23,10 @@ struct ServerConfig {
   std::string name = "http";
   std::string bind_ip = "0.0.0.0";
   uint16_t port = 0;
-  uint32_t conn_stack_bytes = 64 * 1024;
-  port::Region stack_region = port::Region::Any;
+  // One connection thread's stack (board profile); servers that call pods in-process add
+  // K32_INPROC_CALL_STACK_BYTES to their own budget.
+  uint32_t conn_stack_bytes = K32_API_CONN_STACK_BYTES;
+  port::Region stack_region = static_cast<port::Region>(K32_API_CONN_STACK_REGION);
   size_t max_head_bytes = 16 * 1024;
   size_t max_body_bytes = 3 * 1024 * 1024;
   uint32_t max_connections = K32_POD_CONNECTIONS;

@@ -132,7 +132,7 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   }
   if (old) hub_->unsubscribe(old);
   if (start_thread &&
-      !port::thread_start("k32_events", cfg_.runner_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
+      !port::thread_start("k32_events", cfg_.events_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
     port::LockGuard<port::Mutex> lock(p->mu);
     p->events_thread = false;
     return false;

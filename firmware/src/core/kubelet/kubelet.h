@@ -24,8 +24,11 @@ struct KubeletConfig {
   std::string api_host;     // KUBERNETES_SERVICE_HOST
   uint16_t api_port = 6443; // KUBERNETES_SERVICE_PORT
   uint32_t sync_ms = 2000;
-  uint32_t runner_stack_bytes = 128 * 1024;
-  uint32_t inproc_stack_bytes = 128 * 1024;  // free native stack an in-process call needs
+  // Stack sizes from the board profile (k32_board.h).
+  uint32_t runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // a container's runner: an interpreter stack
+  // A pod's k32_events thread calls k32_event in-process: its own budget plus the call's.
+  uint32_t events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
+  uint32_t inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // free native stack an in-process call needs
   uint32_t call_deadline_ms = K32_POD_CALL_DEADLINE_MS;  // a call, waiting for its turn included
   uint32_t pod_calls_max = K32_POD_CALLS_MAX;            // requests per pod running or waiting
   NodeBudget budget;  // what pods may take (the Node's allocatable); 0 = unchecked
@@ -43,9 +46,6 @@ constexpr uint32_t kDefaultMaxPages = 16;
 // shadow stack inside linear memory.
 constexpr uint32_t kValueStackSlots = 4096;
 constexpr uint32_t kCallDepth = 256;
-// Stack of the sync thread: it parses the node's pod list (recursive JSON, pods nest
-// about a dozen levels) and builds statuses; sanitizer builds need the headroom.
-constexpr uint32_t kSyncStackBytes = 128 * 1024;
 // Pods name channel topics for k32_event in this annotation (comma separated).
 constexpr const char* kEventTopicsAnnotation = "kube32.io/event-topics";
 
