@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "esp32_internal.h"
+#include "k32_board.h"
 #include "sdkconfig.h"
 #if CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG
 #include "driver/usb_serial_jtag.h"
@@ -19,10 +20,8 @@ namespace port {
 namespace esp32 {
 
 namespace {
-// Driver ring buffers: room for one console line (K32_CMD:WIFI with a long password) in
-// each direction, not a budget of the node.
-constexpr int kRxBuffer = 1024;
-constexpr int kTxBuffer = 1024;
+constexpr int kRxBuffer = static_cast<int>(K32_CONSOLE_UART_BUFFER);
+constexpr int kTxBuffer = static_cast<int>(K32_CONSOLE_UART_BUFFER);
 }  // namespace
 
 bool console_init() {

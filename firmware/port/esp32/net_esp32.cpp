@@ -25,7 +25,7 @@ namespace esp32 {
 namespace {
 
 constexpr EventBits_t kGotIp = 1u << 0;
-constexpr uint8_t kApMaxStations = 8;      // workers plus a laptop running kubectl
+constexpr uint8_t kApMaxStations = static_cast<uint8_t>(K32_AP_MAX_STATIONS);
 constexpr uint32_t kReconnectDelayMs = 2000;
 
 EventGroupHandle_t g_events = nullptr;

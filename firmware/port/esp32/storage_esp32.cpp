@@ -22,7 +22,7 @@ namespace esp32 {
 namespace {
 
 constexpr size_t kHashChunk = 1024;
-constexpr size_t kManifestMax = 64 * 1024;  // a bundle manifest is a few KB; refuse more
+constexpr size_t kManifestMax = K32_BUNDLE_MANIFEST_MAX;
 
 bool sha256_file(const std::string& path, char hex[65]) {
   FILE* f = std::fopen(path.c_str(), "rb");
