@@ -27,7 +27,9 @@ int main() {
   uint32_t mem_size = 0;
   CHECK(caller.memory(&mem_size) != nullptr && mem_size == 65536);
 
-  http::Server srv;
+  // A server runs until the process exits (its threads are detached and hold it): never
+  // destroyed, so it must not live on main's stack, whose end races those threads.
+  http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   std::string err;

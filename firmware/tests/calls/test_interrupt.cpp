@@ -13,7 +13,9 @@
 using namespace k32;
 
 int main() {
-  http::Server srv;
+  // A server runs until the process exits (its threads are detached and hold it): never
+  // destroyed, so it must not live on main's stack, whose end races those threads.
+  http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   std::string err;

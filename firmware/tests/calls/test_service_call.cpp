@@ -41,7 +41,9 @@ int main() {
   std::atomic<int> requests{0};
   std::string last_pod, last_chain, last_headers;
   std::mutex mu;
-  http::Server srv;
+  // A server runs until the process exits (its threads are detached and hold it): never
+  // destroyed, so it must not live on main's stack, whose end races those threads.
+  http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   bool started = false;

@@ -30,7 +30,9 @@ static std::string exchange(uint16_t port, const std::string& raw, uint32_t time
 }
 
 int main() {
-  http::Server srv;
+  // A server runs until the process exits (its threads are detached and hold it): never
+  // destroyed, so it must not live on main's stack, whose end races those threads.
+  http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   cfg.port = 0;

@@ -33,7 +33,9 @@ static bool status_is(const std::string& resp, const char* code) {
 }
 
 int main() {
-  http::Server srv;
+  // A server runs until the process exits (its threads are detached and hold it): never
+  // destroyed, so it must not live on main's stack, whose end races those threads.
+  http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   // The handler shows what the server parsed: path and every header, one per line.

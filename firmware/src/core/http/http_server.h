@@ -40,6 +40,8 @@ struct ServerConfig {
   port::TlsServer* tls = nullptr;
 };
 
+// A Server serves until the process exits: there is no stop, and its accept and connection
+// threads are detached and use it, so it must never be destroyed (allocate it once).
 class Server {
  public:
   // Binds and starts serving; false with *err on failure (e.g. port in use).
