@@ -540,7 +540,14 @@ struct Compiler {
     }
     if (test_before(pc(), cond, when_true)) return true;
     uint32_t o = when_true ? op::kJmpIf : op::kJmpUnless;
-    if (take_acc(cond)) o = when_true ? op::kJmpIfA : op::kJmpUnlessA;
+    if (take_acc(cond)) {
+      o = when_true ? op::kJmpIfA : op::kJmpUnlessA;
+    } else if (addi_before(pc())) {
+      // `i = i + k` then a jump on a condition computed earlier (a flag, a compare made
+      // before the increment): one instruction, the add still first
+      pair_into(when_true ? op::kAddJmpIf : op::kAddJmpUnless);
+      return emit(cond);
+    }
     return emit_op(o) && emit(cond);
   }
   // `if (x & k)`: an and-immediate producing the condition `cond` just before `at` becomes a

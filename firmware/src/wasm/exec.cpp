@@ -305,6 +305,8 @@
   R(op::kRevImm + 0, rev_sub_s) R(op::kRevImm + 1, rev_sub_a) R(op::kRevImm + 2, rev_shl_s) R(op::kRevImm + 3, rev_shl_a) R(op::kRevImm + 4, rev_shr_s_s) R(op::kRevImm + 5, rev_shr_s_a) R(op::kRevImm + 6, rev_shr_u_s) R(op::kRevImm + 7, rev_shr_u_a) \
   R(op::kAddLoad, add_load) \
   R(op::kAddAdd, add_add) \
+  R(op::kAddJmpIf, add_jmp_if) \
+  R(op::kAddJmpUnless, add_jmp_unless) \
   R(op::kAddCopyN, add_copyn) \
   R(op::kAddCopyNJmp, add_copyn_jmp) \
   R(op::kCopyNJmp, copyn_jmp) \
@@ -1051,6 +1053,20 @@ L_add_load:
 L_add_add:
   ADD_ADD();
   NEXT_AT(6);
+L_add_jmp_if:
+  S(2) = ADD_I();
+  if (U32(S(3))) {
+    JUMP(pc + 4);
+    NEXT();
+  }
+  NEXT_AT(5);
+L_add_jmp_unless:
+  S(2) = ADD_I();
+  if (!U32(S(3))) {
+    JUMP(pc + 4);
+    NEXT();
+  }
+  NEXT_AT(5);
 L_add_copyn:
   S(2) = ADD_I();
   if (pc[3] == 1) {  // the usual case: `p = p + 4; q = p`

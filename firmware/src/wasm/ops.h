@@ -85,7 +85,9 @@ enum : uint32_t {
   kAddLoad = 0x670,     // then an i32.load: [x, k, dst, addr, offset, load dst]
   kAddAdd = 0x671,      // then another add-immediate: [x, k, dst, x2, k2, dst2]
   kAddCopyN = 0x672,    // then copies, in order: [x, k, dst, n, (src, dst) x n]
-  kShlAdd = 0x673,      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
+  kShlAdd = 0x673,
+  kAddJmpIf = 0x674,      // then a kJmpIf: [x, k, dst, cond, target]
+  kAddJmpUnless = 0x675,  // then a kJmpUnless: [x, k, dst, cond, target]      // i32 `(x << k1) + k2` (an element address in a static array): [x, k1, k2, dst]
   kMulAdd = 0x67E,      // i32 `x * k1 + k2` (linear congruences, string hashes): [x, k1, k2, dst]
   kAddCallDirect = 0x67F,  // an add-immediate then kCallDirect (`f(n - 1)`): [x, k, dst, offset, base]
   // i32.load then a compare-and-jump of the loaded value against a slot (a search loop):

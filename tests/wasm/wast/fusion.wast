@@ -5568,3 +5568,40 @@
 (assert_return (invoke "or zero other" (i32.const 2147483647) (i32.const 0)) (i32.const 3))
 (assert_return (invoke "or zero other" (i32.const 2147483647) (i32.const 7)) (i32.const 1))
 (assert_return (invoke "or nonzero" (i32.const 2147483647)) (i32.const 3))
+
+;; An add-immediate into a local followed by a jump on a condition computed before it (a
+;; flag, a compare made ahead of `i++`): one instruction, the add first, so a jump on the
+;; local just written sees the sum (wrapped at 2^32), and an `if` takes its else on zero.
+(module
+  (func (export "add-br_if") (param i32 i32) (result i32)
+    (block
+      (local.get 1)
+      (local.set 0 (i32.add (local.get 0) (i32.const 5)))
+      (br_if 0)
+      (return (i32.sub (i32.const 0) (local.get 0))))
+    (local.get 0))
+  (func (export "tee-br_if") (param i32) (result i32)
+    (block
+      (br_if 0 (local.tee 0 (i32.add (local.get 0) (i32.const 1))))
+      (return (i32.const 100)))
+    (local.get 0))
+  (func (export "add-if") (param i32 i32) (result i32)
+    (local.get 1)
+    (local.set 0 (i32.add (local.get 0) (i32.const -3)))
+    (if (result i32) (then (local.get 0)) (else (i32.sub (i32.const 0) (local.get 0)))))
+  (func (export "count-down") (param i32) (result i32)
+    (local i32)
+    (loop
+      (local.set 1 (i32.add (local.get 1) (i32.const 2)))
+      (local.set 0 (i32.add (local.get 0) (i32.const -1)))
+      (br_if 0 (local.get 0)))
+    (local.get 1)))
+(assert_return (invoke "add-br_if" (i32.const 2) (i32.const 1)) (i32.const 7))
+(assert_return (invoke "add-br_if" (i32.const 2) (i32.const 0)) (i32.const -7))
+(assert_return (invoke "add-br_if" (i32.const 0x7ffffffe) (i32.const 9)) (i32.const 0x80000003))
+(assert_return (invoke "tee-br_if" (i32.const 5)) (i32.const 6))
+(assert_return (invoke "tee-br_if" (i32.const -1)) (i32.const 100))
+(assert_return (invoke "add-if" (i32.const 10) (i32.const 1)) (i32.const 7))
+(assert_return (invoke "add-if" (i32.const 10) (i32.const 0)) (i32.const -7))
+(assert_return (invoke "add-if" (i32.const 1) (i32.const 2)) (i32.const -2))
+(assert_return (invoke "count-down" (i32.const 5)) (i32.const 10))
