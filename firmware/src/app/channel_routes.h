@@ -12,12 +12,13 @@
 #include "core/api/api_server.h"
 #include "core/channels/channel_hub.h"
 #include "core/http/http_client.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace app {
 
 constexpr const char* kChannelsPath = "/apis/kube32.io/v1/channels";
-constexpr size_t kMaxChannelMessage = 8 * 1024;
+constexpr size_t kMaxChannelMessage = K32_CHANNEL_MESSAGE_MAX;
 
 // Mounts the two routes on the control plane's API server.
 void mount_channel_routes(api::ApiServer* api, channels::Hub* hub);

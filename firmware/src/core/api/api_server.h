@@ -8,6 +8,7 @@
 #include "core/api/status.h"
 #include "core/http/http_message.h"
 #include "core/store/object_store.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -16,7 +17,7 @@ namespace api {
 struct ApiConfig {
   std::string advertise_ip;   // written into /api serverAddressByClientCIDRs
   uint16_t api_port = 6443;
-  size_t max_body_bytes = 3 * 1024 * 1024;
+  size_t max_body_bytes = K32_API_BODY_MAX;
 };
 
 // Parsed coordinates of a resource request.

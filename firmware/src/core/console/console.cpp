@@ -7,13 +7,14 @@
 #include "core/http/conn_reader.h"
 #include "k32_board.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
 namespace console {
 
 namespace {
-constexpr size_t kMaxLine = 4096;
+constexpr size_t kMaxLine = K32_CONSOLE_LINE_MAX;
 constexpr char kPrefix[] = "K32_CMD:";
 
 std::string one_line(std::string s) {

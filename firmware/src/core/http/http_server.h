@@ -27,8 +27,8 @@ struct ServerConfig {
   // K32_INPROC_CALL_STACK_BYTES to their own budget.
   uint32_t conn_stack_bytes = K32_API_CONN_STACK_BYTES;
   port::Region stack_region = static_cast<port::Region>(K32_API_CONN_STACK_REGION);
-  size_t max_head_bytes = 16 * 1024;
-  size_t max_body_bytes = 3 * 1024 * 1024;
+  size_t max_head_bytes = K32_HTTP_HEAD_MAX;
+  size_t max_body_bytes = K32_POD_BODY_MAX;  // the pod server's; the API and ingress set theirs
   uint32_t max_connections = K32_POD_CONNECTIONS;
   uint32_t max_per_client = K32_CLIENT_CONNECTIONS;   // connections from one address
   uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;       // TLS: connect to handshake done

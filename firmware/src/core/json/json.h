@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "k32_board.h"
+
 namespace k32 {
 namespace json {
 
@@ -92,7 +94,7 @@ struct ParseError {
 
 // Nesting is counted as in depth(): the top value is at level 0, a member or element one
 // level below its container. The parser recurses once per level, so the limit bounds its stack.
-constexpr int kMaxDepth = 64;
+constexpr int kMaxDepth = static_cast<int>(K32_JSON_DEPTH_MAX);
 
 // Parses exactly one JSON value (surrounding whitespace allowed); fails when a value sits
 // deeper than max_depth levels.

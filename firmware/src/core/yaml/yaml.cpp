@@ -19,7 +19,7 @@ struct Line {
   std::string raw;   // for block scalars: the line without the comment stripping
 };
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxDepth = json::kMaxDepth;
 
 class Parser {
  public:
