@@ -188,6 +188,14 @@ class Parser {
     switch (*p_) {
       case '{': return parse_object(out, depth);
       case '[': return parse_array(out, depth);
+      default: return parse_scalar(out);
+    }
+  }
+
+  // Out of line: a scalar's temporaries stay out of the frame every nesting level repeats
+  // (a 64-deep document must fit a board's thread stack).
+  __attribute__((noinline)) bool parse_scalar(Value* out) {
+    switch (*p_) {
       case '"': {
         std::string s;
         if (!parse_string(&s)) return false;
@@ -201,6 +209,15 @@ class Parser {
     }
   }
 
+  // The key as a std::string, out of line for the same reason.
+  __attribute__((noinline)) bool parse_key(Value* obj, Value** slot) {
+    std::string key;
+    if (!parse_string(&key)) return false;
+    // Duplicate keys: the last one wins, as in Go's encoding/json.
+    *slot = &obj->set(key, Value());
+    return true;
+  }
+
   bool parse_object(Value* out, int depth) {
     ++p_;  // {
     *out = Value::object();
@@ -209,16 +226,14 @@ class Parser {
     for (;;) {
       skip_ws();
       if (p_ >= end_ || *p_ != '"') return fail("expected a string key");
-      std::string key;
-      if (!parse_string(&key)) return false;
+      Value* slot = nullptr;
+      if (!parse_key(out, &slot)) return false;
       skip_ws();
       if (p_ >= end_ || *p_ != ':') return fail("expected ':'");
       ++p_;
       skip_ws();
-      Value v;
-      if (!parse_value(&v, depth + 1)) return false;
-      // Duplicate keys: the last one wins, as in Go's encoding/json.
-      out->set(key, std::move(v));
+      // Parsed in place: a nested value only changes its own subtree, so `slot` stays valid.
+      if (!parse_value(slot, depth + 1)) return false;
       skip_ws();
       if (p_ >= end_) return fail("unexpected end of input in object");
       if (*p_ == ',') { ++p_; continue; }
@@ -234,9 +249,7 @@ class Parser {
     if (p_ < end_ && *p_ == ']') { ++p_; return true; }
     for (;;) {
       skip_ws();
-      Value v;
-      if (!parse_value(&v, depth + 1)) return false;
-      out->push(std::move(v));
+      if (!parse_value(&out->push(Value()), depth + 1)) return false;
       skip_ws();
       if (p_ >= end_) return fail("unexpected end of input in array");
       if (*p_ == ',') { ++p_; continue; }
