@@ -197,9 +197,13 @@ Result ObjectStore::commit_locked(EventType type, const std::string& r, const st
   ev->name = n;
   ev->rv = rv;
   ev->object = std::move(obj);
+  // What the event holds: a delete its last object, an update the new and the previous one.
+  ev->bytes = del ? old_bytes : record.size() + (ev->prev.is_null() ? 0 : old_bytes);
   history_.push_back(*ev);
-  while (history_.size() > kHistory) {
+  history_bytes_ += ev->bytes;
+  while (history_.size() > kHistory || (history_.size() > 1 && history_bytes_ > limits_.total_max)) {
     dropped_upto_ = history_.front().rv;
+    history_bytes_ -= history_.front().bytes;
     history_.pop_front();
   }
   maybe_compact_locked();

@@ -28,6 +28,7 @@ struct Event {
   // Modified: the object before the change. A filtered watch turns a change that makes an
   // object start (stop) matching its selector into ADDED (DELETED), as kube-apiserver does.
   json::Value prev;
+  uint64_t bytes = 0;  // store-record size of the objects it holds: bounds the history's memory
 };
 
 // TooLarge: the object exceeds the per-object limit. NoSpace: the write would take the store past
@@ -104,7 +105,10 @@ class ObjectStore {
   port::Mutex mu_;
   port::CondVar cv_;
   std::map<std::string, Entry> objects_;
+  // At most kHistory events and at most limits_.total_max bytes of them (each holds a whole
+  // object: 2048 large objects would otherwise be gigabytes). Older watches get 410 Gone.
   std::deque<Event> history_;
+  uint64_t history_bytes_ = 0;
   uint64_t rv_ = 0;
   uint64_t dropped_upto_ = 0;
   Limits limits_;
