@@ -55,7 +55,7 @@ std::string decode(const char* p, size_t n, Record* out) {
 bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& sink, std::string* err) {
   json::Value snap;
   json::ParseError pe;
-  if (!json::parse(data, len, &snap, &pe, kRecordDepthMax + 2) || !snap.is_object()) {
+  if (!json::parse(data, len, &snap, &pe, kLoadDepthMax) || !snap.is_object()) {
     *err = "byte offset " + text::to_string(static_cast<int64_t>(pe.offset)) + " of the single-document snapshot: " +
            (pe.message.empty() ? std::string("not a JSON object") : pe.message);
     return false;

@@ -25,6 +25,9 @@ namespace format {
 // own limit so that every record an older firmware wrote (objects as deep as that limit,
 // wrapped once) loads as well.
 constexpr int kRecordDepthMax = json::kMaxDepth + 1;
+// The deepest the loaders ask the JSON parser to go: an older single-document snapshot holds
+// its records two levels further down (three past the parser's own limit).
+constexpr int kLoadDepthMax = kRecordDepthMax + 2;
 constexpr size_t kFrameHeader = 8;
 extern const char kSnapshotMagic[];  // "K32SNAP2\n"
 
