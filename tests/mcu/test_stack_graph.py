@@ -58,10 +58,16 @@ def test_a_target_that_matches_nothing_is_an_error(tmp_path):
         stacks.worst(fns, fns["main"], {"indirect": {"through_pointer": ["k32::gone"]}})
 
 
-def test_recursion_limit_read_from_the_source(tmp_path):
-    assert stacks._depth("firmware/src/core/json/json.h:kMaxDepth") >= 1
+def test_recursion_limit_read_from_the_limits(tmp_path):
+    from k32.boards import load_common
+    assert stacks._depth("common:JSON_DEPTH_MAX") == load_common()["JSON_DEPTH_MAX"]
+    with pytest.raises(stacks.StackError, match="no such number"):
+        stacks._depth("common:NO_SUCH_LIMIT")
+    src = tmp_path / "limits.h"
+    src.write_text("constexpr int kLevels = 12;\n")
+    assert stacks._depth(f"{src}:kLevels") == 12
     with pytest.raises(stacks.StackError, match="no constant"):
-        stacks._depth("firmware/src/core/json/json.h:kNoSuchLimit")
+        stacks._depth(f"{src}:kNoSuchLimit")
 
 
 def _board_check(tmp_path, monkeypatch, frame):

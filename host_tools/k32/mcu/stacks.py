@@ -76,10 +76,18 @@ class Bound:
 
 
 def _depth(note) -> int:
-    """A cycle's depth: a number, or "path/to/file.h:kName" read from the constant there, so
-    the bound follows the limit the code enforces."""
+    """A cycle's depth: a number; "common:NAME", a limit of boards/common.yaml (the code reads
+    it as K32_NAME); or "path/to/file.h:kName", a constant in the source. The bound follows
+    the limit the code enforces."""
     if isinstance(note, int):
         return note
+    if str(note).startswith("common:"):
+        from k32.boards import load_common
+        name = str(note)[len("common:"):]
+        value = load_common().get(name)
+        if not isinstance(value, int):
+            raise StackError(f"{ANNOTATIONS.name}: recursion limit {note!r}: no such number in boards/common.yaml")
+        return value
     path, _, name = str(note).rpartition(":")
     text = (REPO_ROOT / path).read_text()
     m = re.search(r"\b" + re.escape(name) + r"\s*=\s*(\d+)", text)

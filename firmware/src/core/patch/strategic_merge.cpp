@@ -35,10 +35,10 @@ class Merger {
     if (patch.is_object()) {
       if (n && n->type != schema::Type::Object && n->type != schema::Type::Map && n->type != schema::Type::Any)
         return fail("a map was given for a field that is not a map");
-      return merge_map(orig.is_object() ? orig : Value::object(), patch, n, out, deleted, depth);
+      return merge_map(orig.is_object() ? orig : empty_object(), patch, n, out, deleted, depth);
     }
     if (patch.is_array()) {
-      if (is_merge_list(n)) return merge_list(orig.is_array() ? orig : Value::array(), patch, n, out, depth);
+      if (is_merge_list(n)) return merge_list(orig.is_array() ? orig : empty_array(), patch, n, out, depth);
       return strip(patch, n, out, depth);
     }
     *out = patch;
@@ -46,13 +46,28 @@ class Merger {
   }
 
  private:
+  // Shared empty values instead of temporaries: merge_value and merge_map recurse once per
+  // nesting level, and every temporary in their frames repeats 64 times at the limit.
+  static const Value& empty_object() {
+    static const Value v = Value::object();
+    return v;
+  }
+  static const Value& empty_array() {
+    static const Value v = Value::array();
+    return v;
+  }
+  static const Value& null_value() {
+    static const Value v;
+    return v;
+  }
+
   bool fail(const std::string& m) {
     if (err.empty()) err = m;
     return false;
   }
 
   // A patch value without any directives, for places where it replaces the original.
-  bool strip(const Value& patch, const Node* n, Value* out, int depth) {
+  __attribute__((noinline)) bool strip(const Value& patch, const Node* n, Value* out, int depth) {
     bool deleted = false;
     if (patch.is_object()) return merge_value(Value(), patch, n, out, &deleted, depth + 1);
     if (patch.is_array()) {
@@ -74,19 +89,9 @@ class Merger {
   bool merge_map(const Value& orig, const Value& patch, const Node* n, Value* out, bool* deleted, int depth) {
     const Value* directive = patch.find(kPatch);
     if (directive) {
-      const std::string d = directive->as_string();
-      if (d == "delete") {
-        *deleted = true;
-        *out = Value();
-        return true;
-      }
-      if (d == "replace") {
-        Value rest = Value::object();
-        for (const auto& m : patch.members())
-          if (m.first != kPatch) rest.set(m.first, m.second);
-        return merge_map(Value::object(), rest, n, out, deleted, depth);
-      }
-      if (d != "merge") return fail("unknown $patch directive \"" + d + "\"");
+      bool done = false;
+      bool ok = map_directive(*directive, patch, n, out, deleted, depth, &done);
+      if (done || !ok) return ok;
     }
     Value result = orig;
     for (const auto& m : patch.members()) {
@@ -101,10 +106,45 @@ class Merger {
       const Value* cur = result.find(k);
       Value merged;
       bool gone = false;
-      if (!merge_value(cur ? *cur : Value(), m.second, child, &merged, &gone, depth + 1)) return false;
+      if (!merge_value(cur ? *cur : null_value(), m.second, child, &merged, &gone, depth + 1)) return false;
       if (gone) result.erase(k);
       else result.set(k, std::move(merged));
     }
+    if (!list_directives(orig, patch, n, &result)) return false;
+    *out = std::move(result);
+    return true;
+  }
+
+  // A map's `$patch`: delete and replace finish the map (*done); merge goes on as usual.
+  __attribute__((noinline)) bool map_directive(const Value& directive, const Value& patch, const Node* n, Value* out,
+                                               bool* deleted, int depth, bool* done) {
+    const std::string d = directive.as_string();
+    if (d == "delete") {
+      *done = true;
+      *deleted = true;
+      *out = Value();
+      return true;
+    }
+    if (d == "replace") {
+      *done = true;
+      return replace_map(patch, n, out, deleted, depth);
+    }
+    if (d != "merge") return fail("unknown $patch directive \"" + d + "\"");
+    return true;
+  }
+
+  // `$patch: replace`: the map's other keys, without directives, replace the original.
+  __attribute__((noinline)) bool replace_map(const Value& patch, const Node* n, Value* out, bool* deleted, int depth) {
+    Value rest = Value::object();
+    for (const auto& m : patch.members())
+      if (m.first != kPatch) rest.set(m.first, m.second);
+    return merge_map(empty_object(), rest, n, out, deleted, depth);
+  }
+
+  // The directives that act on the merged map's lists and keys, out of line so their locals
+  // stay out of the recursive frame.
+  __attribute__((noinline)) bool list_directives(const Value& orig, const Value& patch, const Node* n, Value* out) {
+    Value& result = *out;
     // $deleteFromPrimitiveList after the merge: it also removes values the patch list adds.
     for (const auto& m : patch.members()) {
       if (!starts_with(m.first, kDeleteFrom)) continue;
@@ -156,7 +196,6 @@ class Merger {
       }
       result = std::move(kept);
     }
-    *out = std::move(result);
     return true;
   }
 
