@@ -105,3 +105,16 @@ def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
     res = CliRunner().invoke(check_group, ["stacks", "--board", "esp32", "--build-dir", str(tmp_path)])
     assert res.exit_code == 1, res.output
     assert "EXCEEDS" in res.output
+
+
+def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
+    import os
+    _write_ci(tmp_path, [("main", "void k32::main()", 100)], [])
+    d = tmp_path / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
+    (d / "x.cpp.obj").write_bytes(b"")
+    (d / "x.cpp.su").write_text("")
+    assert stacks.load_graph(tmp_path)  # written together: accepted
+    # a compiler-cache hit restores object and .su, and leaves last build's .ci behind
+    os.utime(d / "x.cpp.ci", (1, 1))
+    with pytest.raises(stacks.StackError, match="older than its frame sizes"):
+        stacks.load_graph(tmp_path)

@@ -44,6 +44,15 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
         files += sorted((Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.ci"))
     if not files:
         raise StackError(f"no call graphs in {build_dir}: run `k32 build firmware --target mcu` first")
+    # Every object needs its own, current call graph: a compiler cache (ccache) restores
+    # objects without one, and a missing graph would silently count as zero.
+    for lib in ("k32wasm", "k32core", "k32app"):
+        for obj in (Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.obj"):
+            # the compiler writes .su and .ci together; a cache hit rewrites only the .su
+            ci, su = obj.with_suffix(".ci"), obj.with_suffix(".su")
+            if not ci.is_file() or (su.is_file() and ci.stat().st_mtime < su.stat().st_mtime):
+                raise StackError(f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
+                                 "rebuild build/mcu without ccache")
     fns: dict[str, Fn] = {}
     for f in files:
         for line in f.read_text(errors="replace").splitlines():
