@@ -28,9 +28,14 @@ def build_mcu(build_dir: Path = MCU_BUILD_DIR, board: str = MCU_BOARD) -> Path:
         if shutil.which(tool) is None:
             raise FirmwareBuildError(f"{tool} not found (install the Debian package(s) {pkg})")
     build_dir = Path(build_dir)
-    if not (build_dir / "CMakeCache.txt").is_file():
+    cache = build_dir / "CMakeCache.txt"
+    # A tree configured with a compiler launcher (ccache) is configured again without one.
+    launcher = cache.is_file() and "ccache" in "".join(
+        line for line in cache.read_text(errors="replace").splitlines() if "COMPILER_LAUNCHER" in line)
+    if not cache.is_file() or launcher:
         cfg = ["cmake", "-S", str(FIRMWARE_DIR), "-B", str(build_dir), f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN}",
-               "-DCMAKE_BUILD_TYPE=MinSizeRel", f"-DK32_BOARD={board}"]
+               "-DCMAKE_BUILD_TYPE=MinSizeRel", f"-DK32_BOARD={board}",
+               "-DCMAKE_C_COMPILER_LAUNCHER=", "-DCMAKE_CXX_COMPILER_LAUNCHER="]
         _run(cfg, "cmake configure (mcu)")
     _run(["cmake", "--build", str(build_dir), "-j", BUILD_JOBS], "building build/mcu")
     return build_dir
