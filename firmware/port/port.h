@@ -221,6 +221,42 @@ int tls_recv(TlsSession* t, void* buf, size_t len, uint32_t timeout_ms);  // as 
 bool tls_send_all(TlsSession* t, const void* buf, size_t len);
 void tls_session_free(TlsSession* t);  // sends close_notify; the socket stays open
 
+// ---- SHA-256 (image digests, bundle checks) ----
+// Boards hash with mbedTLS, which drives the chip's SHA accelerator; the simulator with the
+// host's mbedTLS; a port without mbedTLS with its own FIPS 180-4 code. The platform's context
+// lives in the storage below (no heap), checked by a static_assert in each port; the size is
+// that of the largest context (ESP-IDF's hardware one), a layout constant, not a budget.
+constexpr size_t kSha256Bytes = 32;
+constexpr size_t kSha256Storage = 128;
+
+class Sha256 {
+ public:
+  Sha256();  // ready for update()
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const void* data, size_t len);
+  // Writes the digest; the object is then spent (construct a new one for another message).
+  void finish(uint8_t out[kSha256Bytes]);
+
+ private:
+  alignas(8) unsigned char raw_[kSha256Storage];
+};
+
+// The digest of one buffer as 64 lowercase hex digits and a NUL.
+inline void sha256_hex(const void* data, size_t len, char hex[2 * kSha256Bytes + 1]) {
+  uint8_t d[kSha256Bytes];
+  Sha256 h;
+  h.update(data, len);
+  h.finish(d);
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < kSha256Bytes; ++i) {
+    hex[2 * i] = digits[d[i] >> 4];
+    hex[2 * i + 1] = digits[d[i] & 0xf];
+  }
+  hex[2 * kSha256Bytes] = '\0';
+}
+
 // ---- randomness ----
 void random_fill(void* buf, size_t len);
 

@@ -1,7 +1,7 @@
 // The LittleFS data partition: mounted at /data through the VFS; holds the flashed bundle
 // (/data/bundle.json and what it lists), the state store (/data/state) and the wasm://sd/
 // images (/data/sd). At boot every bundle file is checked against the SHA-256 recorded for
-// it (mbedTLS: the SHA accelerator on the chip) before the bundle's digest is printed, so a
+// it (port::Sha256: the SHA accelerator on the chip) before the bundle's digest is printed, so a
 // half-written flash is reported instead of served.
 #include <cstdio>
 #include <cstring>
@@ -12,7 +12,6 @@
 #include "esp_littlefs.h"
 #include "esp32_internal.h"
 #include "k32_board.h"
-#include "mbedtls/sha256.h"
 #include "port.h"
 
 namespace k32 {
@@ -32,17 +31,14 @@ bool sha256_file(const std::string& path, char hex[65]) {
     std::fclose(f);
     return false;
   }
-  mbedtls_sha256_context ctx;
-  mbedtls_sha256_init(&ctx);
-  mbedtls_sha256_starts(&ctx, 0);
+  Sha256 h;
   size_t n;
-  while ((n = std::fread(buf, 1, kHashChunk, f)) > 0) mbedtls_sha256_update(&ctx, buf, n);
-  unsigned char out[32];
-  mbedtls_sha256_finish(&ctx, out);
-  mbedtls_sha256_free(&ctx);
+  while ((n = std::fread(buf, 1, kHashChunk, f)) > 0) h.update(buf, n);
+  unsigned char out[kSha256Bytes];
+  h.finish(out);
   mem_free(buf);
   std::fclose(f);
-  for (int i = 0; i < 32; ++i) std::snprintf(hex + 2 * i, 3, "%02x", out[i]);
+  for (size_t i = 0; i < kSha256Bytes; ++i) std::snprintf(hex + 2 * i, 3, "%02x", out[i]);
   return true;
 }
 

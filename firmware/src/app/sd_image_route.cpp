@@ -5,7 +5,6 @@
 #include "core/api/status.h"
 #include "core/json/json.h"
 #include "core/kubelet/image_source.h"
-#include "core/kubelet/sha256.h"
 #include "core/util/log.h"
 #include "port.h"
 #include "wasm/wasm.h"
@@ -61,14 +60,15 @@ api::ExtraRoute make_sd_image_route(std::string sd_dir) {
       send_status(w, api::internal("sdimages: cannot write " + file));
       return true;
     }
-    const std::string digest = kubelet::sha256_hex(data, rq.body.size());
+    char digest[2 * port::kSha256Bytes + 1];
+    port::sha256_hex(data, rq.body.size(), digest);
     logf("[SD] image %s installed (%u bytes, sha256 %s)", name.c_str(), static_cast<unsigned>(rq.body.size()),
-         digest.c_str());
+         digest);
     json::Value r = json::Value::object();
     r.set("name", name);
     r.set("size", static_cast<int64_t>(rq.body.size()));
     r.set("sha256", digest);
-    r.set("image", "kube32.io/sd/" + name + "@sha256:" + digest);
+    r.set("image", "kube32.io/sd/" + name + "@sha256:" + std::string(digest));
     w.send(201, "application/json", json::dump(r));
     return true;
   };

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "core/api/selectors.h"
-#include "core/kubelet/sha256.h"
 #include "core/util/text.h"
+#include "port.h"
 
 namespace k32 {
 namespace api {
@@ -170,7 +170,9 @@ json::Value slice_endpoint(const json::Value& pod) {
 // the same name and uid on every read while that port set has endpoints.
 std::string slice_digest(const json::Value& svc, const std::string& port_sig) {
   std::string seed = svc.path_str({"metadata", "uid"}) + "/" + port_sig;
-  return kubelet::sha256_hex(reinterpret_cast<const uint8_t*>(seed.data()), seed.size());
+  char hex[2 * port::kSha256Bytes + 1];
+  port::sha256_hex(seed.data(), seed.size(), hex);
+  return hex;
 }
 
 json::Value make_slice(const json::Value& svc, const std::string& digest, json::Value ports, json::Value eps) {

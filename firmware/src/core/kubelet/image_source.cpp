@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "core/kubelet/embedded_images.h"
-#include "core/kubelet/sha256.h"
 #include "port.h"
 
 namespace k32 {
@@ -104,7 +103,9 @@ bool load_image(const ImageRef& ref, const std::string& sd_dir, ImageBytes* out,
     out->owned = data;
     out->data = reinterpret_cast<const uint8_t*>(data);
     out->len = len;
-    out->sha256 = sha256_hex(out->data, len);
+    char hex[2 * port::kSha256Bytes + 1];
+    port::sha256_hex(out->data, len, hex);
+    out->sha256 = hex;
   }
   if (!ref.pin.empty() && ref.pin != out->sha256) {
     *reason = "ImageDigestMismatch";
