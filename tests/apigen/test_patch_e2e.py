@@ -65,20 +65,36 @@ def test_server_side_apply_conflicts(kc):
 
 
 def test_client_side_apply_three_way_pod(kc):
+    # A Pod's spec is immutable but for its images (as in Kubernetes): the three-way patch
+    # changes the image and nothing else.
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": kc.ns},
            "spec": {"containers": [{"name": "web", "image": "echo:1",
                                     "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
                                     "ports": [{"containerPort": 80}]}]}}
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(pod)))
-    c = pod["spec"]["containers"][0]
-    c["image"] = "echo:2"
-    c["env"] = [{"name": "A", "value": "1"}]
-    c["ports"].append({"containerPort": 8080})
+    pod["spec"]["containers"][0]["image"] = "echo:2"
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(pod)))
     live = get(kc, "pod", "web")["spec"]["containers"][0]
     assert live["image"] == "echo:2"
-    assert [e["name"] for e in live["env"]] == ["A"]
-    assert sorted(p["containerPort"] for p in live["ports"]) == [80, 8080]
+    assert [e["name"] for e in live["env"]] == ["A", "B"]
+
+
+def test_client_side_apply_three_way_service(kc):
+    # Deleting a map key, changing a list element by its merge key and adding one, all from
+    # the last-applied annotation, as kubectl computes it.
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": kc.ns},
+           "spec": {"selector": {"app": "web", "tier": "a"},
+                    "ports": [{"name": "http", "port": 80, "targetPort": 7000}]}}
+    ok(kc("apply", "-f", "-", input=yaml.safe_dump(svc)))
+    svc["spec"]["selector"] = {"app": "web"}
+    svc["spec"]["ports"][0]["targetPort"] = 7001
+    svc["spec"]["ports"].append({"name": "metrics", "port": 9090, "targetPort": 9090})
+    ok(kc("apply", "-f", "-", input=yaml.safe_dump(svc)))
+    live = get(kc, "service", "web")["spec"]
+    assert live["selector"] == {"app": "web"}
+    ports = {p["port"]: p for p in live["ports"]}
+    assert sorted(ports) == [80, 9090]
+    assert ports[80]["targetPort"] == 7001
 
 
 def test_strict_field_validation(kc):
