@@ -8,6 +8,7 @@
 
 #include "app/node_app.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace {
 
@@ -114,6 +115,12 @@ int main(int argc, char** argv) {
   if (!role_set || cfg.name.empty()) {
     std::fprintf(stderr, "k32-node: --role and --name are required\n");
     usage();
+    return 2;
+  }
+  // The budgets are compiled in (k32_board.h): a node runs only the profile it was built with.
+  if (cfg.board != K32_BOARD_NAME) {
+    std::fprintf(stderr, "k32-node: --board %s, but this binary was built with the %s profile "
+                 "(configure a build with -DK32_BOARD=%s)\n", cfg.board.c_str(), K32_BOARD_NAME, cfg.board.c_str());
     return 2;
   }
   if (cfg.role == k32::node::Role::Worker && cfg.control_plane_url.empty()) {

@@ -2,9 +2,11 @@
 // containers, through the global operator new below) is counted here, so the simulator
 // reports the same "heap in use" a board's heap_caps accounting would.
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -24,40 +26,59 @@ std::atomic<uint64_t> g_psram{0};
 std::atomic<uint64_t> g_peak{0};
 std::atomic<uint64_t> g_count{0};
 
-void account(uint64_t size, uint32_t region, bool add) {
-  std::atomic<uint64_t>& ctr = region == static_cast<uint32_t>(Region::Psram) ? g_psram : g_internal;
-  if (add) {
-    ctr += size;
-    ++g_count;
-    uint64_t total = g_internal.load() + g_psram.load();
-    uint64_t peak = g_peak.load();
-    while (total > peak && !g_peak.compare_exchange_weak(peak, total)) {
-    }
-  } else {
-    ctr -= size;
+// The board's heap per region (boards/<board>.yaml): past it an allocation fails here as
+// heap_caps_malloc fails on the board.
+constexpr uint64_t kBudget[2] = {K32_HEAP_INTERNAL_BYTES, K32_HEAP_PSRAM_BYTES};
+
+std::atomic<uint64_t>& counter(uint32_t region) { return region == 1u ? g_psram : g_internal; }
+
+// Takes `size` bytes of the region's budget, or refuses without taking any.
+bool reserve(uint64_t size, uint32_t region) {
+  std::atomic<uint64_t>& ctr = counter(region);
+  uint64_t cur = ctr.load();
+  do {
+    if (size > kBudget[region] || cur > kBudget[region] - size) return false;
+  } while (!ctr.compare_exchange_weak(cur, cur + size));
+  ++g_count;
+  uint64_t total = g_internal.load() + g_psram.load();
+  uint64_t peak = g_peak.load();
+  while (total > peak && !g_peak.compare_exchange_weak(peak, total)) {
   }
+  return true;
 }
 
 }  // namespace
 
 void* mem_alloc(size_t bytes, Region region) {
-  // The simulator has no PSRAM distinction in hardware, but keeps the books per region
-  // so budgets that name PSRAM can be checked.
-  uint32_t r = region == Region::Psram ? 1u : 0u;
+  // Placed as port/esp32 places it: PSRAM where asked (internal RAM on a board without it),
+  // "Any" in PSRAM first and internal RAM when PSRAM is full or absent.
+  const bool psram = K32_HEAP_PSRAM_BYTES > 0;
+  uint32_t r = 0;
+  bool ok = false;
+  if (region == Region::Internal) {
+    ok = reserve(bytes, r = 0);
+  } else if (region == Region::Psram) {
+    ok = reserve(bytes, r = psram ? 1u : 0u);
+  } else {
+    ok = (psram && reserve(bytes, r = 1)) || reserve(bytes, r = 0);
+  }
+  if (!ok) return nullptr;
   void* raw = std::malloc(sizeof(Header) + bytes);
-  if (!raw) return nullptr;
+  if (!raw) {
+    counter(r) -= bytes;
+    return nullptr;
+  }
   Header* h = static_cast<Header*>(raw);
   h->size = bytes;
   h->region = r;
   h->magic = kMagic;
-  account(bytes, r, true);
   return h + 1;
 }
 
 void mem_free(void* p) {
   if (!p) return;
   Header* h = static_cast<Header*>(p) - 1;
-  account(h->size, h->region, false);
+  counter(h->region) -= h->size;
   h->magic = 0;
   std::free(h);
 }
@@ -71,7 +92,7 @@ MemStats mem_stats() {
   return s;
 }
 
-bool has_psram() { return true; }
+bool has_psram() { return K32_HEAP_PSRAM_BYTES > 0; }
 
 }  // namespace port
 }  // namespace k32
@@ -79,7 +100,14 @@ bool has_psram() { return true; }
 // ---- global operator new/delete route through the accounted allocator ----
 void* operator new(size_t n) {
   void* p = k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
-  if (!p) std::abort();  // -fno-exceptions: an unhandled container allocation ends the node
+  if (!p) {
+    // -fno-exceptions: a container that cannot grow ends the node, as on the board; say why.
+    k32::port::MemStats m = k32::port::mem_stats();
+    std::fprintf(stderr, "[PORT] out of heap: %zu bytes refused (internal %llu of %llu B, PSRAM %llu of %llu B in use)\n",
+                 n, static_cast<unsigned long long>(m.internal_in_use), static_cast<unsigned long long>(K32_HEAP_INTERNAL_BYTES),
+                 static_cast<unsigned long long>(m.psram_in_use), static_cast<unsigned long long>(K32_HEAP_PSRAM_BYTES));
+    std::abort();
+  }
   return p;
 }
 void* operator new[](size_t n) { return operator new(n); }

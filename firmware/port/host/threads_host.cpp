@@ -3,7 +3,10 @@
 // faults here instead of corrupting a neighbour, and a painted stack so its peak use can be
 // measured while it runs and after it ends (stack_report).
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <cstring>
 #include <map>
@@ -53,6 +56,60 @@ Registry& registry() {
 
 thread_local uintptr_t t_stack_base = 0;  // highest address of this thread's stack
 thread_local uint32_t t_stack_size = 0;
+thread_local uintptr_t t_stack_low = 0;    // lowest usable address (the guard page is below)
+thread_local const Start* t_start = nullptr;
+
+void put(const char* s) {
+  size_t n = std::strlen(s);
+  while (n > 0) {
+    ssize_t w = write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// A fault on the guard page below a thread's stack: name the thread and its budget, then
+// die as the fault would have (a board's FreeRTOS stack check stops the chip the same way).
+void on_segv(int sig, siginfo_t* info, void*) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (t_start && t_stack_low && a < t_stack_low && a + page >= t_stack_low) {
+    char num[24];
+    int i = sizeof num - 1;
+    num[i] = 0;
+    uint32_t v = t_start->budget;
+    do {
+      num[--i] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v && i > 0);
+    put("[PORT] stack overflow in thread ");
+    put(t_start->name);
+    put(" (budget ");
+    put(num + i);
+    put(" bytes)\n");
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// Each thread handles its own overflow on a small separate stack (its own is exhausted).
+void install_overflow_report() {
+  static const bool installed = [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSEGV, &sa, nullptr) == 0;
+  }();
+  (void)installed;
+  stack_t ss;
+  std::memset(&ss, 0, sizeof ss);
+  ss.ss_size = SIGSTKSZ;  // the OS's own size for a signal stack
+  ss.ss_sp = std::malloc(ss.ss_size);  // never freed: the thread may fault until its last frame
+  if (ss.ss_sp) sigaltstack(&ss, nullptr);
+}
 
 // Deepest use of a painted stack: from the top down to the lowest overwritten word. Reads
 // another thread's stack while it runs; a stale word only makes the figure a moment old.
@@ -79,6 +136,8 @@ void* trampoline(void* p) {
     pthread_attr_getstack(&attr, &addr, &size);
     t_stack_base = reinterpret_cast<uintptr_t>(addr) + size;
     t_stack_size = static_cast<uint32_t>(size);
+    t_stack_low = reinterpret_cast<uintptr_t>(addr);
+    t_start = &s;
     pthread_attr_destroy(&attr);
 #if !defined(__SANITIZE_ADDRESS__)
     // Paint from the bottom up to just below this frame (sanitizer builds keep their own
@@ -89,10 +148,15 @@ void* trampoline(void* p) {
     if (hi > lo) {
       paint(lo, hi);
       me.lo = lo;
-      me.top = t_stack_base;
+      // Measured from this entry frame down: glibc keeps the thread's TLS and control block
+      // at the top of the same block, which a FreeRTOS task keeps elsewhere.
+      me.top = frame;
     }
 #endif
   }
+#if !defined(__SANITIZE_ADDRESS__)
+  install_overflow_report();  // AddressSanitizer reports overflows itself
+#endif
   Registry& r = registry();
   {
     LockGuard<Mutex> g(r.lock);
@@ -118,6 +182,32 @@ void* trampoline(void* p) {
   return nullptr;
 }
 
+void* probe_main(void* out) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    size_t size = 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    uintptr_t top = reinterpret_cast<uintptr_t>(addr) + size;
+    *static_cast<size_t*>(out) = top - reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  }
+  return nullptr;
+}
+
+// What glibc keeps at the top of a thread's stack block before the thread's first frame
+// (static TLS of every loaded library, the thread control block): measured once with a
+// probe thread, and added to every budget so the thread's own frames get exactly the budget.
+size_t libc_overhead() {
+  static const size_t v = [] {
+    size_t out = 0;
+    pthread_t t;
+    if (pthread_create(&t, nullptr, probe_main, &out) == 0) pthread_join(t, nullptr);
+    return out;
+  }();
+  return v;
+}
+
 }  // namespace
 
 bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg) {
@@ -125,11 +215,12 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   std::strncpy(s->name, name, sizeof s->name - 1);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  // Exactly the budget. PTHREAD_STACK_MIN is a floor only because glibc refuses anything
-  // smaller (it keeps the thread's control block and TLS in the same block); a budget below
-  // it is still checked: stack_report shows a peak over the budget.
+  // Exactly the budget for the thread's own frames, plus what glibc keeps in the same block.
+  // PTHREAD_STACK_MIN is a floor only because glibc refuses a smaller block; a budget that
+  // small is still checked: stack_report shows a peak over the budget.
   const size_t min_stack = PTHREAD_STACK_MIN;  // a long in some libcs, an int in others
-  size_t stack = stack_bytes < min_stack ? min_stack : stack_bytes;
+  size_t stack = stack_bytes + libc_overhead();
+  if (stack < min_stack) stack = min_stack;
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer's redzones make every frame several times larger than on a board.
   stack *= 4;

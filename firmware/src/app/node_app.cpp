@@ -165,7 +165,7 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.sync_ms = K32_POD_SYNC_MS;
   kc.runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
-  node::PodCapacity cap = node::pod_capacity(n->cfg.board);
+  node::PodCapacity cap = node::pod_capacity();
   kc.budget.memory = cap.memory;
   kc.budget.pods = cap.pods;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);

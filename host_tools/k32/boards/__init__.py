@@ -46,6 +46,10 @@ BUDGET_KEYS = {
     "reboot_stack": "bytes",
     "console_stack": "bytes",
     "console_accept_stack": "bytes",
+    "heap_internal": "bytes",
+    "heap_psram": "bytes",
+    "pod_memory": "bytes",
+    "pods_max": "count",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")
@@ -231,7 +235,8 @@ def _budgets(path, raw, psram) -> dict:
         entry = raw[key]
         if not isinstance(entry, dict):
             raise BoardError(f"{path}: budgets.{key}: must be a mapping")
-        val = _int(path, f"budgets.{key}.{unit}", entry.get(unit), 1)
+        # heap_psram is 0 on a board without PSRAM; every other budget is at least 1.
+        val = _int(path, f"budgets.{key}.{unit}", entry.get(unit), 0 if key == "heap_psram" else 1)
         region = entry.get("region")
         if region is not None:
             if region not in REGIONS:

@@ -28,6 +28,12 @@ class FirmwareBuildError(RuntimeError):
     """The host build failed; the message ends with the tail of the build output."""
 
 
+def build_dir_for(board: str = "sim") -> Path:
+    """Where the k32-node with `board`'s budgets is built: the budgets are compiled in from
+    the generated board header, so each profile has its own tree (build/host-<board>)."""
+    return DEFAULT_BUILD_DIR if board == "sim" else REPO_ROOT / "build" / f"host-{board}"
+
+
 def node_binary(build_dir: Path = DEFAULT_BUILD_DIR) -> Path:
     return Path(build_dir) / NODE_TARGET
 
@@ -87,7 +93,7 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGET,
-                   m32: bool = False) -> Path:
+                   m32: bool = False, board: str = "sim") -> Path:
     """Configure (once) and build `target`; return the path of the node binary."""
     cmake = shutil.which("cmake")
     if cmake is None:
@@ -97,6 +103,10 @@ def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGE
         cfg = [cmake, "-S", str(FIRMWARE_DIR), "-B", str(build_dir)]
         if m32:
             cfg.append("-DK32_M32=ON")
+        if board != "sim":
+            cfg.append(f"-DK32_BOARD={board}")
+        if shutil.which("ccache"):
+            cfg += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
         _run(cfg, "cmake configure")
     nice = ["nice", "-n", "10"] if shutil.which("nice") else []
     started = time.time()
@@ -112,23 +122,24 @@ def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGE
     return binary
 
 
-def ensure_firmware(build_dir: Path | None = None) -> Path:
+def ensure_firmware(build_dir: Path | None = None, board: str = "sim") -> Path:
     """Return the k32-node path, building it first when missing or older than its sources.
 
-    $K32_NODE_BINARY overrides everything (a prebuilt binary, e.g. a sanitizer build)."""
-    override = os.environ.get("K32_NODE_BINARY")
+    $K32_NODE_BINARY overrides everything for the default profile (a prebuilt binary, e.g. a
+    sanitizer build); another board's node is always its own build (build/host-<board>)."""
+    override = os.environ.get("K32_NODE_BINARY") if board == "sim" else None
     if override:
         path = Path(override)
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise FirmwareBuildError(f"K32_NODE_BINARY={override} is not an executable file")
         return path
-    build_dir = Path(build_dir) if build_dir else DEFAULT_BUILD_DIR
+    build_dir = Path(build_dir) if build_dir else build_dir_for(board)
     if not is_stale(build_dir):
         return node_binary(build_dir)
     with _build_lock(build_dir):
         # Another process may have built it while this one waited for the lock.
         if is_stale(build_dir):
-            return build_firmware(build_dir)
+            return build_firmware(build_dir, board=board)
     return node_binary(build_dir)
 
 

@@ -90,11 +90,16 @@ def _follow_logs(cluster: SimCluster) -> str | None:
               help="PEM certificates the control plane trusts for pods' https:// calls, beside the OS roots.")
 @click.option("--sd", "sd_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Card directory the nodes serve wasm://sd/<name> images from (<DIR>/kube32/images/<name>/).")
-def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir):
+@click.option("--board", default="sim", show_default=True,
+              help="Board profile (boards/<name>.yaml) whose budgets the control plane runs with.")
+@click.option("--worker-board", default=None,
+              help="Board profile of the workers (default: the --board one).")
+def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, board, worker_board):
     """Start a control plane and N workers; write the kubeconfig context `kube32`."""
     try:
         cluster = SimCluster(state, workers=workers, base_port=base_port, token=token,
-                             kubeconfig=kubeconfig, egress_ca=egress_ca, sd_dir=sd_dir)
+                             kubeconfig=kubeconfig, egress_ca=egress_ca, sd_dir=sd_dir,
+                             board=board, worker_board=worker_board)
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
             st = cluster.up(on_progress=lambda m: click.echo(m, err=True))

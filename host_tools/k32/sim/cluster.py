@@ -158,8 +158,14 @@ class SimCluster:
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
                  kubeconfig: Path | str | None = None, binary: Path | str | None = None,
                  context: str = kcfg.CONTEXT, die_with_parent: bool = False,
-                 egress_ca: Path | str | None = None, sd_dir: Path | str | None = None):
+                 egress_ca: Path | str | None = None, sd_dir: Path | str | None = None,
+                 board: str = BOARD, worker_board: str | None = None):
         self.state = Path(state_dir).expanduser().resolve()
+        # Board mode: each node runs with its board profile's budgets (stacks, heap per
+        # region, pod capacity), compiled into a k32-node built for that profile.
+        self.board = board
+        self.worker_board = worker_board or board
+        self._binaries: dict[str, Path] = {}
         # A card directory every node serves wasm://sd/ images from (<dir>/kube32/images/).
         self.sd_dir = Path(sd_dir).expanduser().resolve() if sd_dir else None
         # A PEM the control plane trusts for pods' https:// calls, beside the OS roots.
@@ -260,6 +266,7 @@ class SimCluster:
         rec = {"version": SIM_FILE_VERSION, "binary": str(binary), "kubeconfig": str(self.kubeconfig),
                "context": self.context, "apiServer": self.api_url, "token": bool(self.token),
                "workers": self.workers, "basePort": self.base_port, "nodes": [],
+               "board": self.board, "workerBoard": self.worker_board,
                "sdDir": str(self.sd_dir) if self.sd_dir else None}
         self._write_record(rec)
         try:
@@ -317,18 +324,30 @@ class SimCluster:
                 raise SimError(f"{self.nodes[0].name}: K32_READY caFile {ca_file}: {e}")
         self.ca_pem = ca_pem if scheme == "https" else None
 
+    def board_of(self, spec: NodeSpec) -> str:
+        return self.board if spec.role == "control-plane" else self.worker_board
+
     def _binary(self, say) -> Path:
+        """The control plane's k32-node; every board profile in use gets its own build."""
         if self.binary:
             if not os.access(self.binary, os.X_OK):
                 raise SimError(f"node binary {self.binary} is not executable")
+            self._binaries = {self.board: self.binary, self.worker_board: self.binary}
             return self.binary
-        from k32.build.firmware import FirmwareBuildError, ensure_firmware, is_stale
-        try:
-            if not os.environ.get("K32_NODE_BINARY") and is_stale():
-                say("building k32-node (firmware host build) …")
-            return ensure_firmware()
-        except FirmwareBuildError as e:
-            raise SimError(f"firmware build failed: {e}")
+        from k32.boards import BoardError, load_board
+        from k32.build.firmware import FirmwareBuildError, build_dir_for, ensure_firmware, is_stale
+        for board in dict.fromkeys((self.board, self.worker_board)):
+            try:
+                load_board(board)
+            except BoardError as e:
+                raise SimError(str(e))
+            try:
+                if (board != BOARD or not os.environ.get("K32_NODE_BINARY")) and is_stale(build_dir_for(board)):
+                    say(f"building k32-node for board {board} (firmware host build) …")
+                self._binaries[board] = ensure_firmware(board=board)
+            except FirmwareBuildError as e:
+                raise SimError(f"firmware build failed: {e}")
+        return self._binaries[self.board]
 
     def _bundle_digest(self) -> str:
         """The digest of what `k32 bundle --board sim` builds: the simulator's firmware image
@@ -341,7 +360,7 @@ class SimCluster:
     def _argv(self, binary: Path, spec: NodeSpec) -> list[str]:
         argv = [str(binary), "--role", spec.role, "--name", spec.name, "--bind", spec.ip,
                 "--pod-port", str(spec.pod_port), "--console-port", str(spec.console_port),
-                "--state", str(self.node_state(spec.name)), "--board", BOARD,
+                "--state", str(self.node_state(spec.name)), "--board", self.board_of(spec),
                 "--bundle", self._bundle_digest()]
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
@@ -387,6 +406,7 @@ class SimCluster:
             try:
                 # Own session: a Ctrl-C in the terminal reaches `k32 sim up`, which stops the
                 # nodes in order, and a detached cluster outlives the shell that started it.
+                binary = self._binaries.get(self.board_of(spec), binary)
                 proc = subprocess.Popen(self._argv(binary, spec), stdin=subprocess.DEVNULL,
                                         stdout=out, stderr=err, start_new_session=True,
                                         preexec_fn=hook)

@@ -10,12 +10,13 @@ KUBECONFIG_NAME = "kubeconfig"
 
 
 def make_test_cluster(state_dir: Path, workers: int = 2, token: str | None = None,
-                      egress_ca: Path | None = None) -> SimCluster:
+                      egress_ca: Path | None = None, board: str = "sim",
+                      worker_board: str | None = None) -> SimCluster:
     """A SimCluster (not yet up) in `state_dir`, with its own kubeconfig inside it."""
     state_dir = Path(state_dir)
     return SimCluster(state_dir, workers=workers, base_port=find_free_base_port(workers),
                       token=token, kubeconfig=state_dir / KUBECONFIG_NAME, die_with_parent=True,
-                      egress_ca=egress_ca)
+                      egress_ca=egress_ca, board=board, worker_board=worker_board)
 
 
 def k8s_api_client(cluster: SimCluster):

@@ -21,7 +21,7 @@ struct NodeConfig {
   std::string state_dir;
   std::string token;
   std::string control_plane_url;  // workers: http://IP:PORT of the API server
-  std::string board = "sim";
+  std::string board = K32_BOARD_NAME;  // the profile this binary was built with
   std::string sd_dir;
   std::string egress_ca;
   std::string bundle_digest;

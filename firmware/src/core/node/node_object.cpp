@@ -1,6 +1,7 @@
 #include "core/node/node_object.h"
 
 #include "core/util/text.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -19,9 +20,9 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }
 }  // namespace
 
-PodCapacity pod_capacity(const std::string& board) {
-  if (board == "esp32" || board == "c3") return PodCapacity{96 * 1024, 4};  // no PSRAM
-  return PodCapacity{4 * 1024 * 1024, 16};
+// What this build's board profile offers pods (a node runs the profile it was built with).
+PodCapacity pod_capacity() {
+  return PodCapacity{K32_POD_MEMORY_BYTES, K32_PODS_MAX};
 }
 
 json::Value make_node(const NodeConfig& cfg) {
@@ -44,7 +45,7 @@ json::Value make_node(const NodeConfig& cfg) {
   json::Value st = json::Value::object();
   json::Value cap = json::Value::object();
   // Capacity: what the board offers pods (linear memory and channel slots).
-  PodCapacity pc = pod_capacity(cfg.board);
+  PodCapacity pc = pod_capacity();
   cap.set("memory", pc.memory % (1024 * 1024) == 0 ? text::to_string(pc.memory / (1024 * 1024)) + "Mi"
                                                     : text::to_string(pc.memory / 1024) + "Ki");
   cap.set("pods", text::to_string(pc.pods));

@@ -14,7 +14,8 @@ struct PodCapacity {
   int64_t memory;
   int64_t pods;
 };
-PodCapacity pod_capacity(const std::string& board);
+// The board profile this node was built with (k32_board.h).
+PodCapacity pod_capacity();
 
 json::Value make_node(const NodeConfig& cfg);
 // Sets the Ready condition (and heartbeat time) on a Node object.

@@ -1,0 +1,134 @@
+"""Board mode: `k32 sim up --board s3 --worker-board esp32` runs each node with its board
+profile's budgets (stacks, heap per region, pod capacity), compiled into a k32-node built
+for that profile. A small end-to-end flow must work under them: both nodes Ready with the
+boards' capacity, the echo pod answering through the Ingress on the control plane and on the
+worker, and every thread created with exactly its budget and measured against it."""
+import http.client
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from k32.boards import load_board
+from k32.sim.console import command
+from k32.sim.testing import make_test_cluster
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
+from ingress_helpers import apply, ingress_address, wait_until  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
+CP_BOARD, WORKER_BOARD = "s3", "esp32"
+WORKER = "kube32-worker-1"
+POD_START_TIMEOUT_S = 90.0
+
+
+@pytest.fixture(scope="module")
+def board_cluster(tmp_path_factory):
+    cluster = make_test_cluster(tmp_path_factory.mktemp("boards"), workers=1,
+                                board=CP_BOARD, worker_board=WORKER_BOARD)
+    cluster.up()
+    try:
+        yield cluster
+    finally:
+        cluster.down()
+
+
+def api_json(cluster, path: str) -> dict:
+    status, _, body = cluster.request("GET", path)
+    assert status == 200, (path, status, body[:300])
+    return json.loads(body)
+
+
+def post(cluster, path: str, body: bytes = b"ping"):
+    ip, port = ingress_address(cluster)
+    conn = http.client.HTTPConnection(ip, port, timeout=10)
+    try:
+        conn.request("POST", path, body=body)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    except (OSError, http.client.HTTPException) as e:
+        return None, str(e).encode()
+    finally:
+        conn.close()
+
+
+def worker_echo_manifest() -> str:
+    """examples/echo.yaml's pod, Service and Ingress, renamed echo-w and pinned to the worker."""
+    docs = {d["kind"]: d for d in yaml.safe_load_all(ECHO_EXAMPLE.read_text()) if d}
+    pod, svc, ing = (json.loads(json.dumps(docs[k])) for k in ("Pod", "Service", "Ingress"))
+    pod["metadata"].update(name="echo-w", labels={"app": "echo-w"})
+    pod["metadata"].pop("annotations", None)
+    pod["spec"].pop("nodeSelector", None)
+    pod["spec"]["nodeName"] = WORKER
+    for c in pod["spec"]["containers"]:
+        c["resources"]["requests"].pop("hardware.kube32.io/ipc", None)
+        c.pop("securityContext", None)
+    svc["metadata"]["name"] = "echo-w"
+    svc["spec"]["selector"] = {"app": "echo-w"}
+    ing["metadata"]["name"] = "echo-w"
+    ing["metadata"].pop("annotations", None)
+    for rule in ing["spec"]["rules"]:
+        for p in rule["http"]["paths"]:
+            p["path"] = "/echo-w"
+            p["backend"]["service"]["name"] = "echo-w"
+    return yaml.safe_dump_all([pod, svc, ing], sort_keys=False)
+
+
+def memory_bytes(q: str) -> int:
+    units = {"Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
+    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
+
+
+def test_nodes_ready_with_their_boards_capacity(board_cluster):
+    for name, board in (("kube32-control-plane", CP_BOARD), (WORKER, WORKER_BOARD)):
+        node = api_json(board_cluster, f"/api/v1/nodes/{name}")
+        assert node["metadata"]["labels"]["kube32.io/board"] == board
+        ready = next(c["status"] for c in node["status"]["conditions"] if c["type"] == "Ready")
+        assert ready == "True", node["status"]["conditions"]
+        b = load_board(board).budgets
+        assert memory_bytes(node["status"]["capacity"]["memory"]) == b["pod_memory"]["bytes"]
+        assert int(node["status"]["capacity"]["pods"]) == b["pods_max"]["count"]
+
+
+def test_echo_through_the_ingress_on_the_control_plane_board(board_cluster):
+    apply(board_cluster, ECHO_EXAMPLE.read_text())
+    ok = wait_until(lambda: post(board_cluster, "/echo/hello")[0] == 200, POD_START_TIMEOUT_S, 0.5)
+    assert ok, post(board_cluster, "/echo/hello")
+    status, body = post(board_cluster, "/echo/hello", b"payload-42")
+    assert status == 200 and body.endswith(b"payload-42"), (status, body[:200])
+
+
+def test_threads_run_with_the_boards_stack_budgets(board_cluster):
+    """STATUS lists each kind of thread with the stack it was given and its measured peak:
+    the budgets are the board's (the ingress worker: its own budget plus the in-process
+    call's), the heap is split by region as the board's is, and no thread went past its stack."""
+    test_echo_through_the_ingress_on_the_control_plane_board(board_cluster)
+    for spec in board_cluster.nodes:
+        board = CP_BOARD if spec.role == "control-plane" else WORKER_BOARD
+        b = load_board(board).budgets
+        st = command(f"{spec.ip}:{spec.console_port}", "STATUS")
+        assert st["board"] == board
+        rows = {(r["name"], r["budget"]): r for r in st["stacks"]}
+        print(board, st["heapInternalBytes"], st["heapPsramBytes"], json.dumps(st["stacks"]))
+        assert ("pods", b["http_accept_stack"]["bytes"]) in rows, sorted(rows)  # the pod server's accept loop
+        assert ("kubelet", b["kubelet_sync_stack"]["bytes"]) in rows, sorted(rows)
+        if spec.role == "control-plane":
+            ingress = ("ingress", b["ingress_stack"]["bytes"] + b["inproc_call_stack"]["bytes"])
+            assert ingress in rows and rows[ingress]["peak"] > 0, sorted(rows)
+        else:
+            # No PSRAM on the worker: everything is internal RAM, within the board's heap.
+            assert st["heapPsramBytes"] == 0
+            assert 0 < st["heapInternalBytes"] <= b["heap_internal"]["bytes"]
+        over = {k: r["peak"] for k, r in rows.items() if r["peak"] > r["budget"]}
+        assert not over, f"{board}: threads past their stack budget: {over}"
+
+
+@pytest.mark.xfail(strict=True, reason="the node does not fit a classic ESP32's heap yet: the worker "
+                   "runs out of its internal RAM budget starting its first echo pod")
+def test_echo_on_the_worker_board(board_cluster):
+    apply(board_cluster, worker_echo_manifest())
+    ok = wait_until(lambda: post(board_cluster, "/echo-w/hello")[0] == 200, POD_START_TIMEOUT_S, 0.5)
+    assert ok, post(board_cluster, "/echo-w/hello")
