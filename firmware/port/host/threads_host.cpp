@@ -93,8 +93,9 @@ void on_segv(int sig, siginfo_t* info, void*) {
   raise(sig);
 }
 
-// Each thread handles its own overflow on a small separate stack (its own is exhausted).
-void install_overflow_report() {
+// Each thread handles its own overflow on a small separate stack (its own is exhausted);
+// returns that stack, which the thread gives back as it ends.
+void* install_overflow_report() {
   static const bool installed = [] {
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
@@ -107,8 +108,21 @@ void install_overflow_report() {
   stack_t ss;
   std::memset(&ss, 0, sizeof ss);
   ss.ss_size = SIGSTKSZ;  // the OS's own size for a signal stack
-  ss.ss_sp = std::malloc(ss.ss_size);  // never freed: the thread may fault until its last frame
-  if (ss.ss_sp) sigaltstack(&ss, nullptr);
+  ss.ss_sp = std::malloc(ss.ss_size);  // the OS's allocator: a diagnostic, not the node's heap
+  if (ss.ss_sp && sigaltstack(&ss, nullptr) != 0) {
+    std::free(ss.ss_sp);
+    return nullptr;
+  }
+  return ss.ss_sp;
+}
+
+void remove_overflow_report(void* alt) {
+  if (!alt) return;
+  stack_t off;
+  std::memset(&off, 0, sizeof off);
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  std::free(alt);
 }
 
 // Deepest use of a painted stack: from the top down to the lowest overwritten word. Reads
@@ -154,8 +168,9 @@ void* trampoline(void* p) {
     }
 #endif
   }
+  void* alt = nullptr;
 #if !defined(__SANITIZE_ADDRESS__)
-  install_overflow_report();  // AddressSanitizer reports overflows itself
+  alt = install_overflow_report();  // AddressSanitizer reports overflows itself
 #endif
   Registry& r = registry();
   {
@@ -167,6 +182,7 @@ void* trampoline(void* p) {
     }
   }
   s.fn(s.arg);
+  remove_overflow_report(alt);
   if (me.lo) {
     uint32_t peak = scan_peak(me);
     LockGuard<Mutex> g(r.lock);
