@@ -3,6 +3,7 @@
 // the real ABI table (capabilities, memory limits, traps).
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "check.h"
 #include "core/json/json.h"
@@ -13,6 +14,7 @@
 #include "core/kubelet/log_ring.h"
 #include "core/kubelet/pod_env.h"
 #include "core/kubelet/pod_instance.h"
+#include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
 
@@ -86,6 +88,47 @@ static void test_log_ring() {
   CHECK_EQ(ring.read_from(0, &next).size(), 32u);  // an offset already dropped is clamped
   CHECK(!ring.wait_beyond(54, 10));
   CHECK(ring.wait_beyond(53, 10));
+}
+
+// Each line's prefix: "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ " within a few seconds of now.
+static bool stamped_now(const std::string& line) {
+  if (line.size() < 31 || line[19] != '.' || line[29] != 'Z' || line[30] != ' ') return false;
+  int64_t t = text::parse_rfc3339(line.substr(0, 30));
+  return t > 0 && t - port::wall_time_s() <= 1 && port::wall_time_s() - t <= 5;
+}
+
+static void test_log_ring_timestamps() {
+  LogRing ring(64, 3 * sizeof(LogRing::LineMark));
+  ring.line("one", 3);
+  ring.append("tw", 2);  // a line written in two pieces has one time
+  ring.append("o\nthr", 5);
+  ring.append("ee\n", 3);
+  std::string all = ring.tail(-1, true);
+  std::vector<std::string> lines;
+  for (size_t p = 0, nl; (nl = all.find('\n', p)) != std::string::npos; p = nl + 1) lines.push_back(all.substr(p, nl - p));
+  CHECK_EQ(lines.size(), 3u);
+  for (const auto& l : lines) CHECK(stamped_now(l));
+  CHECK_EQ(lines[0].substr(31), std::string("one"));
+  CHECK_EQ(lines[1].substr(31), std::string("two"));
+  CHECK_EQ(lines[2].substr(31), std::string("three"));
+  CHECK_EQ(ring.tail(-1), std::string("one\ntwo\nthree\n"));  // without the flag: the bytes as logged
+  std::string last = ring.tail(1, true);
+  CHECK(stamped_now(last) && last.substr(31) == "three\n");
+  // A follower resuming inside a line gets no second prefix for it; the next line gets one.
+  uint64_t next = 0;
+  ring.append("fo", 2);
+  uint64_t mid = ring.end();
+  ring.append("ur\nfive\n", 8);
+  std::string rest = ring.read_from(mid, &next, true);
+  CHECK(rest.compare(0, 3, "ur\n") == 0 && stamped_now(rest.substr(3)) && rest.substr(3 + 31) == "five\n");
+  // The index holds 3 lines: the oldest lines left the ring with their entries.
+  CHECK_EQ(ring.tail(-1), std::string("three\nfour\nfive\n"));
+  // A byte-bounded ring that cut a line's head still stamps what is left of it.
+  LogRing small(8, 1024);
+  small.line("abcdefghij", 10);
+  std::string cut = small.tail(-1, true);
+  CHECK(stamped_now(cut) && cut.substr(31) == "defghij\n");
+  CHECK_EQ(small.read_from(0, &next, true), cut);
 }
 
 static void test_backoff() {
@@ -269,6 +312,7 @@ int main() {
   test_embedded_digests();
   test_image_refs();
   test_log_ring();
+  test_log_ring_timestamps();
   test_backoff();
   test_service_env();
   test_echo_in_process();

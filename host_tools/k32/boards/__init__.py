@@ -28,6 +28,8 @@ BUDGET_KEYS = {
     "store_object_max": "bytes",
     "store_total_max": "bytes",
     "store_log_max": "bytes",
+    "log_ring": "bytes",
+    "log_line_index": "bytes",
     "main_stack": "bytes",
     "api_connections": "count",
     "ingress_connections": "count",

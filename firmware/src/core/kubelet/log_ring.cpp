@@ -1,20 +1,68 @@
 #include "core/kubelet/log_ring.h"
-#include "port.h"
 
+#include <cstdio>
+
+#include "core/util/text.h"
+#include "port.h"
 
 namespace k32 {
 namespace kubelet {
 
+namespace {
+
+// Unix ms of monotonic 0: the wall clock minus the uptime, or 0 (boot = the epoch) while
+// the wall clock is unset. Taken once per read so the lines of one answer stay in order.
+int64_t mono_base_ms() {
+  if (!port::wall_clock_set()) return 0;
+  return port::wall_time_s() * 1000 - static_cast<int64_t>(port::monotonic_ms());
+}
+
+// kubelet's log timestamp layout: RFC3339 with nine fraction digits, then a space.
+std::string stamp_text(int64_t unix_ms) {
+  if (unix_ms < 0) unix_ms = 0;
+  std::string s = text::rfc3339(unix_ms / 1000);  // ...SSZ
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%03d000000Z ", static_cast<int>(unix_ms % 1000));
+  s.pop_back();
+  return s + frac;
+}
+
+}  // namespace
+
+int64_t LogRing::stamp_ms(uint64_t mono_ms) { return mono_base_ms() + static_cast<int64_t>(mono_ms); }
+
+void LogRing::mark_lines(const char* data, size_t len) {
+  const uint64_t now = port::monotonic_ms();
+  for (size_t i = 0; i < len; ++i) {
+    if (at_line_start_) marks_.push_back({total_ + i, now});
+    at_line_start_ = data[i] == '\n';
+  }
+}
+
+void LogRing::trim() {
+  if (buf_.size() > cap_) buf_.erase(0, buf_.size() - cap_);
+  // A full index drops its oldest line with the line's bytes.
+  while (marks_.size() > marks_max_) {
+    marks_.pop_front();
+    uint64_t start = total_ - buf_.size();
+    if (marks_.front().offset > start) buf_.erase(0, static_cast<size_t>(marks_.front().offset - start));
+  }
+  // Keep the entry of a line whose head left the ring; drop the ones before it.
+  const uint64_t start = total_ - buf_.size();
+  while (marks_.size() >= 2 && marks_[1].offset <= start) marks_.pop_front();
+}
+
 void LogRing::append(const char* data, size_t len) {
   {
     port::LockGuard<port::Mutex> lock(mu_);
+    mark_lines(data, len);
     if (len >= cap_) {
       buf_.assign(data + (len - cap_), cap_);
     } else {
       buf_.append(data, len);
-      if (buf_.size() > cap_) buf_.erase(0, buf_.size() - cap_);
     }
     total_ += len;
+    trim();
   }
   cv_.notify_all();
 }
@@ -25,27 +73,55 @@ void LogRing::line(const char* data, size_t len) {
   append(s.data(), s.size());
 }
 
-std::string LogRing::read_from(uint64_t from, uint64_t* next) {
+std::string LogRing::stamped(uint64_t from, const std::string& text) {
+  const int64_t base = mono_base_ms();
+  const uint64_t start = total_ - buf_.size();
+  std::string out;
+  size_t done = 0;
+  for (size_t i = 0; i < marks_.size(); ++i) {
+    const LineMark& m = marks_[i];
+    uint64_t at = m.offset;
+    if (at < from) {
+      // Only the oldest line held can have lost its head; it still gets its time. A read
+      // resuming inside a line (a follower) adds none there: the line had it already.
+      if (from != start || (i + 1 < marks_.size() && marks_[i + 1].offset <= from)) continue;
+      at = from;
+    }
+    if (at >= from + text.size()) break;
+    size_t rel = static_cast<size_t>(at - from);
+    out.append(text, done, rel - done);
+    out += stamp_text(base + static_cast<int64_t>(m.mono_ms));
+    done = rel;
+  }
+  out.append(text, done, std::string::npos);
+  return out;
+}
+
+std::string LogRing::read_from(uint64_t from, uint64_t* next, bool timestamps) {
   port::LockGuard<port::Mutex> lock(mu_);
   uint64_t start = total_ - buf_.size();
   if (from < start) from = start;
   if (from > total_) from = total_;
   *next = total_;
-  return buf_.substr(static_cast<size_t>(from - start));
+  std::string text = buf_.substr(static_cast<size_t>(from - start));
+  return timestamps ? stamped(from, text) : text;
 }
 
-std::string LogRing::tail(int64_t lines) {
+std::string LogRing::tail(int64_t lines, bool timestamps) {
   port::LockGuard<port::Mutex> lock(mu_);
-  if (lines < 0) return buf_;
   if (lines == 0) return std::string();
-  size_t pos = buf_.size();
-  if (pos && buf_[pos - 1] == '\n') --pos;  // the final newline ends the last line
-  int64_t seen = 0;
-  while (pos > 0) {
-    if (buf_[pos - 1] == '\n' && ++seen == lines) break;
-    --pos;
+  size_t pos = 0;
+  if (lines > 0) {
+    pos = buf_.size();
+    if (pos && buf_[pos - 1] == '\n') --pos;  // the final newline ends the last line
+    int64_t seen = 0;
+    while (pos > 0) {
+      if (buf_[pos - 1] == '\n' && ++seen == lines) break;
+      --pos;
+    }
   }
-  return buf_.substr(pos);
+  std::string text = buf_.substr(pos);
+  return timestamps ? stamped(total_ - buf_.size() + pos, text) : text;
 }
 
 uint64_t LogRing::end() {
@@ -61,6 +137,8 @@ bool LogRing::wait_beyond(uint64_t offset, uint32_t timeout_ms) {
 void LogRing::clear() {
   port::LockGuard<port::Mutex> lock(mu_);
   buf_.clear();
+  marks_.clear();
+  at_line_start_ = true;
 }
 
 }  // namespace kubelet

@@ -1,37 +1,60 @@
 // A container's log: a bounded ring of the newest bytes, addressed by absolute offsets so
 // followers (kubectl logs -f, the control plane's proxy) can resume where they stopped.
+// Beside the bytes it keeps a compact index of when each line started (kubectl logs
+// --timestamps), bounded in bytes too: when the index is full the oldest line leaves the
+// ring with its entry, so every line held has a time.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
 namespace kubelet {
 
-constexpr size_t kLogRingBytes = 16 * 1024;  // per container instance; --previous keeps one more
-
 class LogRing {
  public:
-  explicit LogRing(size_t cap = kLogRingBytes) : cap_(cap) {}
+  // One index entry: where a line starts and the monotonic time it started at. The
+  // monotonic clock (not wall time) is recorded so a line logged before SNTP set the wall
+  // clock still reads with the right time once it is set (see stamp_ms).
+  struct LineMark {
+    uint64_t offset;
+    uint64_t mono_ms;
+  };
+
+  explicit LogRing(size_t cap = K32_LOG_RING_BYTES, size_t index_bytes = K32_LOG_LINE_INDEX_BYTES)
+      : cap_(cap), marks_max_(index_bytes / sizeof(LineMark) ? index_bytes / sizeof(LineMark) : 1) {}
   void append(const char* data, size_t len);
   // Appends one line, adding '\n' when missing.
   void line(const char* data, size_t len);
   // Bytes from absolute offset `from` (clamped to what the ring still holds); *next is
-  // the offset after them.
-  std::string read_from(uint64_t from, uint64_t* next);
+  // the offset after them. With `timestamps`, each line that starts in them is prefixed
+  // with its RFC3339 time with nanoseconds and a space, as kube-apiserver's pods/log does.
+  std::string read_from(uint64_t from, uint64_t* next, bool timestamps = false);
   // The last `lines` lines (all held when lines < 0).
-  std::string tail(int64_t lines);
+  std::string tail(int64_t lines, bool timestamps = false);
   uint64_t end();
   // Waits until bytes beyond `offset` exist (or timeout); true when they do.
   bool wait_beyond(uint64_t offset, uint32_t timeout_ms);
   void clear();
+  // Unix milliseconds of a monotonic instant: the wall clock now minus the line's age, or,
+  // while the wall clock is unset, the time since boot (so it reads as 1970-01-01 + uptime).
+  static int64_t stamp_ms(uint64_t mono_ms);
 
  private:
+  void mark_lines(const char* data, size_t len);  // mu_ held
+  void trim();                                    // mu_ held
+  std::string stamped(uint64_t from, const std::string& text);  // mu_ held
+
   port::Mutex mu_;
   port::CondVar cv_;
   size_t cap_;
-  std::string buf_;     // the newest min(total, cap) bytes, oldest first
-  uint64_t total_ = 0;  // absolute offset of the end
+  size_t marks_max_;
+  std::string buf_;              // the newest bytes, oldest first
+  uint64_t total_ = 0;           // absolute offset of the end
+  bool at_line_start_ = true;    // the next byte appended starts a line
+  std::deque<LineMark> marks_;   // by offset; the first may start before the bytes held
 };
 
 }  // namespace kubelet

@@ -45,7 +45,7 @@ void proxy(const http::Endpoint& ep, const std::string& token, const std::string
   std::vector<http::Header> auth;
   if (!token.empty()) auth.push_back({kTokenHeader, token});
   std::string base = std::string(kLogsPath) + "?pod=" + url_escape(key) + "&container=" + url_escape(q.container) +
-                     (q.previous ? "&previous=true" : "");
+                     (q.previous ? "&previous=true" : "") + (q.timestamps ? "&timestamps=true" : "");
   http::ClientResponse r;
   std::string first = base + (q.tail >= 0 ? "&tailLines=" + text::to_string(q.tail) : std::string());
   int rc = http::request(ep, "GET", first, auth, "", 10000, 1024 * 1024, &r);

@@ -27,6 +27,7 @@ bool parse_log_query(const http::Request& rq, LogQuery* q, std::string* err) {
   q->container = rq.query_param("container");
   q->previous = flag(rq.query_param("previous"));
   q->follow = flag(rq.query_param("follow"));
+  q->timestamps = flag(rq.query_param("timestamps"));
   bool present = false;
   std::string tail = rq.query_param("tailLines", &present);
   if (!present) tail = rq.query_param("tail", &present);
@@ -71,13 +72,13 @@ void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery
   if (q.from >= 0) {
     if (q.wait_ms) ring->wait_beyond(static_cast<uint64_t>(q.from), q.wait_ms);
     uint64_t next = 0;
-    std::string data = ring->read_from(static_cast<uint64_t>(q.from), &next);
+    std::string data = ring->read_from(static_cast<uint64_t>(q.from), &next, q.timestamps);
     w.add_header(kLogOffsetHeader, text::to_string(static_cast<int64_t>(next)));
     w.send(200, "text/plain", data);
     return;
   }
   uint64_t end = ring->end();
-  std::string first = ring->tail(q.tail);
+  std::string first = ring->tail(q.tail, q.timestamps);
   if (!q.follow || q.previous) {
     w.add_header(kLogOffsetHeader, text::to_string(static_cast<int64_t>(end)));
     w.send(200, "text/plain", first);
@@ -88,7 +89,7 @@ void serve_local_log(kubelet::Kubelet* k, const std::string& key, const LogQuery
   uint64_t off = end;
   while (!keep->stopping && !port::tcp_peer_closed(w.socket())) {
     if (!ring->wait_beyond(off, 1000)) continue;
-    std::string data = ring->read_from(off, &off);
+    std::string data = ring->read_from(off, &off, q.timestamps);
     if (!data.empty() && !w.write_chunk(data)) return;
   }
   w.end_stream();

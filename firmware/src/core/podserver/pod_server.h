@@ -1,6 +1,6 @@
 // The pod HTTP server's handler (port 7000 on boards): a request with
 // X-Kube32-Pod: <namespace>/<name> goes to that pod's k32_handle on this node;
-// GET /kube32/logs?pod=<ns>/<name>[&container=&previous=&tail=&follow=&from=] serves a
+// GET /kube32/logs?pod=<ns>/<name>[&container=&previous=&tail=&follow=&timestamps=&from=] serves a
 // container's log (the control plane proxies kubectl logs here for worker pods).
 // Only nodes of the cluster may call it (peer_auth.h).
 #pragma once
@@ -21,11 +21,12 @@ struct LogQuery {
   std::string container;
   bool previous = false;
   bool follow = false;
+  bool timestamps = false;  // prefix each line with the time it was logged (RFC3339, ns)
   int64_t tail = -1;        // lines; -1 = everything held
   int64_t from = -1;        // absolute byte offset to resume at; -1 = use tail
   uint32_t wait_ms = 0;     // with `from`: wait this long for new bytes
 };
-// Reads container/previous/follow/tailLines|tail/from/waitMs; false with *err.
+// Reads container/previous/follow/timestamps/tailLines|tail/from/waitMs; false with *err.
 bool parse_log_query(const http::Request& rq, LogQuery* q, std::string* err);
 
 // Serves one container's log from this node's kubelet.
