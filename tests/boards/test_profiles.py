@@ -37,6 +37,13 @@ def test_c3_is_a_single_core_worker_without_psram():
     assert "K32_CPU_CORES = 1u" in text and "K32_HAS_PSRAM = false" in text
 
 
+def test_only_the_s3_and_the_simulator_run_a_control_plane():
+    assert load_board("s3").roles == load_board("sim").roles == ("control-plane", "worker")
+    assert load_board("esp32").roles == load_board("c3").roles == ("worker",)
+    assert "K32_BOARD_CONTROL_PLANE = false" in gen_header.render("esp32")
+    assert "K32_BOARD_CONTROL_PLANE = true" in gen_header.render("s3")
+
+
 def test_s3_sixteen_mb_grows_data_partition():
     eight, sixteen = load_board("s3"), load_board("s3", "16MB")
     assert sixteen.partition("storage").size == eight.partition("storage").size + 8 * 1024 * 1024
@@ -78,6 +85,9 @@ def test_bad_profile_is_named(tmp_path, monkeypatch):
         boards.load_board("esp32")
     (tmp_path / "esp32.yaml").write_text(text.replace("chip: esp32\n", "chip: esp33\n"))
     with pytest.raises(BoardError, match=r"chip: 'esp33' is not an esptool chip"):
+        boards.load_board("esp32")
+    (tmp_path / "esp32.yaml").write_text(text.replace("roles: [worker]", "roles: [boss]"))
+    with pytest.raises(BoardError, match=r"esp32.yaml: roles: must be a non-empty list"):
         boards.load_board("esp32")
     (tmp_path / "esp32.yaml").write_text(text.replace("offset: 0x200000", "offset: 0x100000"))
     with pytest.raises(BoardError, match=r"partitions\[2\]|partitions\[3\]"):

@@ -94,6 +94,34 @@ def test_a_thread_within_its_budget_passes(tmp_path, monkeypatch):
     assert r["threads"][0]["verdict"] == "within" and r["ok"]
 
 
+def _role_check(tmp_path, monkeypatch, board):
+    tmp_path = tmp_path / board
+    tmp_path.mkdir()
+    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  api: {role: control-plane, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    return stacks.check(board, tmp_path)
+
+
+def test_a_control_plane_thread_is_not_held_against_a_worker_board(tmp_path, monkeypatch):
+    # esp32 is worker-only (its node refuses --role control-plane), so the API thread never
+    # starts there; on s3 the same figure exceeds the budget and fails the check.
+    r = _role_check(tmp_path, monkeypatch, "esp32")
+    assert r["threads"][0]["verdict"] == "not run (control-plane only)" and r["ok"]
+    r = _role_check(tmp_path, monkeypatch, "s3")
+    assert r["threads"][0]["verdict"] == "EXCEEDS" and not r["ok"]
+
+
+def test_an_unknown_role_is_an_error(tmp_path, monkeypatch):
+    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 10)], [])
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  api: {role: boss, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    with pytest.raises(stacks.StackError, match="role"):
+        stacks.check("s3", tmp_path)
+
+
 def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
     from click.testing import CliRunner
 

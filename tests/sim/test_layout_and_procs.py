@@ -78,3 +78,11 @@ def test_stop_escalates_to_sigkill(tmp_path):
     proc.wait(timeout=5)  # stop() may already have reaped it; then the status is lost
     assert not procs.alive(proc.pid, started)
     assert 0.5 <= took < 5, f"SIGTERM was ignored, so only SIGKILL after 0.5 s stops it ({took})"
+
+
+def test_a_worker_board_cannot_be_the_control_plane(tmp_path):
+    # The node itself refuses too (K32_BOARD_CONTROL_PLANE); the CLI says so before building.
+    with pytest.raises(sc.SimError, match="esp32 is a worker board"):
+        sc.SimCluster(tmp_path, workers=1, board="esp32")
+    cluster = sc.SimCluster(tmp_path, workers=1, board="s3", worker_board="esp32")
+    assert (cluster.board, cluster.worker_board) == ("s3", "esp32")

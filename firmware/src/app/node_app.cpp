@@ -15,6 +15,7 @@
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
 #include "k32_abi_table.h"
+#include "k32_board.h"
 #include "core/podserver/log_proxy.h"
 #include "core/podserver/pod_server.h"
 #include "core/sched/scheduler.h"
@@ -371,6 +372,12 @@ int run_node(const node::NodeConfig& cfg_in) {
   Node* n = new Node(cfg_in);
   node::NodeConfig& cfg = n->cfg;
   std::string err;
+  // A worker-only board's budgets hold no API server, scheduler or Ingress: refuse at once
+  // rather than overflow a stack or the heap later.
+  if (cfg.role == node::Role::ControlPlane && !K32_BOARD_CONTROL_PLANE) {
+    logf("[NODE] board %s is a worker board: it cannot run as the control plane", K32_BOARD_NAME);
+    return 2;
+  }
   if (!cfg.state_dir.empty() && !port::dir_ensure(cfg.state_dir.c_str())) {
     logf("[NODE] cannot create state dir %s", cfg.state_dir.c_str());
     return 2;

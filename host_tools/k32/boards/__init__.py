@@ -15,6 +15,7 @@ from k32 import REPO_ROOT
 BOARDS_DIR = REPO_ROOT / "boards"
 COMMON_FILE = "common.yaml"
 REGIONS = ("internal", "psram")
+ROLES = ("control-plane", "worker")  # what a node runs as (k32-node --role)
 # Budget name -> the key it must carry ("bytes" or "count"); these are the spec 004 budgets.
 BUDGET_KEYS = {
     "ingress_stack": "bytes",
@@ -89,6 +90,7 @@ class Board:
     partitions: tuple = ()
     data_partition: str | None = None
     cores: int | None = None       # CPU cores of the chip (2: the node's tasks are pinned to core 1)
+    roles: tuple = ("control-plane", "worker")  # what a node built for the profile may run as
     source: Path | None = None
 
     @property
@@ -174,8 +176,11 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
         raise BoardError(f"{path}: psram: must be true or false")
     budgets = _budgets(path, d.get("budgets"), psram)
     chip = d.get("chip")
+    roles = d.get("roles")
+    if not isinstance(roles, list) or not roles or any(r not in ROLES for r in roles) or len(set(roles)) != len(roles):
+        raise BoardError(f"{path}: roles: must be a non-empty list of {', '.join(ROLES)}, got {roles!r}")
     common = dict(name=name, description=str(d.get("description", "")), chip=chip,
-                  psram=psram, budgets=budgets, source=path)
+                  psram=psram, budgets=budgets, roles=tuple(roles), source=path)
     if chip is None:
         if flash_size is not None:
             raise BoardError(f"board {name!r} has no flash; --flash-size does not apply")

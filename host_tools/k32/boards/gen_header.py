@@ -26,6 +26,8 @@ def render(board_name: str) -> str:
         "// ---- board profile ----",
         f'inline constexpr const char* K32_BOARD_NAME = "{board.name}";',
         f"inline constexpr bool K32_HAS_PSRAM = {'true' if board.psram else 'false'};",
+        "// A worker-only board has too little RAM for the API server, scheduler and Ingress.",
+        f"inline constexpr bool K32_BOARD_CONTROL_PLANE = {'true' if 'control-plane' in board.roles else 'false'};",
         "// Regions use the values of k32::port::Region: 0 internal RAM, 1 PSRAM.",
     ]
     for key, entry in board.budgets.items():

@@ -158,7 +158,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
 
 
 def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
-    from k32.boards import load_board
+    from k32.boards import ROLES, load_board
     board = load_board(board_name)
     notes = yaml.safe_load(ANNOTATIONS.read_text()) or {}
     fns = load_graph(build_dir)
@@ -180,7 +180,14 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
         b.path = hops + b.path
         key = spec.get("budget")
         budget = board.budgets[key]["bytes"] if key else None
-        if budget is None:
+        role = spec.get("role")
+        if role is not None and role not in ROLES:
+            raise StackError(f"{ANNOTATIONS.name}: thread {thread}: role {role!r} is not one of {', '.join(ROLES)}")
+        if role is not None and role not in board.roles:
+            # The node refuses that role on this board (K32_BOARD_CONTROL_PLANE), so the
+            # thread never starts there: its figure is shown, not held against the budget.
+            verdict = f"not run ({role} only)"
+        elif budget is None:
             verdict = "no budget"
         elif b.bytes > budget:
             verdict = "EXCEEDS"

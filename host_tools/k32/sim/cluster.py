@@ -165,6 +165,13 @@ class SimCluster:
         # region, pod capacity), compiled into a k32-node built for that profile.
         self.board = board
         self.worker_board = worker_board or board
+        from k32.boards import BoardError, load_board
+        try:
+            if "control-plane" not in load_board(board).roles:
+                raise SimError(f"--board {board} is a worker board: the control plane needs one that can "
+                               f"run it (s3 or sim); use it as --worker-board")
+        except BoardError as e:
+            raise SimError(str(e)) from None
         self._binaries: dict[str, Path] = {}
         # A card directory every node serves wasm://sd/ images from (<dir>/kube32/images/).
         self.sd_dir = Path(sd_dir).expanduser().resolve() if sd_dir else None
