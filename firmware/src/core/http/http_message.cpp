@@ -1,6 +1,7 @@
 #include "core/http/http_message.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "core/util/text.h"
 
@@ -43,76 +44,128 @@ const char* reason_phrase(int status) {
   }
 }
 
-const std::string* Request::header(const char* name) const {
-  for (const auto& h : headers)
-    if (text::iequals(h.name, name)) return &h.value;
-  return nullptr;
-}
-
 namespace {
-// RFC 9110 token characters: what a method and a header name may be made of.
-bool is_token(const std::string& s) {
-  if (s.empty()) return false;
-  for (unsigned char c : s) {
-    if (c <= 0x20 || c >= 0x7f) return false;
-    switch (c) {
-      case '(': case ')': case '<': case '>': case '@': case ',': case ';': case ':': case '\\':
-      case '"': case '/': case '[': case ']': case '?': case '=': case '{': case '}':
-        return false;
-      default: break;
+// One table lookup per byte instead of a chain of comparisons: every request passes each of
+// its header bytes through these checks, so they are on the hot path of every server.
+enum : uint8_t { kToken = 1, kCtl = 2 };
+
+struct CharClass {
+  uint8_t bits[256];
+  constexpr CharClass() : bits() {
+    for (int c = 0; c < 256; ++c) {
+      // RFC 9110 token characters: what a method and a header name may be made of.
+      bool token = c > 0x20 && c < 0x7f;
+      for (char d : "()<>@,;:\\\"/[]?={}")
+        if (d != '\0' && c == static_cast<unsigned char>(d)) token = false;
+      // Control characters (tab aside) end a header line or a request line early in some
+      // parser down the line; a relay that passed them on would let a client write its own
+      // headers.
+      bool ctl = (c < 0x20 && c != '\t') || c == 0x7f;
+      bits[c] = static_cast<uint8_t>((token ? kToken : 0) | (ctl ? kCtl : 0));
     }
   }
+};
+constexpr CharClass kClass;
+
+bool is_token(const char* p, size_t n) {
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!(kClass.bits[static_cast<unsigned char>(p[i])] & kToken)) return false;
   return true;
 }
 
-// Control characters (tab aside) end a header line or a request line early in some parser
-// down the line; a relay that passed them on would let a client write its own headers.
-bool has_ctl(const std::string& s) {
-  for (unsigned char c : s)
-    if ((c < 0x20 && c != '\t') || c == 0x7f) return true;
+bool has_ctl(const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (kClass.bits[static_cast<unsigned char>(p[i])] & kCtl) return true;
   return false;
 }
+
+inline unsigned char ascii_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+// Compares without building a std::string from `name` (header() is called several times
+// per request).
+bool iequals_cstr(const std::string& a, const char* b, size_t n) {
+  if (a.size() != n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (ascii_lower(static_cast<unsigned char>(a[i])) != ascii_lower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+bool is_ows(char c) { return c == ' ' || c == '\t'; }
 }  // namespace
 
+const std::string* Request::header(const char* name) const {
+  size_t n = std::strlen(name);
+  for (const auto& h : headers)
+    if (iequals_cstr(h.name, name, n)) return &h.value;
+  return nullptr;
+}
+
 bool parse_request_head(const std::string& head, Request* req) {
+  // The request line is "METHOD SP target SP version": exactly two spaces, three parts.
   size_t eol = head.find("\r\n");
-  std::string line = head.substr(0, eol);
-  auto parts = text::split(line, ' ');
-  if (parts.size() != 3 || !is_token(parts[0]) || parts[1].empty() || has_ctl(parts[1])) return false;
-  if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") return false;
-  req->method = parts[0];
-  req->target = parts[1];
-  req->version = parts[2];
+  size_t line_end = eol == std::string::npos ? head.size() : eol;
+  const char* line = head.data();
+  size_t sp1 = head.find(' ');
+  if (sp1 == std::string::npos || sp1 >= line_end) return false;
+  size_t sp2 = head.find(' ', sp1 + 1);
+  if (sp2 == std::string::npos || sp2 >= line_end) return false;
+  if (head.find(' ', sp2 + 1) < line_end) return false;
+  const char* target = line + sp1 + 1;
+  size_t target_len = sp2 - sp1 - 1;
+  const char* version = line + sp2 + 1;
+  size_t version_len = line_end - sp2 - 1;
+  if (!is_token(line, sp1) || target_len == 0 || has_ctl(target, target_len)) return false;
+  if (version_len != 8 || (std::memcmp(version, "HTTP/1.1", 8) != 0 && std::memcmp(version, "HTTP/1.0", 8) != 0))
+    return false;
+  req->method.assign(line, sp1);
+  req->target.assign(target, target_len);
+  req->version.assign(version, version_len);
   size_t q = req->target.find('?');
-  std::string raw_path = req->target.substr(0, q);
-  if (raw_path.empty() || raw_path[0] != '/') return false;
+  size_t path_len = q == std::string::npos ? req->target.size() : q;
+  if (path_len == 0 || req->target[0] != '/') return false;
   // '+' is a space only in queries: the path is percent-decoded alone.
-  req->path = text::percent_decode(raw_path);
-  req->query = q == std::string::npos ? "" : req->target.substr(q + 1);
+  req->path = text::percent_decode(req->target.substr(0, path_len));
+  if (q == std::string::npos) req->query.clear();
+  else req->query.assign(req->target, q + 1, std::string::npos);
   if (!parse_header_lines(head, true, &req->headers)) return false;
   // Two framings for one body are how requests get smuggled past a relay: refuse both a
   // Transfer-Encoding with a Content-Length and Content-Lengths that disagree.
   const std::string* cl = req->header("Content-Length");
-  if (cl && req->header("Transfer-Encoding")) return false;
+  if (!cl) return true;
+  if (req->header("Transfer-Encoding")) return false;
   for (const auto& h : req->headers)
-    if (cl && text::iequals(h.name, "Content-Length") && h.value != *cl) return false;
+    if (iequals_cstr(h.name, "Content-Length", 14) && h.value != *cl) return false;
   return true;
 }
 
 bool parse_header_lines(const std::string& head, bool strict, std::vector<Header>* out) {
+  // One pass per line over the bytes of the head: the checks and the split into name and
+  // value read the head in place; only the kept name and value are copied.
   size_t eol = head.find("\r\n");
   size_t pos = eol == std::string::npos ? head.size() : eol + 2;
+  const char* d = head.data();
   while (pos < head.size()) {
     size_t e = head.find("\r\n", pos);
-    std::string h = head.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
-    pos = e == std::string::npos ? head.size() : e + 2;
-    size_t colon = h.find(':');
-    bool bad = colon == std::string::npos || !is_token(h.substr(0, colon)) || has_ctl(h.substr(colon + 1));
+    size_t end = e == std::string::npos ? head.size() : e;
+    size_t next = e == std::string::npos ? head.size() : e + 2;
+    const void* c = std::memchr(d + pos, ':', end - pos);
+    size_t colon = c ? static_cast<size_t>(static_cast<const char*>(c) - d) : std::string::npos;
+    bool bad = colon == std::string::npos || !is_token(d + pos, colon - pos) ||
+               has_ctl(d + colon + 1, end - colon - 1);
     if (bad) {
       if (strict) return false;
+      pos = next;
       continue;
     }
-    out->push_back({h.substr(0, colon), text::trim(h.substr(colon + 1))});
+    size_t vb = colon + 1, ve = end;
+    while (vb < ve && is_ows(d[vb])) ++vb;
+    while (ve > vb && is_ows(d[ve - 1])) --ve;
+    out->emplace_back();
+    out->back().name.assign(d + pos, colon - pos);
+    out->back().value.assign(d + vb, ve - vb);
+    pos = next;
   }
   return true;
 }
@@ -140,17 +193,39 @@ std::string Request::query_param(const std::string& key, bool* present) const {
   return std::string();
 }
 
-std::string ResponseWriter::head(int status, const std::string& content_type, const std::string* length) {
+void ResponseWriter::head(int status, const std::string& content_type, const std::string* length,
+                          size_t body_size, std::string* out) {
+  // Sized once and appended piecewise: concatenating temporaries cost an allocation per header.
+  const char* reason = reason_phrase(status);
+  size_t need = 64 + std::strlen(reason) + content_type.size() + body_size + (length ? length->size() : 0);
+  for (const auto& e : extra_) need += e.name.size() + e.value.size() + 4;
+  out->clear();
+  out->reserve(need);
   char line[64];
-  std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\n", status, reason_phrase(status));
-  std::string h = line;
-  if (!content_type.empty()) h += "Content-Type: " + content_type + "\r\n";
-  if (length) h += "Content-Length: " + *length + "\r\n";
-  else h += "Transfer-Encoding: chunked\r\n";
-  for (const auto& e : extra_) h += e.name + ": " + e.value + "\r\n";
-  h += keep_alive_ ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
-  h += "\r\n";
-  return h;
+  int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d ", status);
+  out->append(line, n > 0 ? static_cast<size_t>(n) : 0);
+  out->append(reason);
+  out->append("\r\n", 2);
+  if (!content_type.empty()) {
+    out->append("Content-Type: ", 14);
+    out->append(content_type);
+    out->append("\r\n", 2);
+  }
+  if (length) {
+    out->append("Content-Length: ", 16);
+    out->append(*length);
+    out->append("\r\n", 2);
+  } else {
+    out->append("Transfer-Encoding: chunked\r\n", 28);
+  }
+  for (const auto& e : extra_) {
+    out->append(e.name);
+    out->append(": ", 2);
+    out->append(e.value);
+    out->append("\r\n", 2);
+  }
+  if (keep_alive_) out->append("Connection: keep-alive\r\n\r\n", 26);
+  else out->append("Connection: close\r\n\r\n", 21);
 }
 
 bool ResponseWriter::send(int status, const std::string& content_type, const std::string& body) {
@@ -158,7 +233,8 @@ bool ResponseWriter::send(int status, const std::string& content_type, const std
   started_ = true;
   status_ = status;
   std::string len = text::to_string(static_cast<int64_t>(body.size()));
-  std::string out = head(status, content_type, &len);
+  std::string out;
+  head(status, content_type, &len, head_only_ ? 0 : body.size(), &out);
   if (!head_only_) out += body;
   body_bytes_ = body.size();
   if (!conn_->send_all(out.data(), out.size())) broken_ = true;
@@ -170,7 +246,8 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
   started_ = true;
   chunked_ = true;
   status_ = status;
-  std::string out = head(status, content_type, nullptr);
+  std::string out;
+  head(status, content_type, nullptr, 0, &out);
   if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }

@@ -68,7 +68,9 @@ class ResponseWriter {
   uint64_t body_bytes() const { return body_bytes_; }
 
  private:
-  std::string head(int status, const std::string& content_type, const std::string* length);
+  // The status line and headers into *out, with room reserved for body_size more bytes.
+  void head(int status, const std::string& content_type, const std::string* length, size_t body_size,
+            std::string* out);
   Conn* conn_;
   bool head_only_;
   bool keep_alive_;
