@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from k32.boards import load_board
+from k32.boards import inproc_chain_stack, load_board
 from k32.sim.console import command
 from k32.sim.testing import make_test_cluster
 
@@ -116,7 +116,7 @@ def test_threads_run_with_the_boards_stack_budgets(board_cluster):
         assert ("pods", b["http_accept_stack"]["bytes"]) in rows, sorted(rows)  # the pod server's accept loop
         assert ("kubelet", b["kubelet_sync_stack"]["bytes"]) in rows, sorted(rows)
         if spec.role == "control-plane":
-            ingress = ("ingress", b["ingress_stack"]["bytes"] + b["inproc_call_stack"]["bytes"])
+            ingress = ("ingress", b["ingress_stack"]["bytes"] + inproc_chain_stack(load_board(board)))
             assert ingress in rows and rows[ingress]["peak"] > 0, sorted(rows)
         else:
             # No PSRAM on the worker: everything is internal RAM, within the board's heap.

@@ -27,6 +27,7 @@ struct Start {
   void* arg;
   uint32_t budget;
   char name[16];
+  size_t asked;  // the stack block asked of pthread_create (budget + glibc's share)
 };
 
 // A running thread whose painted stack can be scanned.
@@ -149,7 +150,10 @@ void* trampoline(void* p) {
     size_t size = 0;
     pthread_attr_getstack(&attr, &addr, &size);
     t_stack_base = reinterpret_cast<uintptr_t>(addr) + size;
-    t_stack_size = static_cast<uint32_t>(size);
+    // glibc may hand a thread a larger stack from its cache of ended threads' stacks; the
+    // free stack an in-process call sees is measured against what was asked for (the
+    // budget), so the simulator runs out where a board would, not wherever the cache says.
+    t_stack_size = static_cast<uint32_t>(size < s.asked ? size : s.asked);
     t_stack_low = reinterpret_cast<uintptr_t>(addr);
     t_start = &s;
     pthread_attr_destroy(&attr);
@@ -227,7 +231,7 @@ size_t libc_overhead() {
 }  // namespace
 
 bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg) {
-  Start* s = new Start{fn, arg, stack_bytes, {0}};
+  Start* s = new Start{fn, arg, stack_bytes, {0}, 0};
   std::strncpy(s->name, name, sizeof s->name - 1);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -241,6 +245,7 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   // AddressSanitizer's redzones make every frame several times larger than on a board.
   stack *= 4;
 #endif
+  s->asked = stack;
   pthread_attr_setstacksize(&attr, stack);
   // One inaccessible page below the stack: an overflow faults at once, in this thread.
   pthread_attr_setguardsize(&attr, static_cast<size_t>(sysconf(_SC_PAGESIZE)));

@@ -166,6 +166,8 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   kc.sync_ms = K32_POD_SYNC_MS;
   kc.runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
   kc.inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;
+  // A control-plane pod's k32_event may start an in-process chain (see the pod server).
+  if (n->cfg.role == node::Role::ControlPlane) kc.events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CHAIN_STACK_BYTES;
   node::PodCapacity cap = node::pod_capacity();
   kc.budget.memory = cap.memory;
   kc.budget.pods = cap.pods;
@@ -464,10 +466,9 @@ int run_node(const node::NodeConfig& cfg_in) {
     ic.bind_ip = cfg.bind_ip;
     ic.port = cfg.ingress_port;
     ic.max_connections = K32_INGRESS_CONNECTIONS;
-    // The ingress worker's own budget plus the in-process call's: boards run a control-plane
-    // pod on a shared interpreter stack, the simulator runs it on this thread, so the
-    // simulator's thread carries both budgets (each from the board profile).
-    ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
+    // The ingress worker's own budget plus an in-process chain's: a control-plane pod's calls
+    // to other control-plane pods run on this thread, hop after hop, up to the chain limit.
+    ic.conn_stack_bytes = K32_INGRESS_STACK_BYTES + K32_INPROC_CHAIN_STACK_BYTES;
     ic.stack_region = static_cast<port::Region>(K32_INGRESS_STACK_REGION);
     // Request bodies are held only up to this budget; responses stream as they arrive.
     ic.max_body_bytes = K32_INGRESS_BODY_MAX;
@@ -492,8 +493,11 @@ int run_node(const node::NodeConfig& cfg_in) {
   pc.bind_ip = cfg.bind_ip;
   pc.port = cfg.pod_port;
   // In-process k32_handle calls need K32_INPROC_CALL_STACK_BYTES free (spec 004), on top
-  // of what the server itself uses.
-  pc.conn_stack_bytes = K32_POD_CONN_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
+  // of what the server itself uses. On the control plane a pod's calls to other pods run
+  // in-process on this thread too, so it carries a whole chain (K32_INPROC_CHAIN_STACK_BYTES);
+  // A worker's threads keep one call's room: a worker board has no PSRAM for eight of them.
+  pc.conn_stack_bytes = K32_POD_CONN_STACK_BYTES +
+                        (cfg.role == node::Role::ControlPlane ? K32_INPROC_CHAIN_STACK_BYTES : K32_INPROC_CALL_STACK_BYTES);
   pc.stack_region = static_cast<port::Region>(K32_POD_CONN_STACK_REGION);
   if (!n->pod_http.start(pc, [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); }, &err)) {
     logf("[NODE] %s", err.c_str());

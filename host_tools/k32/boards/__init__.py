@@ -23,6 +23,7 @@ BUDGET_KEYS = {
     "tls_sessions": "count",
     "tls_session_stack": "bytes",
     "inproc_call_stack": "bytes",
+    "inproc_hop_stack": "bytes",
     "resp_head_max_cp": "bytes",
     "resp_head_max_worker": "bytes",
     "nat_table": "bytes",
@@ -109,6 +110,14 @@ class Board:
             if p.type == "app":
                 return p
         raise BoardError(f"{self.source}: partitions: no app partition")
+
+
+def inproc_chain_stack(board: Board) -> int:
+    """Stack beyond its own budget for a thread that starts in-process calls: the last call of
+    the longest chain (CALL_CHAIN_MAX callers) still finds inproc_call_stack free after
+    CALL_CHAIN_MAX - 1 hops of inproc_hop_stack each."""
+    b = board.budgets
+    return b["inproc_call_stack"]["bytes"] + (load_common()["CALL_CHAIN_MAX"] - 1) * b["inproc_hop_stack"]["bytes"]
 
 
 def available() -> list[str]:

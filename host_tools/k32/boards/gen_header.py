@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from k32.boards import BoardError, load_board, load_common
+from k32.boards import BoardError, inproc_chain_stack, load_board, load_common
 
 REGION_CODE = {"internal": 0, "psram": 1}  # values of k32::port::Region
 
@@ -44,6 +44,11 @@ def render(board_name: str) -> str:
         lines.append(f'inline constexpr const char* K32_DATA_PARTITION_LABEL = "{board.data_partition}";')
         # Dual-core chips keep core 0 for Wi-Fi/lwIP and run the node's tasks on core 1.
         lines.append(f"inline constexpr uint32_t K32_CPU_CORES = {board.cores}u;")
+    # The one rule for threads that start in-process calls: a chain of control-plane pods runs
+    # on the thread that started it, up to CALL_CHAIN_MAX callers, and its last call still
+    # needs inproc_call_stack free after CALL_CHAIN_MAX - 1 hops.
+    chain = inproc_chain_stack(board)
+    lines.append(f"inline constexpr uint32_t K32_INPROC_CHAIN_STACK_BYTES = {chain}u;")
     lines += ["", "// ---- board-independent (spec 004) ----"]
     for key, value in common.items():
         if isinstance(value, str):

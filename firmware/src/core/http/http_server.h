@@ -24,7 +24,7 @@ struct ServerConfig {
   std::string bind_ip = "0.0.0.0";
   uint16_t port = 0;
   // One connection thread's stack (board profile); servers that call pods in-process add
-  // K32_INPROC_CALL_STACK_BYTES to their own budget.
+  // K32_INPROC_CHAIN_STACK_BYTES (control plane) or K32_INPROC_CALL_STACK_BYTES to their own.
   uint32_t conn_stack_bytes = K32_API_CONN_STACK_BYTES;
   port::Region stack_region = static_cast<port::Region>(K32_API_CONN_STACK_REGION);
   size_t max_head_bytes = K32_HTTP_HEAD_MAX;
