@@ -1,4 +1,5 @@
 #include "app/http_node_api.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace app {
@@ -10,7 +11,7 @@ int HttpNodeApi::call(const std::string& method, const std::string& path, const 
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
   int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), 10000,
-                         1024 * 1024, &resp);
+                         K32_NODE_API_REPLY_MAX, &resp);
   if (rc != 0) return rc;
   json::ParseError pe;
   if (out && !json::parse(resp.body, out, &pe)) *out = json::Value();

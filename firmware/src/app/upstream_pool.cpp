@@ -5,13 +5,14 @@
 #include "core/http/conn_reader.h"
 #include "core/http/internal_headers.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace app {
 
 namespace {
 constexpr uint32_t kUpstreamTimeoutMs = 30000;
-constexpr size_t kUpstreamHeadMax = 16 * 1024;
+constexpr size_t kUpstreamHeadMax = K32_HTTP_CLIENT_HEAD_MAX;
 
 bool hop_by_hop(const std::string& name) {
   static const char* kHop[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
@@ -109,7 +110,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
       }
     } else {
       std::string rest;
-      reader.read_to_close(&rest, 16 * 1024 * 1024, kUpstreamTimeoutMs);
+      reader.read_to_close(&rest, K32_RELAY_CLOSE_BODY_MAX, kUpstreamTimeoutMs);
       w.write_chunk(rest);
       upstream_close = true;
     }

@@ -5,6 +5,7 @@
 
 #include "core/api/qos_class.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace api {
@@ -67,8 +68,9 @@ void validate_string_map(const json::Value& m, const std::string& path, bool val
                                                        "alphanumeric characters, '-', '_' or '.', and must start and "
                                                        "end with an alphanumeric character"});
   }
-  if (!values_are_labels && total > 256 * 1024)
-    errs->push_back({path, "Too long: must have at most 262144 bytes"});
+  if (!values_are_labels && total > K32_ANNOTATIONS_TOTAL_MAX)
+    errs->push_back({path, "Too long: must have at most " + text::to_string(static_cast<int64_t>(K32_ANNOTATIONS_TOTAL_MAX)) +
+                               " bytes"});
 }
 
 bool port_number(const json::Value& v) { return v.is_int() && v.as_int() >= 1 && v.as_int() <= 65535; }

@@ -13,7 +13,7 @@ namespace calls {
 
 namespace {
 
-constexpr uint32_t kMaxCallArgBytes = 1024 * 1024;  // longest method/url/headers/body a pod passes
+constexpr uint32_t kMaxCallArgBytes = K32_POD_ARG_MAX;  // longest method/url/headers/body a pod passes
 
 bool read_arg(wasm::Caller& c, uint32_t ptr, uint32_t len, std::string* out) {
   if (len > kMaxCallArgBytes) return false;

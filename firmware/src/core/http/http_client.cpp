@@ -5,6 +5,7 @@
 #include "core/http/conn_reader.h"
 #include "core/util/text.h"
 #include "port.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace http {
@@ -54,7 +55,7 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
   std::string head;
   ReadStatus st;
   for (;;) {
-    st = reader.read_head(&head, 16 * 1024, timeout_ms);
+    st = reader.read_head(&head, K32_HTTP_CLIENT_HEAD_MAX, timeout_ms);
     if (st != ReadStatus::Ok) break;
     // Interim 1xx responses are skipped.
     if (head.size() >= 12 && head.compare(9, 1, "1") == 0) continue;

@@ -7,6 +7,7 @@
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace abi {
@@ -18,7 +19,7 @@ using wasm::Value;
 
 namespace {
 
-constexpr uint32_t kMaxArgBytes = 1024 * 1024;  // longest string a pod may pass in
+constexpr uint32_t kMaxArgBytes = K32_POD_ARG_MAX;  // longest string a pod may pass in
 
 inline uint32_t u32(const Value& v) { return static_cast<uint32_t>(v.bits); }
 inline Trap ret(Value* r, int32_t v) {

@@ -46,8 +46,10 @@ json::Value make_node(const NodeConfig& cfg) {
   json::Value cap = json::Value::object();
   // Capacity: what the board offers pods (linear memory and channel slots).
   PodCapacity pc = pod_capacity();
-  cap.set("memory", pc.memory % (1024 * 1024) == 0 ? text::to_string(pc.memory / (1024 * 1024)) + "Mi"
-                                                    : text::to_string(pc.memory / 1024) + "Ki");
+  // Binary units as Kubernetes quantities print them (a unit, not a budget).
+  constexpr int64_t kKi = int64_t{1} << 10, kMi = int64_t{1} << 20;
+  cap.set("memory", pc.memory % kMi == 0 ? text::to_string(pc.memory / kMi) + "Mi"
+                                         : text::to_string(pc.memory / kKi) + "Ki");
   cap.set("pods", text::to_string(pc.pods));
   cap.set("hardware.kube32.io/ipc", "8");
   cap.set("cpu", "2");

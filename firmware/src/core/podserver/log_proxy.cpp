@@ -5,6 +5,7 @@
 #include "core/podserver/pod_server.h"
 #include "core/util/text.h"
 #include "port.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace podserver {
@@ -48,7 +49,7 @@ void proxy(const http::Endpoint& ep, const std::string& token, const std::string
                      (q.previous ? "&previous=true" : "") + (q.timestamps ? "&timestamps=true" : "");
   http::ClientResponse r;
   std::string first = base + (q.tail >= 0 ? "&tailLines=" + text::to_string(q.tail) : std::string());
-  int rc = http::request(ep, "GET", first, auth, "", 10000, 1024 * 1024, &r);
+  int rc = http::request(ep, "GET", first, auth, "", 10000, K32_NODE_API_REPLY_MAX, &r);
   if (rc != 0) {
     send_status(w, api::internal("the node of the pod is unreachable (" + ep.host + ":" + text::to_string(ep.port) + ")"));
     return;
@@ -78,7 +79,7 @@ void proxy(const http::Endpoint& ep, const std::string& token, const std::string
   while (!port::tcp_peer_closed(w.socket())) {
     http::ClientResponse n;
     rc = http::request(ep, "GET", base + "&from=" + text::to_string(static_cast<int64_t>(off)) + "&waitMs=1000", auth, "", 5000,
-                       1024 * 1024, &n);
+                       K32_NODE_API_REPLY_MAX, &n);
     if (rc != 0 || n.status != 200) break;  // the pod or its node went away: end the stream
     const std::string* h = n.header(kLogOffsetHeader);
     if (!h || !text::parse_uint(*h, UINT64_MAX >> 1, &off)) break;
