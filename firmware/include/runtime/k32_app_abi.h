@@ -56,7 +56,7 @@ K32_IMPORT(k32_resp_status) int32_t k32_resp_status(uint32_t status);
 K32_IMPORT(k32_resp_header) int32_t k32_resp_header(const char* name, uint32_t name_len, const char* value, uint32_t value_len);
 /* Appends bytes to the response body; returns len. */
 K32_IMPORT(k32_resp_write) int32_t k32_resp_write(const uint8_t* data, uint32_t len);
-/* Sends a file of the pod's image bundle as the whole response (status 0 = 200), with Content-Type from the extension, .gz preference and HEAD handling (spec 004). Returns 0, or K32_ERR_NOENT with nothing sent and pending headers kept. */
+/* Sends a file of the pod's image bundle as the whole response (status 0 = 200), with Content-Type from the extension, .gz preference and HEAD handling. Returns 0, or K32_ERR_NOENT with nothing sent and pending headers kept. */
 K32_IMPORT(k32_resp_asset) int32_t k32_resp_asset(const char* path, uint32_t path_len, uint32_t status);
 /* Copies the value of an environment variable the kubelet injected; returns its full length or K32_ERR_NOENT. */
 K32_IMPORT(k32_env_get) int32_t k32_env_get(const char* key, uint32_t key_len, char* out, uint32_t out_cap);
@@ -66,7 +66,7 @@ K32_IMPORT(k32_log) int32_t k32_log(const char* msg, uint32_t len);
 K32_IMPORT(k32_time_ms) int64_t k32_time_ms(void);
 /* Milliseconds since the node started (monotonic). */
 K32_IMPORT(k32_uptime_ms) int64_t k32_uptime_ms(void);
-/* Synchronous HTTP call to a Service or an outside host (spec 004). Returns the response status or a K32_ERR_* code. Needs capability SERVICE_CALL. */
+/* Synchronous HTTP call to a Service or an outside host (docs/calls.md). Returns the response status or a K32_ERR_* code. Needs capability SERVICE_CALL. */
 K32_IMPORT(k32_http_call) int32_t k32_http_call(const char* method, uint32_t method_len, const char* url, uint32_t url_len, const char* headers, uint32_t headers_len, const uint8_t* body, uint32_t body_len, uint8_t* resp, uint32_t resp_cap, uint32_t* resp_len, uint32_t timeout_ms);
 /* Status of the last k32_http_call's response (also after K32_ERR_TOOBIG); 0 when none arrived. */
 K32_IMPORT(k32_http_status) int32_t k32_http_status(void);
