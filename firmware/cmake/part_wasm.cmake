@@ -1,6 +1,6 @@
 # WebAssembly interpreter extras: exact IEEE floats on 32-bit x86 and the k32-wasm tool.
 if(K32_M32 AND TARGET k32wasm)
-  # x87 arithmetic would double-round and quiet signalling NaNs: use SSE like the spec wants
+  # x87 arithmetic would double-round and quiet signalling NaNs: use SSE, as WebAssembly's exact IEEE 754 semantics require
   target_compile_options(k32wasm PRIVATE -msse2 -mfpmath=sse)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND TARGET k32wasm)

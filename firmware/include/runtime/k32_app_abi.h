@@ -7,7 +7,7 @@
 
 #define K32_ABI_VERSION 1
 
-/* Return codes (spec 004). */
+/* Return codes: negative, Linux errno numbers where one fits. */
 #define K32_ERR_PERM (-1) /* Pod lacks the capability (SERVICE_CALL, CHANNEL_IPC), no NetworkPolicy allows the connection, or the egress gateway refused the pod's node */
 #define K32_ERR_NOENT (-2) /* Not found: Service or port, ready pod, host name, header, environment variable, asset */
 #define K32_ERR_IO (-5) /* Target node or control plane unreachable, or the connection failed */

@@ -1,4 +1,4 @@
-// The control plane's Ingress controller (spec 004 "Ingress controller"): routes HTTP
+// The control plane's Ingress controller: routes HTTP
 // requests on the ingress port to Service backends (in-process pods of the control plane,
 // worker pods over HTTP/1.1 keep-alive) and StaticBundle resources, serves the event
 // stream / telemetry annotations, and writes status.loadBalancer.

@@ -1,5 +1,7 @@
-// The Ingress route table (spec 004 "Host and path matching"): built from the stored
-// Ingresses, consulted per request. Pure data and matching; no I/O.
+// The Ingress route table: built from the stored Ingresses, consulted per request. Pure data
+// and matching; no I/O. Host groups are tried exact, then wildcard, then host-less, and only
+// the most specific group with a match counts; in it the longest path wins (Exact over
+// Prefix on a tie), and between Ingresses with the same rule the first by namespace/name.
 #pragma once
 #include <string>
 #include <vector>

@@ -492,7 +492,9 @@ int run_node(const node::NodeConfig& cfg_in) {
   pc.name = "pods";
   pc.bind_ip = cfg.bind_ip;
   pc.port = cfg.pod_port;
-  // In-process k32_handle calls need K32_INPROC_CALL_STACK_BYTES free (spec 004), on top
+  // In-process k32_handle calls need K32_INPROC_CALL_STACK_BYTES free (a pod's handler runs
+  // on the caller's native stack; the caller checks that room first and answers
+  // K32_ERR_NOMEM without it), on top
   // of what the server itself uses. On the control plane a pod's calls to other pods run
   // in-process on this thread too, so it carries a whole chain (K32_INPROC_CHAIN_STACK_BYTES);
   // A worker's threads keep one call's room: a worker board has no PSRAM for eight of them.

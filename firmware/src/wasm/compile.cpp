@@ -1,4 +1,4 @@
-// Validation of function bodies (the spec's algorithm: operand and control stacks) and, in
+// Validation of function bodies (the WebAssembly spec's algorithm: operand and control stacks) and, in
 // the same pass, compilation to the internal code of ops.h. Stack heights are static in
 // WebAssembly, so every branch gets its target and value move precomputed here.
 #include <initializer_list>

@@ -1,4 +1,4 @@
-// Instantiation: import resolution with the spec's subtyping rules, allocation of the
+// Instantiation: import resolution with the WebAssembly spec's subtyping rules, allocation of the
 // module's own functions/tables/memory/globals, active segments, and the start function.
 #include <cstdio>
 
@@ -118,7 +118,7 @@ bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
   return true;
 }
 
-// Active segments run in order, each as table.init / memory.init then a drop (spec 2.0);
+// Active segments run in order, each as table.init / memory.init then a drop (WebAssembly 2.0);
 // a trap leaves the effects of earlier segments in place.
 Trap run_segments(const Module* m, Instance* inst) {
   for (uint32_t i = 0; i < m->elems.n; i++) {

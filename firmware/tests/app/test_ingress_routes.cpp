@@ -1,4 +1,5 @@
-// Route table rules of spec 004 "Host and path matching", without sockets.
+// Route table rules (host groups exact > wildcard > host-less, longest path, Exact over
+// Prefix, first Ingress by namespace/name), without sockets.
 #include <string>
 
 #include "app/ingress_routes.h"

@@ -1,4 +1,4 @@
-// URL parsing, the name table, header rules and errno mapping (spec 004 "Calls from pods").
+// URL parsing, the name table, header rules and errno mapping of k32_http_call.
 #include <cerrno>
 
 #include "check.h"

@@ -1,4 +1,4 @@
-// Table of NetworkPolicy egress decisions (spec 004 "NetworkPolicy").
+// Table of NetworkPolicy egress decisions, with Kubernetes egress semantics.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,7 +28,7 @@ static const char* kTarget =
 static const char* kLocalTarget =
     R"({"metadata":{"name":"web-0","namespace":"default","labels":{"app":"web"}},"spec":{"containers":[]}})";
 
-// The spec's example policy, verbatim.
+// examples/egress-policy.yaml, verbatim.
 static const char* kSpecPolicy = R"({"metadata":{"name":"egress-probe","namespace":"default"},
   "spec":{"podSelector":{"matchLabels":{"app":"egress-probe"}},"policyTypes":["Egress"],
   "egress":[{"to":[{"ipBlock":{"cidr":"0.0.0.0/0","except":["192.168.4.0/24"]}}],
@@ -68,7 +68,7 @@ int main() {
   CHECK(allowed({}, kProbe, host("1.2.3.4", 80)));
   CHECK(allowed({kSpecPolicy}, kOther, host("1.2.3.4", 80)));
 
-  // The spec's example: port 8000 outside 192.168.4.0/24 only.
+  // examples/egress-policy.yaml: port 8000 outside 192.168.4.0/24 only.
   CHECK(allowed({kSpecPolicy}, kProbe, host("127.0.0.1", 8000)));
   CHECK(!allowed({kSpecPolicy}, kProbe, host("127.0.0.1", 8001)));
   CHECK(!allowed({kSpecPolicy}, kProbe, host("192.168.4.20", 8000)));

@@ -1,4 +1,4 @@
-// Worker propagation of NetworkPolicy (spec 004 "Enforcement and propagation"), on a
+// How NetworkPolicy reaches a worker's pods, on a
 // simulated clock: deny until loaded, relist every 5 s, labels per pod sync, 3 s pod cache.
 #include <map>
 #include <string>

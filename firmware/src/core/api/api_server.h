@@ -38,7 +38,8 @@ class ApiServer {
 
   void handle(http::Request& req, http::ResponseWriter& w);
 
-  // Bearer token; empty disables auth (any client is accepted, spec 004).
+  // Bearer token; empty disables auth: any client is accepted (a cluster on its own Wi-Fi
+  // access point, provisioned without K32_CMD:TOKEN).
   void set_token(const std::string& token);
   bool has_token();
   // checks_own_auth: the route runs before the bearer-token check and decides itself

@@ -1,4 +1,5 @@
-// Endpoints and EndpointSlice, computed on read from Services and their pods (spec 004).
+// Endpoints and EndpointSlice, computed on read from Services and their pods
+// (read-only, never stored: nothing to keep in sync, no watch).
 #pragma once
 #include <string>
 #include <vector>

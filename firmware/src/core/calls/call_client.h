@@ -1,7 +1,8 @@
 // k32_http_call on a node: argument checks, URL and name resolution, NetworkPolicy,
 // and the route of each call — a Service (through the in-cluster hook), a host outside
 // the cluster over plain HTTP, https:// on the control plane's TLS sessions or, on a
-// worker, through the control plane's egress gateway. Return codes per spec 004.
+// worker, through the control plane's egress gateway. Return codes are the K32_ERR_* values of
+// k32_app_abi.h, or the HTTP status of the answer.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -71,7 +72,7 @@ class CallClient {
   CallReply call(const CallArgs& a);
   const CallEnv& env() const { return env_; }
 
-  // The [NETPOL] line (rate-limited to one per second, spec 004).
+  // The [NETPOL] line, at most one per second so a pod retrying in a loop cannot flood the log.
   void log_denied(const CallArgs& a, const std::string& target, const std::string& reason);
 
  private:

@@ -1,4 +1,7 @@
-// The caller's "Name: value\r\n" header lines and the spec 004 forwarding rules.
+// The caller's "Name: value\r\n" header lines and which of them are forwarded: to a pod
+// only Content-Type, Cookie, X-Request-Id and Accept-Encoding (the rest is the caller's
+// business, not the callee's); to an outside host all but X-Kube32-* and the headers the
+// connection itself owns (Host, Content-Length, Connection, Transfer-Encoding, ...).
 #pragma once
 #include <string>
 #include <vector>

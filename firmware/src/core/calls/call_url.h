@@ -1,4 +1,7 @@
-// k32_http_call URLs and the spec 004 name-resolution table ("Calls from pods").
+// k32_http_call URLs and how their host resolves, as a Kubernetes DNS name does inside a
+// pod: <svc>, <svc>.<ns>, <svc>.<ns>.svc[.cluster.local] name a Service (<svc>.<ns> falls
+// back to an outside host when no such Service exists); an IPv4 address or any other name
+// is a host outside the cluster; https:// always is (pods serve plain HTTP).
 #pragma once
 #include <cstdint>
 #include <string>

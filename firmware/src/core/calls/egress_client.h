@@ -1,5 +1,7 @@
-// A worker's side of the egress gateway (spec 004 "Egress gateway"): each https:// call
-// of its pods becomes POST /apis/kube32.io/v1/egress on the control plane.
+// A worker's side of the egress gateway: each https:// call of its pods becomes POST
+// /apis/kube32.io/v1/egress on the control plane, because only the control plane makes TLS
+// connections (its session threads and mbedTLS buffers live in PSRAM, which the worker
+// boards lack).
 #pragma once
 #include <string>
 #include <vector>

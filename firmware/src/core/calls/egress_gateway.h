@@ -1,4 +1,4 @@
-// The control plane's egress gateway (spec 004 "Egress gateway"): makes https:// calls
+// The control plane's egress gateway: makes https:// calls
 // for pods on workers, on behalf of their nodes, checked against the pods'
 // NetworkPolicies in the object store, and streams the host's answer back chunked.
 #pragma once

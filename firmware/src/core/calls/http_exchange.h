@@ -1,5 +1,5 @@
-// One HTTP/1.1 request and its response over a CallStream, with the limits of spec 004
-// "Hosts outside the cluster": response head limit (K32_ERR_IO past it), 1xx skipped,
+// One HTTP/1.1 request and its response over a CallStream, with the limits of a call to a
+// host outside the cluster: response head limit (K32_ERR_IO past it), 1xx skipped,
 // body delivered as it arrives and cut after `limit` bytes (K32_ERR_TOOBIG), a deadline
 // over the whole exchange (K32_ERR_TIMEOUT), and a cancel flag (the pod stopped).
 #pragma once
@@ -47,7 +47,9 @@ std::string build_request_head(const std::string& method, const std::string& tar
 ExchangeResult http_exchange(CallStream& s, const std::string& request_head, const uint8_t* body, size_t body_len,
                              bool head_request, const ExchangeLimits& lim, const BodySink& sink);
 
-// Maps a port-level errno (-ECONNREFUSED ...) to the K32_ERR_* code spec 004 gives it.
+// Maps a port-level errno (-ECONNREFUSED ...) to the K32_ERR_* code a pod sees (ECONNREFUSED ->
+// K32_ERR_CONNREFUSED, ETIMEDOUT -> K32_ERR_TIMEOUT, EHOSTUNREACH/ENETUNREACH ->
+// K32_ERR_HOSTUNREACH, anything else K32_ERR_IO).
 int32_t errno_to_k32(int err);
 
 bool valid_method(const std::string& m);

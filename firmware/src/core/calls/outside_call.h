@@ -1,4 +1,4 @@
-// Calls to hosts outside the cluster (spec 004 "Hosts outside the cluster", "HTTPS"):
+// Calls to hosts outside the cluster:
 // the node's resolver, one connection per call with Connection: close, forwarded
 // headers filtered, plain HTTP from any node and TLS 1.2 on a session thread.
 #pragma once

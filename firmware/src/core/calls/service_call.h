@@ -1,4 +1,4 @@
-// Calls to Services (spec 004 "Services"): resolution to ready backing pods (from the
+// Calls to Services: resolution to ready backing pods (from the
 // store on the control plane, from the API with a 3 s cache on workers), NetworkPolicy
 // per candidate pod, call-chain loop checks, then the pod in-process on the caller's
 // thread (same node, with the native stack check) or over a keep-alive pool to the

@@ -1,7 +1,8 @@
-// The control plane's TLS session threads (spec 004 "HTTPS: Sessions"): up to
-// K32_TLS_SESSIONS threads with K32_TLS_SESSION_STACK_BYTES stacks, started on the first
-// call; the calling thread waits for its session; when every session is in use the call
-// gets K32_ERR_BUSY at once.
+// The control plane's TLS session threads: up to K32_TLS_SESSIONS threads with
+// K32_TLS_SESSION_STACK_BYTES stacks, started on the first call (a TLS handshake needs more
+// stack than a pod's thread can spare, so it runs here); the calling thread waits for its
+// session; when every session is in use the call gets K32_ERR_BUSY at once rather than
+// queueing behind handshakes that may take seconds.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -60,8 +60,8 @@ struct Hooks {
   std::function<bool(const std::string& bundle, const std::string& path, const uint8_t** data, uint32_t* len)>
       embedded_asset;
   std::function<const char*(const std::string& path)> content_type;
-  // NetworkPolicy on workers (the spec: labels recorded at every pod sync, a namespace's
-  // policies loaded before its first pod starts). pods_listed sees every pod bound to
+  // NetworkPolicy on workers (labels recorded at every pod sync, a namespace's policies
+  // loaded before its first pod starts). pods_listed sees every pod bound to
   // this node at each sync, before any of them starts; network_ready runs right before a
   // pod starts, and a pod it refuses stays Pending until a later sync, so no pod ever runs
   // before the policies that restrict it are in force.

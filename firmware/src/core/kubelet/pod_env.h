@@ -1,4 +1,5 @@
-// A container's environment at start: Service links (spec 004's table), the API server's
+// A container's environment at start: Service links (<SVC>_SERVICE_HOST/_PORT
+// and the docker-link style <SVC>_PORT_* names, as the kubelet injects them), the API server's
 // KUBERNETES_SERVICE_HOST/PORT, HOSTNAME, then env entries (value, configMapKeyRef,
 // secretKeyRef, fieldRef) which win over injected names.
 #pragma once

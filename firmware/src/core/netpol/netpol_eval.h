@@ -1,4 +1,4 @@
-// NetworkPolicy egress evaluation (spec 004 "NetworkPolicy"): pure functions over the
+// NetworkPolicy egress evaluation, with Kubernetes semantics: pure functions over the
 // policies of the caller's namespace, the caller pod and one destination. Ingress rules
 // are stored by the API server and never consulted here.
 #pragma once
@@ -11,7 +11,8 @@
 namespace k32 {
 namespace netpol {
 
-// Every namespace carries this label with its own name (spec 004).
+// Every namespace carries this label with its own name (as in Kubernetes), so a
+// namespaceSelector can pick namespaces by name.
 constexpr const char* kNamespaceNameLabel = "kubernetes.io/metadata.name";
 
 // The destination of one connection a k32_http_call opens.

@@ -1,4 +1,4 @@
-// A worker's view of NetworkPolicy (spec 004 "Enforcement and propagation"): the kubelet
+// A worker's view of NetworkPolicy (a worker enforces its own pods' calls): the kubelet
 // records its pods' labels at every pod sync, loads a namespace's policies before the
 // first pod of that namespace starts, relists every K32_POLICY_RELIST_MS, and target pods
 // read for label/port-name rules are kept K32_POLICY_POD_CACHE_MS. Calls of pods whose

@@ -30,7 +30,7 @@ struct NodeConfig {
 // Heartbeat timing (kubelet -> API server) and the control plane's verdict on silence.
 // A silent node turns NotReady at most kNodeGraceMs + kNodeMonitorMs after its last
 // heartbeat; the heartbeat may have come kHeartbeatMs before the node fell silent, so the
-// three add up to the spec's bound (K32_NODE_NOT_READY_MS).
+// three add up to K32_NODE_NOT_READY_MS (40 s, kube-controller-manager's default).
 constexpr uint32_t kHeartbeatMs = 10000;
 constexpr uint32_t kNodeMonitorMs = 2000;
 constexpr uint32_t kNodeGraceMs = K32_NODE_NOT_READY_MS - kHeartbeatMs - kNodeMonitorMs;

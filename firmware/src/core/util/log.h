@@ -1,4 +1,5 @@
-// Node log lines, and the once-per-second rate limit the spec puts on [NETPOL]/[EGRESS] lines.
+// Node log lines, and the once-per-second rate limit on [NETPOL]/[EGRESS] lines (a pod that
+// retries a denied call in a loop must not flood the console or starve the log sink).
 #pragma once
 #include <cstdint>
 #include <string>
