@@ -23,7 +23,7 @@ def app_header(abi: Abi) -> str:
     out = [f"/* {BANNER} */",
            "/* The Kube32 pod ABI: include this in pod sources compiled with clang --target=wasm32. */",
            "#ifndef K32_APP_ABI_H", "#define K32_APP_ABI_H", "", "#include <stdint.h>", "",
-           f"#define K32_ABI_VERSION {abi.version}", "", "/* Return codes (spec 004). */"]
+           f"#define K32_ABI_VERSION {abi.version}", "", "/* Return codes: negative, Linux errno numbers where one fits. */"]
     for e in abi.errors:
         out.append(f"#define K32_ERR_{e.name} ({e.value}) /* {_cc(e.doc)} */")
     out += ["", "/* Capabilities a container grants in securityContext.capabilities.add. */"]

@@ -16,7 +16,7 @@ BOARDS_DIR = REPO_ROOT / "boards"
 COMMON_FILE = "common.yaml"
 REGIONS = ("internal", "psram")
 ROLES = ("control-plane", "worker")  # what a node runs as (k32-node --role)
-# Budget name -> the key it must carry ("bytes" or "count"); these are the spec 004 budgets.
+# Budget name -> the key it must carry ("bytes" or "count"); every board profile gives each one.
 BUDGET_KEYS = {
     "ingress_stack": "bytes",
     "events_stack": "bytes",

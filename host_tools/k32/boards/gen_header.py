@@ -49,7 +49,7 @@ def render(board_name: str) -> str:
     # needs inproc_call_stack free after CALL_CHAIN_MAX - 1 hops.
     chain = inproc_chain_stack(board)
     lines.append(f"inline constexpr uint32_t K32_INPROC_CHAIN_STACK_BYTES = {chain}u;")
-    lines += ["", "// ---- board-independent (spec 004) ----"]
+    lines += ["", "// ---- board-independent (boards/common.yaml) ----"]
     for key, value in common.items():
         if isinstance(value, str):
             lines.append(f'inline constexpr const char* K32_{key} = "{value}";')
