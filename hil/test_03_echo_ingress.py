@@ -1,4 +1,4 @@
-"""examples/echo.yaml (spec 004): a request through the Ingress reaches the echo pod, and
+"""examples/echo.yaml: a request through the Ingress reaches the echo pod, and
 its SSE stream announces the viewer."""
 import json
 import socket

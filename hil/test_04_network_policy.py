@@ -1,5 +1,5 @@
-"""NetworkPolicy (spec 004): the API defaults and prints policies as kube-apiserver does, and
-examples/egress*.yaml behave as the spec says — the probes on the control plane and on a
+"""NetworkPolicy: the API defaults and prints policies as kube-apiserver does, and
+examples/egress*.yaml behave as docs/calls.md says — the probes on the control plane and on a
 worker reach port 8000 of an outside host; with the policy, 8000 stays allowed and any other
 port gets K32_ERR_PERM (-1)."""
 import json
@@ -64,7 +64,7 @@ def port_8000(request):
     try:
         srv = serve("0.0.0.0" if host != "127.0.0.1" else host, 8000)
     except OSError as e:
-        pytest.skip(f"port 8000 is taken on this machine ({e}); spec 004's example policy names it")
+        pytest.skip(f"port 8000 is taken on this machine ({e}); examples/egress-policy.yaml names it")
     yield host
     srv.shutdown()
     srv.server_close()

@@ -1,4 +1,4 @@
-"""An HTTPS call from a pod (spec 004 "HTTPS" + "Egress gateway"): the control plane makes
+"""An HTTPS call from a pod: the control plane makes
 it for its own pods and, through its egress gateway, for pods on workers. In the simulator
 the host is a local HTTPS server whose CA the control plane trusts (--egress-ca); with boards,
 --https-url names a site with a publicly trusted certificate."""

@@ -146,7 +146,7 @@ def test_networking_kinds(net):
             egress=[client.V1NetworkPolicyEgressRule(
                 ports=[client.V1NetworkPolicyPort(port=8000)])]))
     created = net.create_namespaced_network_policy(NS, pol)
-    # Defaults as kube-apiserver applies them (spec 004: policyTypes and protocol).
+    # Defaults as kube-apiserver applies them (policyTypes from the rules present, protocol TCP).
     assert sorted(created.spec.policy_types) == ["Egress", "Ingress"]
     assert created.spec.egress[0].ports[0].protocol == "TCP"
     out = net.patch_namespaced_network_policy(

@@ -14,7 +14,7 @@ from k32 import REPO_ROOT
 
 EGRESS = REPO_ROOT / "examples" / "egress.yaml"
 POLICY = REPO_ROOT / "examples" / "egress-policy.yaml"
-PROBE_PORT = 8000  # the port the spec's policy allows
+PROBE_PORT = 8000  # the port examples/egress-policy.yaml allows
 POD_START_S = 60
 WORKER_PROPAGATION_S = 12  # relist 5 s + pod sync 2 s, with margin
 
@@ -36,7 +36,7 @@ def port_8000():
     try:
         srv = ThreadingHTTPServer(("127.0.0.1", PROBE_PORT), Hello)
     except OSError as e:
-        pytest.skip(f"port {PROBE_PORT} is taken on this machine ({e}); the spec's policy names it")
+        pytest.skip(f"port {PROBE_PORT} is taken on this machine ({e}); examples/egress-policy.yaml names it")
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield srv
     srv.shutdown()

@@ -11,8 +11,8 @@ from conftest import free_port, run_call
 PERM, TOOBIG, BUSY, NOTSUP, CERT = -1, -7, -16, -95, -129
 
 
-def spec_policy(port=8000):
-    """The spec's examples/egress-policy.yaml policy (with the allowed port as given)."""
+def example_policy(port=8000):
+    """The examples/egress-policy.yaml policy (with the allowed port as given)."""
     return {
         "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
         "metadata": {"name": "egress-probe", "namespace": "default"},
@@ -40,7 +40,7 @@ def write_objects(tmp_path, objs):
 
 
 def test_policy_allows_the_port_and_denies_others(k32_call, http_server, tmp_path):
-    objs = write_objects(tmp_path, [probe_pod(), spec_policy(port=http_server.port)])
+    objs = write_objects(tmp_path, [probe_pod(), example_policy(port=http_server.port)])
     [r], err = run_call(k32_call, f"http://127.0.0.1:{http_server.port}/ok", "--objects", objs,
                         "--pod", "default/egress-probe")
     assert r.rc == 200, err
@@ -54,7 +54,7 @@ def test_policy_allows_the_port_and_denies_others(k32_call, http_server, tmp_pat
 
 
 def test_netpol_log_is_rate_limited(k32_call, tmp_path):
-    objs = write_objects(tmp_path, [probe_pod(), spec_policy()])
+    objs = write_objects(tmp_path, [probe_pod(), example_policy()])
     rs, err = run_call(k32_call, "http://127.0.0.1:9/", "--objects", objs, "--pod", "default/egress-probe",
                        "--repeat", "5")
     assert [r.rc for r in rs] == [PERM] * 5
@@ -144,7 +144,7 @@ def test_gateway_with_token(k32_call, https_servers, gateway_factory, tmp_path):
 
 def test_gateway_checks_network_policy(k32_call, https_servers, gateway_factory, tmp_path):
     s = https_servers["good"]
-    gw = gateway_factory(write_objects(tmp_path, [probe_pod(), node(), spec_policy()]))
+    gw = gateway_factory(write_objects(tmp_path, [probe_pod(), node(), example_policy()]))
     [r], _ = worker_call(k32_call, gw, f"https://localhost:{s.port}/ok")
     assert r.rc == PERM
     assert f"[NETPOL] default/egress-probe -> https://localhost:{s.port} denied: " in gw.stop()

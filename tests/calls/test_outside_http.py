@@ -1,5 +1,5 @@
 """k32_http_call to plain-HTTP hosts outside the cluster, over real sockets: every
-return code the spec gives for them, header rules, 1xx, redirects and head limits."""
+return code such a call can give (docs/abi.md), header rules, 1xx, redirects and head limits."""
 import json
 
 from conftest import free_port, run_call

@@ -1,4 +1,6 @@
-"""Spec 004 "Host and path matching", table-driven, against the running controller.
+"""Ingress host and path matching, table-driven, against the running controller: exact
+host, then wildcard (*.domain, one label), then host-less rules; the longest path wins,
+Exact over Prefix on a tie; Prefix matches whole segments.
 
 No pods run behind these Services, so every routed request answers 503 naming the
 Service the controller chose: that is how each case shows which rule won."""

@@ -1,4 +1,5 @@
-"""Spec 004 "StaticBundle resource backends" against the embedded cluster bundle
+"""Ingress StaticBundle resource backends (prefix stripping, gzip variants and 406,
+index.html fallback, Cache-Control) against the embedded cluster bundle
 (images/web/cluster: index.html, app.js with app.js.gz, style.css stored only as .gz)."""
 import gzip
 from pathlib import Path

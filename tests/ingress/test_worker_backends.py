@@ -1,4 +1,4 @@
-"""Spec 004 service backends with real pods (needs the kubelet and the echo image, issue 3):
+"""Ingress Service backends with real pods (needs the kubelet and the echo image):
 examples/echo.yaml through the ingress and its event stream, Endpoints/EndpointSlices that
 match the pods, round-robin across two worker pods, and failover when a worker stops
 answering (SIGSTOP: its sockets stay open, the worst case for a relay)."""
@@ -20,7 +20,7 @@ from k32.sim.testing import make_test_cluster
 REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
 POD_START_TIMEOUT_S = 60.0
-# Spec: a silent node is NotReady within 40 s; the rest is the test's own polling slack.
+# A silent node is NotReady within K32_NODE_NOT_READY_MS (40 s); the rest is the test's own polling slack.
 NOT_READY_TIMEOUT_S = 50.0
 # After NotReady the controller must not keep picking the stopped pod: a request that waits
 # on it (relay timeout) before failing over is not "moved".
