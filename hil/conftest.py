@@ -34,7 +34,7 @@ def target(request, tmp_path_factory):
         t = BoardTarget(tmp_path_factory.mktemp("board"), opt("--cp-port"), opt("--cp-ip"),
                         opt("--worker-port"), opt("--api-url"), opt("--ingress-port"), opt("--token"))
     else:
-        from k32.sim.testing import make_test_pki
+        from k32.testing.clusters import make_test_pki
         pki = make_test_pki(tmp_path_factory.mktemp("hil-pki"))
         t = SimTarget(tmp_path_factory.mktemp("hil-sim"), opt("--sim-workers"), egress_ca=pki["ca"])
         t.pki = pki

@@ -1,7 +1,7 @@
 """The node runs the bundle built for its board: STATUS reports the digest `k32 bundle` gives."""
 import pytest
 
-from k32.bundle import build
+from k32.data_bundle import build
 
 
 def test_node_reports_its_bundle_digest(target, tmp_path_factory):

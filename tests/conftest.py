@@ -2,7 +2,7 @@
 `sim_factory` starts extra clusters for tests that must break or restart theirs."""
 import pytest
 
-from k32.sim.testing import k8s_api_client, make_test_cluster
+from k32.testing.clusters import k8s_api_client, make_test_cluster
 
 
 # pytest calls a failed session fixture again for every test that uses it; a cluster that

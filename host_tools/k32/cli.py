@@ -12,7 +12,7 @@ COMMANDS = {
     "catalog": "k32.render.catalog.cli:catalog",
     "release": "k32.render.release.cli:release",
     "apply": "k32.render.apply.cli:apply",
-    "bundle": "k32.bundle.cli:bundle",
+    "bundle": "k32.data_bundle.cli:bundle",
     "wasm": "k32.wasm.cli:wasm",
     "fuzz": "k32.fuzz.cli:fuzz",
     "flash": "k32.flash.cli:flash",

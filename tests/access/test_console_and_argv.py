@@ -16,7 +16,7 @@ NOBODY = 65534
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     c = make_test_cluster(tmp_path_factory.mktemp("console"), workers=1, token=TOKEN)
     c.up()
     yield c

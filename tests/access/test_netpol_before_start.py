@@ -46,7 +46,7 @@ def outside():
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     c = make_test_cluster(tmp_path_factory.mktemp("netpol-start"), workers=1)
     c.up()
     yield c

@@ -25,7 +25,7 @@ STRANGER = "127.0.0.99"  # a loopback address no node of the cluster has
 
 @pytest.fixture(scope="module")
 def open_cluster(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     cluster = make_test_cluster(tmp_path_factory.mktemp("access-open"), workers=1)
     cluster.up()
     try:
@@ -76,7 +76,7 @@ def test_without_token_only_node_addresses_reach_a_pod_server(open_cluster):
 
 @pytest.fixture(scope="module")
 def token_cluster(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     cluster = make_test_cluster(tmp_path_factory.mktemp("access-token"), workers=1, token=TOKEN)
     cluster.up()
     try:

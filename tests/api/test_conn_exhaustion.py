@@ -53,7 +53,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     c = make_test_cluster(tmp_path_factory.mktemp("conns"), workers=0)
     c.up()
     p = c.kubectl("apply", "-f", "-", input=ECHO)

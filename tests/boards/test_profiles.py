@@ -73,7 +73,7 @@ def test_partition_table_binary_roundtrip_and_md5():
 
 
 def test_bad_profile_is_named(tmp_path, monkeypatch):
-    import k32.boards as boards
+    import k32.boards.profile as boards
     (tmp_path / "common.yaml").write_text((boards.BOARDS_DIR / "common.yaml").read_text())
     text = (boards.BOARDS_DIR / "esp32.yaml").read_text()
     (tmp_path / "esp32.yaml").write_text(text.replace("region: internal}", "region: psram}", 1))

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from k32.boards import load_board
 from k32.boards.partition_table import parse_binary
-from k32.bundle import BundleError, build, load_manifest, littlefs_image
+from k32.data_bundle import BundleError, build, load_manifest, littlefs_image
 from k32.cli import main
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 import yaml
 
-from k32.sim.testing import make_test_cluster
+from k32.testing.clusters import make_test_cluster
 
 CP = {"node-role.kubernetes.io/control-plane": ""}
 HOPS = 8  # callers in the longest chain the call rules allow (boards/common.yaml CALL_CHAIN_MAX)

@@ -1,4 +1,4 @@
-"""`python -m k32.esprom` serves the double; esptool's own flash-id reads the emulated JEDEC
+"""`python -m k32.testing.esprom` serves the double; esptool's own flash-id reads the emulated JEDEC
 id through the SPI registers and detects the flash size."""
 import signal
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 @pytest.mark.parametrize("chip,size", [("esp32", "4MB"), ("esp32s3", "16MB")])
 def test_flash_id_through_the_cli_server(tmp_path, chip, size):
-    srv = subprocess.Popen([sys.executable, "-m", "k32.esprom", "--chip", chip, "--flash-size", size,
+    srv = subprocess.Popen([sys.executable, "-m", "k32.testing.esprom", "--chip", chip, "--flash-size", size,
                             "--image", str(tmp_path / "f.bin")], stdout=subprocess.PIPE, text=True)
     try:
         url = srv.stdout.readline().strip()
@@ -26,6 +26,6 @@ def test_flash_id_through_the_cli_server(tmp_path, chip, size):
 
 
 def test_bad_arguments(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "k32.esprom", "--flash-size", "huge", "--image", str(tmp_path / "f")],
+    r = subprocess.run([sys.executable, "-m", "k32.testing.esprom", "--flash-size", "huge", "--image", str(tmp_path / "f")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "flash size 'huge'" in r.stderr

@@ -5,8 +5,8 @@ import zlib
 
 import pytest
 
-from k32.esprom import slip
-from k32.esprom.rom import CMD, ERR_CRC, ERR_DEFLATE, ERR_FAILED, ERR_INVALID, RomDouble
+from k32.testing.esprom import slip
+from k32.testing.esprom.rom import CMD, ERR_CRC, ERR_DEFLATE, ERR_FAILED, ERR_INVALID, RomDouble
 
 SYNC = b"\x07\x07\x12\x20" + b"\x55" * 32
 

@@ -2,9 +2,9 @@
 import pytest
 
 from k32.boards import flash_size_bytes
-from k32.bundle import build as build_bundle
-from k32.esprom.rom import RomDouble
-from k32.esprom.server import SocketServer
+from k32.data_bundle import build as build_bundle
+from k32.testing.esprom.rom import RomDouble
+from k32.testing.esprom.server import SocketServer
 
 from flash_helpers import make_image
 

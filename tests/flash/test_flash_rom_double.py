@@ -81,7 +81,7 @@ def test_node_that_never_answers(board_files):
 
 def test_missing_and_busy_port(board_files, rom):
     import serial
-    from k32.esprom.server import PtyServer
+    from k32.testing.esprom.server import PtyServer
     bundle, app, boot = board_files("s3")
     common = ["--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
               "--bundle", str(bundle), "--no-stub"]
@@ -102,7 +102,7 @@ def test_missing_and_busy_port(board_files, rom):
 
 
 def test_flash_over_a_pty(board_files, rom):
-    from k32.esprom.server import PtyServer
+    from k32.testing.esprom.server import PtyServer
     bundle, app, boot = board_files("s3")
     double, _url = rom("esp32s3")
     pty = PtyServer(double).start()

@@ -15,7 +15,7 @@ import yaml
 
 from ingress_helpers import apply, ingress_address, wait_until
 
-from k32.sim.testing import make_test_cluster
+from k32.testing.clusters import make_test_cluster
 
 REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"

@@ -13,7 +13,7 @@ import yaml
 
 from k32.boards import inproc_chain_stack, load_board
 from k32.sim.console import command
-from k32.sim.testing import make_test_cluster
+from k32.testing.clusters import make_test_cluster
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
 from ingress_helpers import apply, ingress_address, wait_until  # noqa: E402

@@ -24,7 +24,7 @@ def k32(*args, env_extra=None):
 
 @pytest.fixture(scope="module")
 def board_like(tmp_path_factory):
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     c = make_test_cluster(tmp_path_factory.mktemp("kcfg"), workers=0, token=TOKEN)
     c.up()
     yield c

@@ -183,7 +183,7 @@ def test_foreground_up_ends_quietly_on_sim_down(env):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
 def test_test_clusters_die_with_their_test_process(tmp_path):
-    code = ("import sys, time; from k32.sim.testing import make_test_cluster\n"
+    code = ("import sys, time; from k32.testing.clusters import make_test_cluster\n"
             "c = make_test_cluster(sys.argv[1], workers=0); c.up()\n"
             "print(c.status()['nodes'][0]['pid'], c.status()['nodes'][0]['pid'] and "
             "__import__('k32.sim.procs', fromlist=['x']).start_time(c.status()['nodes'][0]['pid']),"

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from k32 import REPO_ROOT
-from k32.sim.testing import make_test_cluster
+from k32.testing.clusters import make_test_cluster
 
 TOKEN = "set-on-the-console-42"
 

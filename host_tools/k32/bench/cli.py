@@ -74,7 +74,7 @@ def api_cmd(count, list_rounds, server, token, console_address, as_json):
 
 def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
     from k32.sim.cluster import SimError
-    from k32.sim.testing import make_test_cluster
+    from k32.testing.clusters import make_test_cluster
     with tempfile.TemporaryDirectory(prefix="k32-bench-") as tmp:
         cluster = make_test_cluster(tmp, workers=0, token=token)
         try:

@@ -22,7 +22,7 @@ from k32.boards import BoardError, load_board
 @click.option("--dry-run", is_flag=True, help="print the plan (chip, offsets, files, sha256) and stop")
 def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, erase, no_stub, dry_run):
     """Build and write bootloader, partition table, app and data partition to a board."""
-    from k32 import bundle as bundle_mod
+    from k32 import data_bundle as bundle_mod
     from . import FlashError, describe_plan, make_plan, write
     from .pio import BuildError, build, outputs
     from .ports import PortError, auto_detect

@@ -360,7 +360,7 @@ class SimCluster:
         """The digest of what `k32 bundle --board sim` builds: the simulator's firmware image
         in the same sense a board's data partition is, printed at boot and in STATUS."""
         if not hasattr(self, "_digest"):
-            from k32.bundle import digest_for
+            from k32.data_bundle import digest_for
             self._digest = digest_for(BOARD)
         return self._digest
 

@@ -1,6 +1,6 @@
 """Serve the ROM double on a TCP port (socket://host:port) or a pty.
 
-    python -m k32.esprom --chip esp32s3 --flash-size 8MB --image flash.bin [--port 0 | --pty]
+    python -m k32.testing.esprom --chip esp32s3 --flash-size 8MB --image flash.bin [--port 0 | --pty]
 prints `socket://127.0.0.1:<port>` or the pty path, then serves until killed."""
 from __future__ import annotations
 

@@ -1,0 +1,9 @@
+"""Test support, shipped so the test suites (tests/, hil/) and `k32 bench` can use it; nothing
+here runs in a normal `k32` command.
+
+- clusters.py: throw-away simulated clusters (a temporary state dir, free ports, a private
+  kubeconfig) standing in for a user's cluster, so ~/.kube/config is never touched; and a test
+  CA standing in for a public one.
+- esprom/: a double of the ESP32 / ESP32-S3 ROM serial bootloader, standing in for a real
+  chip when `k32 flash` is tested without a board.
+- poll.py: poll_until, the deadline-bounded wait every test uses instead of a fixed sleep."""
