@@ -9,6 +9,8 @@
 #   K32_WASM_SRC K32_CORE_SRC K32_APP_SRC        portable sources above port/
 #   K32_GEN_CORE_SRC K32_GEN_APP_SRC K32_GEN_TARGETS   generated sources and their targets
 #   K32_PORT_HOST_SRC K32_PORT_ESP32_SRC K32_PORT_MCU_SRC   one platform's port/ implementation
+#                                                 (host and ESP32 both include port/tls_mbedtls,
+#                                                 the TLS and SHA-256 code they share)
 #   K32_INCLUDE_DIRS                              include folders of every source above
 get_filename_component(K32_FW_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 get_filename_component(K32_REPO "${K32_FW_DIR}/.." ABSOLUTE)
@@ -30,6 +32,11 @@ file(GLOB_RECURSE K32_APP_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/src/app/*.cpp")
 file(GLOB K32_PORT_HOST_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/host/*.cpp")
 list(FILTER K32_PORT_HOST_SRC EXCLUDE REGEX ".*/main_host\\.cpp$")
 file(GLOB K32_PORT_ESP32_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/esp32/*.cpp")
+# TLS and SHA-256 on mbedTLS, for every port that links it; a build without mbedTLS leaves
+# K32_PORT_HAS_TLS undefined and these files compile to nothing.
+file(GLOB K32_PORT_TLS_MBEDTLS_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/tls_mbedtls/*.cpp")
+list(APPEND K32_PORT_HOST_SRC ${K32_PORT_TLS_MBEDTLS_SRC})
+list(APPEND K32_PORT_ESP32_SRC ${K32_PORT_TLS_MBEDTLS_SRC})
 file(GLOB K32_PORT_MCU_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/mcu/*.cpp" "${K32_FW_DIR}/port/mcu/*.c")
 list(FILTER K32_PORT_MCU_SRC EXCLUDE REGEX ".*/main_mcu\\.cpp$")
 

@@ -1,60 +1,35 @@
-// TLS for the API server with mbedTLS (2.28 on Debian; ESP-IDF ships the same library).
-// The 32-bit host build links no mbedTLS: there the functions report TLS unavailable.
-#include <errno.h>
-#include <poll.h>
-#include <sys/socket.h>
+// TLS for the API server with mbedTLS: the node's self-signed P-256 identity, made on first
+// boot and kept on the data partition, and server sessions. On boards with PSRAM the
+// sdkconfig puts mbedTLS's allocations (the record buffers) there
+// (CONFIG_MBEDTLS_EXTERNAL_MEM_ALLOC), leaving internal RAM to Wi-Fi and stacks.
+#if defined(K32_PORT_HAS_TLS)
+#include <mbedtls/ecp.h>
+#include <mbedtls/oid.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "mbedtls_compat.h"
 #include "port.h"
-#include "tls_io_host.h"
-
-#if defined(K32_PORT_HAS_TLS)
-#include <mbedtls/ctr_drbg.h>
-#include <mbedtls/ecp.h>
-#include <mbedtls/entropy.h>
-#include <mbedtls/error.h>
-#include <mbedtls/net_sockets.h>
-#include <mbedtls/pk.h>
-#include <mbedtls/ssl.h>
-#include <mbedtls/oid.h>
-#include <mbedtls/x509_crt.h>
-#endif
+#include "tls_io.h"
 
 namespace k32 {
 namespace port {
 
-#if defined(K32_PORT_HAS_TLS)
-
 namespace {
 
-struct Rng {
-  mbedtls_entropy_context entropy;
-  mbedtls_ctr_drbg_context drbg;
-  bool ok = false;
-  Rng() {
-    mbedtls_entropy_init(&entropy);
-    mbedtls_ctr_drbg_init(&drbg);
-    static const char pers[] = "kube32-api";
-    ok = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, reinterpret_cast<const unsigned char*>(pers),
-                               sizeof pers - 1) == 0;
-  }
-};
+// Room for a PEM-encoded P-256 key or self-signed certificate (each well under 1 KiB).
+constexpr size_t kPemMax = 4096;
 
-void set_err(char* err, size_t cap, const std::string& what, int rc) {
-  if (!err || !cap) return;
-  char buf[128] = {0};
-  if (rc) mbedtls_strerror(rc, buf, sizeof buf);
-  std::snprintf(err, cap, "%s%s%s", what.c_str(), rc ? ": " : "", buf);
-}
+void set_err(char* err, size_t cap, const std::string& what, int rc) { tlsio::describe(err, cap, what.c_str(), rc); }
 
 bool write_pem(const std::string& path, const unsigned char* pem) {
   return file_write_atomic(path.c_str(), pem, std::strlen(reinterpret_cast<const char*>(pem)));
 }
 
-// subjectAltName = DNS:localhost, IP:<ip>, DER-encoded by hand (mbedTLS 2.28 has no IP SAN writer).
+// subjectAltName = DNS:localhost, IP:<ip>, DER-encoded here (mbedTLS 2.28 has no IP SAN
+// writer); kubectl checks the IP it dials.
 std::string san_der(const unsigned char ip[4]) {
   std::string gn;
   gn += static_cast<char>(0x82);  // [2] dNSName
@@ -76,54 +51,54 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
     set_err(err, errcap, std::string("not an IPv4 address: ") + ip, 0);
     return false;
   }
-  Rng rng;
-  if (!rng.ok) {
-    set_err(err, errcap, "no entropy for the TLS key", 0);
+  // The PEM buffer comes from the heap: a board thread's stack has no 4 KiB to spare.
+  unsigned char* buf = static_cast<unsigned char*>(mem_alloc(kPemMax, Region::Any));
+  if (!buf) {
+    set_err(err, errcap, "out of memory for the API certificate", 0);
     return false;
   }
   mbedtls_pk_context key;
   mbedtls_pk_init(&key);
   mbedtls_x509write_cert crt;
   mbedtls_x509write_crt_init(&crt);
-  mbedtls_mpi serial;
-  mbedtls_mpi_init(&serial);
   bool ok = false;
   int rc = 0;
-  unsigned char buf[4096];
   std::string subject = std::string("CN=kube32-apiserver ") + ip + ",O=Kube32";
   std::string san = san_der(ipb);
-  unsigned char serial_bytes[16];
-  random_fill(serial_bytes, sizeof serial_bytes);
-  serial_bytes[0] &= 0x7f;
+  unsigned char serial[16];
+  random_fill(serial, sizeof serial);
+  serial[0] &= 0x7f;  // a positive INTEGER
   do {
     if ((rc = mbedtls_pk_setup(&key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY))) != 0) break;
-    if ((rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key), mbedtls_ctr_drbg_random, &rng.drbg)) != 0) break;
+    if ((rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key), tlsio::rng, nullptr)) != 0) break;
     mbedtls_x509write_crt_set_version(&crt, MBEDTLS_X509_CRT_VERSION_3);
     mbedtls_x509write_crt_set_md_alg(&crt, MBEDTLS_MD_SHA256);
     mbedtls_x509write_crt_set_subject_key(&crt, &key);
     mbedtls_x509write_crt_set_issuer_key(&crt, &key);
     if ((rc = mbedtls_x509write_crt_set_subject_name(&crt, subject.c_str())) != 0) break;
     if ((rc = mbedtls_x509write_crt_set_issuer_name(&crt, subject.c_str())) != 0) break;
-    if ((rc = mbedtls_mpi_read_binary(&serial, serial_bytes, sizeof serial_bytes)) != 0) break;
-    if ((rc = mbedtls_x509write_crt_set_serial(&crt, &serial)) != 0) break;
-    // Valid from a fixed past date so a board whose clock is not yet set still accepts it.
+    if ((rc = mbedtls_compat::crt_set_serial(&crt, serial, sizeof serial)) != 0) break;
+    // Valid from a fixed past date: a board whose clock is not yet set still accepts it.
     if ((rc = mbedtls_x509write_crt_set_validity(&crt, "20250101000000", "20450101000000")) != 0) break;
-    // It is its own CA: clients pin this certificate (kubeconfig certificate-authority).
+    // Its own CA: clients pin this certificate (kubeconfig certificate-authority-data).
     if ((rc = mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0)) != 0) break;
-    if ((rc = mbedtls_x509write_crt_set_key_usage(&crt, MBEDTLS_X509_KU_DIGITAL_SIGNATURE |
-                                                              MBEDTLS_X509_KU_KEY_CERT_SIGN)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_set_key_usage(
+             &crt, MBEDTLS_X509_KU_DIGITAL_SIGNATURE | MBEDTLS_X509_KU_KEY_CERT_SIGN)) != 0)
+      break;
     if ((rc = mbedtls_x509write_crt_set_subject_key_identifier(&crt)) != 0) break;
     if ((rc = mbedtls_x509write_crt_set_authority_key_identifier(&crt)) != 0) break;
     if ((rc = mbedtls_x509write_crt_set_extension(&crt, MBEDTLS_OID_SUBJECT_ALT_NAME,
                                                   MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME), 0,
-                                                  reinterpret_cast<const unsigned char*>(san.data()), san.size())) != 0) break;
-    if ((rc = mbedtls_pk_write_key_pem(&key, buf, sizeof buf)) != 0) break;
+                                                  reinterpret_cast<const unsigned char*>(san.data()),
+                                                  san.size())) != 0)
+      break;
+    if ((rc = mbedtls_pk_write_key_pem(&key, buf, kPemMax)) != 0) break;
     if (!write_pem(dir + "/api.key", buf)) {
       set_err(err, errcap, "cannot write " + dir + "/api.key", 0);
       rc = 0;
       break;
     }
-    if ((rc = mbedtls_x509write_crt_pem(&crt, buf, sizeof buf, mbedtls_ctr_drbg_random, &rng.drbg)) != 0) break;
+    if ((rc = mbedtls_x509write_crt_pem(&crt, buf, kPemMax, tlsio::rng, nullptr)) != 0) break;
     if (!write_pem(dir + "/api.crt", buf)) {
       set_err(err, errcap, "cannot write " + dir + "/api.crt", 0);
       rc = 0;
@@ -132,7 +107,7 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
     ok = true;
   } while (false);
   if (!ok && rc) set_err(err, errcap, "creating the API certificate failed", rc);
-  mbedtls_mpi_free(&serial);
+  mem_free(buf);
   mbedtls_x509write_crt_free(&crt);
   mbedtls_pk_free(&key);
   return ok;
@@ -141,7 +116,6 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
 }  // namespace
 
 struct TlsServer {
-  Rng rng;
   mbedtls_ssl_config conf;
   mbedtls_x509_crt cert;
   mbedtls_pk_context key;
@@ -173,18 +147,16 @@ TlsServer* tls_server_new(const char* dir, char* err, size_t errcap) {
   mbedtls_pk_init(&t->key);
   std::string d(dir);
   int rc;
-  if (!t->rng.ok) {
-    set_err(err, errcap, "no entropy for TLS", 0);
-  } else if ((rc = mbedtls_x509_crt_parse_file(&t->cert, (d + "/api.crt").c_str())) != 0) {
+  if ((rc = mbedtls_x509_crt_parse_file(&t->cert, (d + "/api.crt").c_str())) != 0) {
     set_err(err, errcap, "cannot load " + d + "/api.crt", rc);
-  } else if ((rc = mbedtls_pk_parse_keyfile(&t->key, (d + "/api.key").c_str(), nullptr)) != 0) {
+  } else if ((rc = mbedtls_compat::pk_parse_keyfile(&t->key, (d + "/api.key").c_str(), tlsio::rng)) != 0) {
     set_err(err, errcap, "cannot load " + d + "/api.key", rc);
   } else if ((rc = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
                                                MBEDTLS_SSL_PRESET_DEFAULT)) != 0) {
     set_err(err, errcap, "TLS configuration failed", rc);
   } else {
-    mbedtls_ssl_conf_rng(&t->conf, mbedtls_ctr_drbg_random, &t->rng.drbg);
-    mbedtls_ssl_conf_min_version(&t->conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+    mbedtls_ssl_conf_rng(&t->conf, tlsio::rng, nullptr);
+    mbedtls_compat::conf_min_tls12(&t->conf);
     if ((rc = mbedtls_ssl_conf_own_cert(&t->conf, &t->cert, &t->key)) == 0) return t;
     set_err(err, errcap, "TLS certificate/key mismatch", rc);
   }
@@ -230,22 +202,6 @@ void tls_session_free(TlsSession* t) {
   delete t;
 }
 
-#else  // no mbedTLS in this build
-
-bool tls_identity_ensure(const char*, const char*, char*, size_t, char* err, size_t errcap) {
-  if (err && errcap) std::snprintf(err, errcap, "TLS is not available in this build (no mbedTLS)");
-  return false;
-}
-TlsServer* tls_server_new(const char*, char* err, size_t errcap) {
-  if (err && errcap) std::snprintf(err, errcap, "TLS is not available in this build (no mbedTLS)");
-  return nullptr;
-}
-TlsSession* tls_accept(TlsServer*, Socket, uint32_t) { return nullptr; }
-int tls_recv(TlsSession*, void*, size_t, uint32_t) { return -EIO; }
-bool tls_send_all(TlsSession*, const void*, size_t) { return false; }
-void tls_session_free(TlsSession*) {}
-
-#endif
-
 }  // namespace port
 }  // namespace k32
+#endif

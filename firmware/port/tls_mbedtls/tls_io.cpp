@@ -1,11 +1,12 @@
-#include "tls_io_esp32.h"
+#if defined(K32_PORT_HAS_TLS)
+#include "tls_io.h"
 
-#include <cerrno>
+#include <errno.h>
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+#include <sys/socket.h>  // lwIP's socket calls on ESP-IDF, the kernel's on the host
+
 #include <cstdio>
-
-#include "esp_random.h"
-#include "lwip/sockets.h"
-#include "mbedtls/net_sockets.h"
 
 namespace k32 {
 namespace port {
@@ -13,7 +14,7 @@ namespace tlsio {
 
 int bio_send(void* ctx, const unsigned char* buf, size_t len) {
   Bio* b = static_cast<Bio*>(ctx);
-  ssize_t w = lwip_send(b->s, buf, len, MSG_NOSIGNAL);
+  ssize_t w = send(b->s, buf, len, MSG_NOSIGNAL);
   if (w < 0) return (errno == EINTR || errno == EAGAIN) ? MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
   return static_cast<int>(w);
 }
@@ -29,15 +30,23 @@ int bio_recv(void* ctx, unsigned char* buf, size_t len) {
   return n;
 }
 
+namespace {
+bool no_data_yet(int rc) {
+  if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) return true;
+#if defined(MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET)
+  // TLS 1.3 tickets arrive as "no application data yet" (mbedTLS 3.x): keep reading.
+  if (rc == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET) return true;
+#endif
+  return false;
+}
+}  // namespace
+
 int read_some(mbedtls_ssl_context* ssl, void* buf, size_t len) {
   for (;;) {
     int rc = mbedtls_ssl_read(ssl, static_cast<unsigned char*>(buf), len);
     if (rc > 0) return rc;
     if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || rc == MBEDTLS_ERR_NET_CONN_RESET) return 0;
-    // TLS 1.3 tickets and renegotiation arrive as "no data yet": keep reading.
-    if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE ||
-        rc == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET)
-      continue;
+    if (no_data_yet(rc)) continue;
     if (rc == MBEDTLS_ERR_SSL_TIMEOUT) return -ETIMEDOUT;
     return -EIO;
   }
@@ -56,18 +65,31 @@ bool write_all(mbedtls_ssl_context* ssl, const void* buf, size_t len) {
 }
 
 bool parse_ipv4(const char* ip, unsigned char out[4]) {
-  in_addr a;
-  if (!ip || inet_aton(ip, &a) != 1) return false;
-  const unsigned char* b = reinterpret_cast<const unsigned char*>(&a.s_addr);
-  for (int i = 0; i < 4; ++i) out[i] = b[i];
+  unsigned a, b, c, d;
+  char extra;
+  if (!ip || std::sscanf(ip, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 ||
+      d > 255)
+    return false;
+  out[0] = static_cast<unsigned char>(a);
+  out[1] = static_cast<unsigned char>(b);
+  out[2] = static_cast<unsigned char>(c);
+  out[3] = static_cast<unsigned char>(d);
   return true;
 }
 
-int hw_random(void*, unsigned char* out, size_t len) {
-  esp_fill_random(out, len);
+int rng(void*, unsigned char* out, size_t len) {
+  random_fill(out, len);
   return 0;
+}
+
+void describe(char* out, size_t cap, const char* what, int rc) {
+  if (!out || !cap) return;
+  char buf[160] = {0};
+  if (rc) mbedtls_strerror(rc, buf, sizeof buf);
+  std::snprintf(out, cap, "%s%s%s", what, rc ? ": " : "", buf);
 }
 
 }  // namespace tlsio
 }  // namespace port
 }  // namespace k32
+#endif
