@@ -1,4 +1,4 @@
-/* echo: spec 004's example pod. Answers every request with the GREETING environment
+/* echo: the example pod of examples/echo.yaml. Answers every request with the GREETING environment
  * variable, the request line and the request body; publishes each request's path on the
  * echo.events channel (CHANNEL_IPC) and logs the channel events it receives. */
 #include "k32_pod.h"

@@ -1,4 +1,4 @@
-"""Render-and-hash (contract 002): every determinism property, each with its own test."""
+"""Render-and-hash: every determinism property, each with its own test."""
 from __future__ import annotations
 
 import json

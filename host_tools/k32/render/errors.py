@@ -2,8 +2,8 @@
 
 
 class RenderError(Exception):
-    """A rejected input or render. `code` is the stable machine name (e.g. the render-and-hash
-    contract's `unpinned_template`); `str()` is the one-line human message naming file/field/rule."""
+    """A rejected input or render. `code` is the stable machine name (e.g. the release
+    renderer's `unpinned_template`); `str()` is the one-line human message naming file/field/rule."""
 
     def __init__(self, code: str, message: str):
         super().__init__(f"{code}: {message}")

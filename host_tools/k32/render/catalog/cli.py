@@ -1,4 +1,4 @@
-"""`k32 catalog validate|render|check` (contract 000)."""
+"""`k32 catalog validate|render|check`: ServiceDefinitions -> k3s or Kube32 resources."""
 from __future__ import annotations
 
 import sys
@@ -17,7 +17,7 @@ TARGETS = {"k3s": k3s.render_catalog, "kube32": kube32.render_catalog}
 
 
 def default_apps_dir(catalog_dir, target: str) -> Path:
-    """catalog/ -> apps/ beside it (the contract's layout); kube32 output gets its own dir."""
+    """catalog/ -> apps/ beside it (a GitOps repo's layout); kube32 output gets its own dir."""
     name = "apps" if target == "k3s" else f"apps-{target}"
     return Path(catalog_dir).resolve().parent / name
 
@@ -48,7 +48,7 @@ def validate(catalog_dir):
               help="Output directory (a bundle: per-resource files + bundle.json). "
                    "Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
-@click.option("--selftest", is_flag=True, help="Assert the contract's load-bearing cases exactly.")
+@click.option("--selftest", is_flag=True, help="Assert the mapping's load-bearing cases exactly.")
 @one_line_errors
 def render(catalog_dir, apps_dir, target, **kw):
     """Render CATALOG_DIR into APPS_DIR (nothing is written on error)."""

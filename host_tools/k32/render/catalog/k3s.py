@@ -1,14 +1,15 @@
-"""Target k3s: a materialised ServiceDefinition -> the resources of contract 000, in order.
+"""Target k3s: a materialised ServiceDefinition -> its k3s resources, in order.
 
-Each `_render_*` implements one section of the contract and is the only place that
-mapping lives. Every value the contract calls a *platform* decision is a constant here."""
+Each `_render_*` maps one ServiceDefinition field (docs/renderers.md) and is the only place
+that mapping lives. Every platform decision (zone, Gateway, mount options, ...) is a
+constant here, written once."""
 from __future__ import annotations
 
 from .. import yamlio
 from ..bundle import Bundle, Resource
 from .load import ServiceDef
 
-# --- platform decisions (contract 000), each written once ----------------------------------
+# --- platform decisions, each written once -------------------------------------------------------
 ZONE = "home.keithjackson.dev"
 GATEWAY = {"group": "gateway.networking.k8s.io", "kind": "Gateway",
            "name": "shared", "namespace": "gateway", "sectionName": "https"}
@@ -331,7 +332,7 @@ def _render_service(d):
 
 # --- exposure + ingressRoutes ---------------------------------------------------------------------
 def externaldns_route_annotations(exposure: str) -> dict:
-    """Derived from `exposure` and nothing else (contract 000 §exposure)."""
+    """Derived from `exposure` and nothing else (internal -> no public DNS record)."""
     return {EXTERNALDNS_CONTROLLER: EXTERNALDNS_OPT_OUT} if exposure == "internal" else {}
 
 

@@ -1,4 +1,4 @@
-"""Target kube32: the same ServiceDefinitions -> what a Kube32 cluster serves (spec 004):
+"""Target kube32: the same ServiceDefinitions -> what a Kube32 cluster serves:
 Namespace, Pod(s) with wasm:// images, Service, Ingress (class kube32), egress
 NetworkPolicies. A field the user wrote that Kube32 cannot honour is an error naming the
 field -- never silently dropped. Defaults of those fields are inert on Kube32 (docs/renderers.md)."""
@@ -11,7 +11,7 @@ from .k3s import NAME_LABEL, service_ports as _k3s_ports
 from .load import ServiceDef
 
 INGRESS_CLASS = "kube32"
-CLUSTER_SUBNET = "192.168.4.0/24"     # the control plane's cluster access point (spec 004)
+CLUSTER_SUBNET = "192.168.4.0/24"     # the control plane's cluster access point (AP at 192.168.4.1)
 WASM_PREFIX = "wasm://"
 
 

@@ -1,9 +1,10 @@
 """Load a catalog directory: strict YAML, the shipped JSON Schema, cross-file rules, then
-the defaults materialised (contract: "first materialise the schema defaults, then map").
+the defaults materialised (first materialise the schema defaults, then map, so an absent
+field renders from its default, never "not at all").
 
 The schema is the one source of truth for defaults: `materialise` reads them from its
 `default` keywords. Only the defaults that depend on other fields (mountPath, targetPort,
-livenessWorkload) are derived here, and each names the contract row it implements."""
+livenessWorkload) are derived here, each with the rule it implements."""
 from __future__ import annotations
 
 import copy
@@ -87,11 +88,11 @@ def materialise(node_schema: dict, value, root: dict):
 
 def _derive(sd: dict) -> None:
     for s in sd["storage"]:
-        s.setdefault("mountPath", f"/data/{s['name']}")         # contract: /data/<name>
+        s.setdefault("mountPath", f"/data/{s['name']}")         # default: /data/<name>
     for p in sd["ports"]:
         p.setdefault("targetPort", p["port"])
     obs = sd["observability"]
-    if "livenessWorkload" not in obs:                            # contract: default posture
+    if "livenessWorkload" not in obs:                            # default: the rendered workload's kind
         if sd["kind"] == "vm":
             kind = "VirtualMachineInstance"
         elif sd["availability"]["replicas"] > 1:

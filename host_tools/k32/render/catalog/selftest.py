@@ -1,4 +1,4 @@
-"""`k32 catalog render --selftest`: the contract's load-bearing cases asserted as EXACT dicts.
+"""`k32 catalog render --selftest`: the mapping's load-bearing cases asserted as EXACT dicts.
 
 Expected values are written out literally on purpose: deriving them from the renderer's
 constants would make the test agree with any change. A new key in the GPU container, a

@@ -1,4 +1,4 @@
-"""`k32 release render|inspect` (contract 002)."""
+"""`k32 release render|inspect`: a Release Template -> one content-hashed bundle."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Render a Release Template into one content-hashed Bundle (contract 002 `Render`).
+"""Render a Release Template into one content-hashed Bundle.
 
 A pure function of (template, target, evidence, weights, probe image): no clock, no
 entropy, no environment. TemplateData is a fixed record (a frozen dataclass, never a map),
@@ -75,7 +75,7 @@ class Evidence:
 
 @dataclass(frozen=True)
 class TemplateData:
-    """Exactly the contract's TemplateData fields, in its order."""
+    """Exactly the TemplateData fields templates may use, in a fixed order (docs/renderers.md)."""
     Application: str
     Environment: str
     Cluster: str
