@@ -9,7 +9,7 @@ from pathlib import Path
 
 from k32.provision import ProvisionError
 from k32.sim.cluster import SimCluster
-from k32.sim.kubeconfig import write_context
+from k32.kubeconfig import write_context
 from k32.testing.clusters import make_test_cluster
 
 from dut import Dut

@@ -3,7 +3,7 @@ import pytest
 from click.testing import CliRunner
 
 from k32.cli import main
-from k32.sim.kubeconfig import write_context
+from k32.kubeconfig import write_context
 
 from fake_console import FakeConsole
 

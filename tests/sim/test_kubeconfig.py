@@ -5,7 +5,7 @@ import os
 import pytest
 import yaml
 
-from k32.sim import kubeconfig as kcfg
+from k32.kubeconfig import files as kcfg
 
 OTHER = {
     "apiVersion": "v1", "kind": "Config", "current-context": "prod",

@@ -7,11 +7,12 @@ and the control plane's heap as counted by the firmware allocator (GET /metrics 
 `k32_heap_bytes_in_use`, else the console's STATUS "heapBytes") before and after."""
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import time
 import urllib.parse
+
+from k32.httpclient import HttpClient, HttpError
 
 HEAP_METRIC = "k32_heap_bytes_in_use"
 _HEAP_RE = re.compile(rf"^{HEAP_METRIC}(?:\{{[^}}]*\}})?\s+([0-9.eE+]+)\s*$", re.M)
@@ -45,42 +46,18 @@ class Api:
         parsed = urllib.parse.urlsplit(url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname or not parsed.port:
             raise BenchError(f"API server URL {url!r} must look like http(s)://HOST:PORT")
-        self.host, self.port, self.timeout = parsed.hostname, parsed.port, timeout
-        self.https, self.ssl_context = parsed.scheme == "https", ssl_context
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.conn: http.client.HTTPConnection | None = None
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = HttpClient(url, ssl_context, headers, timeout)
 
     def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
-        headers = dict(self.headers)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        for attempt in (1, 2):
-            if self.conn is None:
-                if self.https:
-                    self.conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout,
-                                                            context=self.ssl_context)
-                else:
-                    self.conn = http.client.HTTPConnection(self.host, self.port,
-                                                           timeout=self.timeout)
-            try:
-                self.conn.request(method, path, body=data, headers=headers)
-                resp = self.conn.getresponse()
-                payload = resp.read()
-                if resp.getheader("Connection", "").lower() == "close":
-                    self.close()
-                return resp.status, payload
-            except (http.client.HTTPException, OSError) as e:
-                self.close()
-                if attempt == 2:
-                    raise BenchError(f"{method} {path}: {e}")
-        raise AssertionError("unreachable")
+        try:
+            r = self.http.request(method, path, body)
+        except HttpError as e:
+            raise BenchError(str(e)) from None
+        return r.status, r.body
 
     def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        self.http.close()
 
 
 def heap_bytes(api: Api, console_address: str | None) -> int | None:

@@ -14,7 +14,6 @@ until the measured requests, and the instructions of an idle interval of the sam
 are subtracted, so timers and heartbeats are not charged to requests."""
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
@@ -28,7 +27,8 @@ from pathlib import Path
 
 import click
 
-from k32 import REPO_ROOT
+from k32 import REPO_ROOT, httpclient
+from k32.httpclient import HttpClient, HttpError
 
 from .api import BenchError, percentile
 
@@ -56,36 +56,23 @@ def _python_load(host: str, port: int, method: str, path: str, body: bytes | Non
     lock = threading.Lock()
 
     def worker():
-        conn = None
-        while True:
-            with lock:
-                if left[0] == 0:
-                    break
-                left[0] -= 1
-            try:
-                if conn is None:
-                    conn = http.client.HTTPConnection(host, port, timeout=10)
+        with HttpClient(f"http://{host}:{port}", timeout=10) as client:
+            while True:
+                with lock:
+                    if left[0] == 0:
+                        break
+                    left[0] -= 1
                 t0 = time.perf_counter()
-                conn.request(method, path, body=body)
-                resp = conn.getresponse()
-                resp.read()
+                try:
+                    ok = 200 <= client.request(method, path, body).status < 300
+                except HttpError:
+                    ok = False
                 dt = time.perf_counter() - t0
-                ok = 200 <= resp.status < 300
-                if resp.getheader("Connection", "").lower() == "close":
-                    conn.close()
-                    conn = None
-            except (OSError, http.client.HTTPException):
-                ok, dt = False, None
-                if conn is not None:
-                    conn.close()
-                conn = None
-            with lock:
-                if ok:
-                    latencies.append(dt)
-                else:
-                    errors[0] += 1
-        if conn is not None:
-            conn.close()
+                with lock:
+                    if ok:
+                        latencies.append(dt)
+                    else:
+                        errors[0] += 1
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=worker) for _ in range(connections)]
@@ -281,13 +268,10 @@ http {{
 def _answers(host: str, port: int, method: str, path: str, body: bytes | None) -> str | None:
     """None when the request gets a 2xx, else a short description of what came back."""
     try:
-        conn = http.client.HTTPConnection(host, port, timeout=10)
-        conn.request(method, path, body=body)
-        resp = conn.getresponse()
-        payload = resp.read()
-        conn.close()
-    except (OSError, http.client.HTTPException) as e:
+        resp = httpclient.request(f"http://{host}:{port}", method, path, body)
+    except HttpError as e:
         return f"{method} {path}: {e}"
+    payload = resp.body
     if 200 <= resp.status < 300:
         return None
     return f"{method} {path}: {resp.status} {payload[:120].decode(errors='replace').strip()}"

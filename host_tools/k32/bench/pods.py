@@ -11,7 +11,6 @@ Measures
                         (console STATUS heapBytes), minus its linear memory"""
 from __future__ import annotations
 
-import http.client
 import json
 import shutil
 import statistics
@@ -22,6 +21,7 @@ from pathlib import Path
 import click
 
 from k32 import REPO_ROOT
+from k32.httpclient import HttpClient, HttpError
 
 from .api import BenchError, percentile
 from .ingress import Callgrind, _bench_cluster
@@ -39,22 +39,18 @@ class PodClient:
     """Keep-alive requests to one node's pod server for one pod."""
 
     def __init__(self, ip: str, port: int, pod: str):
-        self.ip, self.port, self.pod = ip, port, pod
-        self.conn = http.client.HTTPConnection(ip, port, timeout=10)
+        self.pod = pod
+        self.http = HttpClient(f"http://{ip}:{port}", headers={"X-Kube32-Pod": pod}, timeout=10)
 
     def post(self, path: str = "/echo/hello", body: bytes = b"hello") -> int:
+        """The answer's status; 0 when there was none (refused, reset, timed out)."""
         try:
-            self.conn.request("POST", path, body=body, headers={"X-Kube32-Pod": self.pod})
-            resp = self.conn.getresponse()
-            resp.read()
-            return resp.status
-        except (OSError, http.client.HTTPException):
-            self.conn.close()
-            self.conn = http.client.HTTPConnection(self.ip, self.port, timeout=10)
+            return self.http.request("POST", path, body).status
+        except HttpError:
             return 0
 
     def close(self):
-        self.conn.close()
+        self.http.close()
 
 
 def _echo_pod(name: str, node: str) -> dict:

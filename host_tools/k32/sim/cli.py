@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .cluster import (DEFAULT_BASE_PORT, DEFAULT_STATE_DIR, DEFAULT_WORKERS, SimCluster, SimError)
-from .kubeconfig import KubeconfigError
+from k32.kubeconfig import KubeconfigError
 
 STATE_OPTION = click.option("--state", "state", type=click.Path(file_okay=False, path_type=Path),
                             default=DEFAULT_STATE_DIR, show_default=True,

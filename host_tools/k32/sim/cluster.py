@@ -16,12 +16,12 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kubeconfig as kcfg
+from k32 import httpclient
+from k32.kubeconfig import files as kcfg
+
 from . import procs
 
 DEFAULT_STATE_DIR = Path.home() / ".kube32" / "sim"
@@ -157,7 +157,7 @@ class SimCluster:
     def __init__(self, state_dir: Path | str = DEFAULT_STATE_DIR, workers: int = DEFAULT_WORKERS,
                  base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
                  kubeconfig: Path | str | None = None, binary: Path | str | None = None,
-                 context: str = kcfg.CONTEXT, die_with_parent: bool = False,
+                 context: str = kcfg.DEFAULT_CONTEXT, die_with_parent: bool = False,
                  egress_ca: Path | str | None = None, sd_dir: Path | str | None = None,
                  board: str = BOARD, worker_board: str | None = None):
         self.state = Path(state_dir).expanduser().resolve()
@@ -468,20 +468,12 @@ class SimCluster:
 
         token=True sends the cluster's token (if any), False/None sends none, a string sends it."""
         hdrs = dict(headers or {})
-        if isinstance(body, dict):
-            body = json.dumps(body)
-            hdrs.setdefault("Content-Type", "application/json")
-        if isinstance(body, str):
-            body = body.encode()
         bearer = self.token if token is True else (token or None)
         if bearer:
             hdrs.setdefault("Authorization", f"Bearer {bearer}")
-        req = urllib.request.Request(self.api_url + path, data=body, method=method, headers=hdrs)
-        try:
-            with urllib.request.urlopen(req, timeout=timeout, context=self.ssl_context()) as resp:
-                return resp.status, dict(resp.headers), resp.read()
-        except urllib.error.HTTPError as e:
-            return e.code, dict(e.headers), e.read()
+        # A connection per request: tests call this from several threads at once.
+        r = httpclient.request(self.api_url, method, path, body, hdrs, self.ssl_context(), timeout)
+        return r.status, r.headers, r.body
 
     def ssl_context(self):
         """For https: trust exactly the CA the control plane named (None for http)."""
@@ -584,7 +576,7 @@ class SimCluster:
         rec = probe._read_record() or {}
         kwargs = {"workers": rec.get("workers", DEFAULT_WORKERS),
                   "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
-                  "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.CONTEXT),
+                  "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.DEFAULT_CONTEXT),
                   "sd_dir": rec.get("sdDir")}
         if rec.get("token") and kwargs.get("kubeconfig") and "token" not in overrides:
             kwargs["token"] = _kubeconfig_token(Path(kwargs["kubeconfig"]), kwargs["context"])

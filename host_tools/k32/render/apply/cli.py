@@ -5,11 +5,13 @@ import sys
 
 import click
 
+from k32.kubeconfig import KubeconfigError, connect
+
 from .. import bundle as bundle_mod
 from ..clihelp import one_line_errors
+from ..errors import RenderError
 from .apply import apply_bundle, drift
 from .client import Client
-from .kubeconfig import connect
 
 
 @click.command()
@@ -24,7 +26,10 @@ from .kubeconfig import connect
 def apply(bundle_dir, context, kubeconfig, check):
     """Apply exactly the hashed objects of a bundle (server-side apply), or --check drift."""
     b = bundle_mod.load(bundle_dir)              # re-verifies every hash first
-    client = Client(connect(context, kubeconfig))
+    try:
+        client = Client(connect(context, kubeconfig))
+    except KubeconfigError as e:
+        raise RenderError("kubeconfig", str(e)) from None
     if check:
         found = drift(client, b)
         for d in found:

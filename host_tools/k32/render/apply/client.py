@@ -1,14 +1,14 @@
-"""A minimal Kubernetes REST client: discovery (kind -> resource) and JSON requests.
-Plain urllib so it behaves identically against kube-apiserver and the Kube32 simulator."""
+"""A minimal Kubernetes REST client for `k32 apply`: discovery (kind -> resource) and JSON
+requests over the host tools' HTTP client, so it behaves identically against kube-apiserver and
+the Kube32 simulator."""
 from __future__ import annotations
 
-import json
-import urllib.error
 import urllib.parse
-import urllib.request
+
+from k32.httpclient import HttpClient, HttpError
+from k32.kubeconfig import Connection
 
 from ..errors import RenderError
-from .kubeconfig import Connection
 
 FIELD_MANAGER = "k32"
 TIMEOUT_S = 30
@@ -17,29 +17,23 @@ TIMEOUT_S = 30
 class Client:
     def __init__(self, conn: Connection):
         self.conn = conn
+        self.http = HttpClient(conn.server, conn.ssl_context, conn.headers, TIMEOUT_S)
         self._discovery: dict[str, dict] = {}
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 content_type: str = "application/json", query: dict | None = None):
         """-> (status, decoded JSON or None). Transport failures are RenderErrors."""
-        url = self.conn.server + path
-        if query:
-            url += "?" + urllib.parse.urlencode(query)
-        req = urllib.request.Request(url, data=body, method=method,
-                                     headers={"Accept": "application/json", **self.conn.headers})
+        headers = {"Accept": "application/json"}
         if body is not None:
-            req.add_header("Content-Type", content_type)
+            headers["Content-Type"] = content_type
         try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT_S, context=self.conn.ssl_context) as r:
-                status, raw = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, raw = e.code, e.read()
-        except (urllib.error.URLError, OSError) as e:
-            raise RenderError("api_unreachable", f"{method} {url}: {getattr(e, 'reason', e)}") from None
+            r = self.http.request(method, path, body, headers, query)
+        except HttpError as e:
+            raise RenderError("api_unreachable", str(e)) from None
         try:
-            return status, json.loads(raw) if raw else None
+            return r.status, r.json() if r.body else None
         except ValueError:
-            return status, {"message": raw[:200].decode("utf-8", "replace")}
+            return r.status, {"message": r.body[:200].decode("utf-8", "replace")}
 
     def resource_for(self, api_version: str, kind: str) -> tuple[str, bool]:
         """(plural, namespaced) from the server's discovery document."""
