@@ -1,9 +1,27 @@
-"""What the Kube32 API server serves: the one table of kinds, and the one table of
-patch metadata we add on top of the upstream schemas.
+"""What the Kube32 API server serves, and the one table of patch metadata we add on top of
+the upstream schemas.
 
-Everything else in the generator (documents, paths, the C++ schema table) is derived
-from these two tables plus the upstream JSON schemas."""
+The served kinds are read from the firmware's kinds table
+(firmware/src/core/api/kinds/kinds.def), the one list of them: adding a row there serves the
+kind's schema, OpenAPI paths and protobuf decoding with no change here. Everything else in
+the generator (documents, paths, the C++ schema table) is derived from that table, the
+tables below and the upstream JSON schemas."""
+import re
 from dataclasses import dataclass
+from pathlib import Path
+
+KINDS_TABLE = Path(__file__).resolve().parents[3] / "firmware/src/core/api/kinds/kinds.def"
+
+# The row layout of kinds.def: K32_KIND(group, version, resource, kind, singular, namespaced,
+# read_only, short_names, categories, subresources, strategy).
+_FIELDS = ("group", "version", "plural", "kind", "singular", "namespaced", "read_only",
+           "short_names", "categories", "subresources", "strategy")
+_ROW = re.compile(r"^K32_KIND\((.*)\)\s*$")
+_TOKEN = re.compile(r'\s*("[^"\\]*"|true|false|[A-Za-z_]\w*)\s*(?:,|$)')
+
+
+class KindsTableError(ValueError):
+    pass
 
 
 @dataclass(frozen=True)
@@ -31,27 +49,43 @@ class Kind:
         return f"apis/{self.group}/{self.version}" if self.group else f"api/{self.version}"
 
 
-def _core(kind, plural, namespaced, status=False):
-    return Kind("", "v1", kind, plural, namespaced, f"io.k8s.api.core.v1.{kind}", status)
+def _parse_row(text: str, where: str) -> dict:
+    values, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise KindsTableError(f"{where}: cannot read the row after {text[:pos]!r}")
+        tok = m.group(1)
+        values.append(tok[1:-1] if tok.startswith('"') else {"true": True, "false": False}.get(tok, tok))
+        pos = m.end()
+    if len(values) != len(_FIELDS):
+        raise KindsTableError(f"{where}: {len(values)} fields, expected {len(_FIELDS)} ({', '.join(_FIELDS)})")
+    row = dict(zip(_FIELDS, values))
+    for name in ("namespaced", "read_only"):
+        if not isinstance(row[name], bool):
+            raise KindsTableError(f"{where}: {name} must be true or false")
+    return row
 
 
-SERVED_KINDS = (
-    _core("Namespace", "namespaces", False, status=True),
-    _core("Node", "nodes", False, status=True),
-    _core("Pod", "pods", True, status=True),
-    _core("Service", "services", True, status=True),
-    _core("Endpoints", "endpoints", True),
-    _core("ConfigMap", "configmaps", True),
-    _core("Secret", "secrets", True),
-    _core("Event", "events", True),
-    Kind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True,
-         "io.k8s.api.discovery.v1.EndpointSlice"),
-    Kind("coordination.k8s.io", "v1", "Lease", "leases", True, "io.k8s.api.coordination.v1.Lease"),
-    Kind("networking.k8s.io", "v1", "Ingress", "ingresses", True,
-         "io.k8s.api.networking.v1.Ingress", status=True),
-    Kind("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True,
-         "io.k8s.api.networking.v1.NetworkPolicy"),
-)
+def read_kinds_table(path: Path = KINDS_TABLE) -> tuple:
+    """The served kinds in table order. Kubernetes names every built-in kind's schema
+    io.k8s.api.<first label of the group, "core" for "">.<version>.<Kind>."""
+    kinds = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        m = _ROW.match(line.strip())
+        if not m:
+            continue
+        row = _parse_row(m.group(1), f"{path.name}:{n}")
+        package = row["group"].split(".")[0] if row["group"] else "core"
+        kinds.append(Kind(row["group"], row["version"], row["kind"], row["plural"], row["namespaced"],
+                          f"io.k8s.api.{package}.{row['version']}.{row['kind']}",
+                          status="status" in row["subresources"].split(",")))
+    if not kinds:
+        raise KindsTableError(f"{path}: no K32_KIND rows")
+    return tuple(kinds)
+
+
+SERVED_KINDS = read_kinds_table()
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 # Meta types every document carries even when no served kind references them.

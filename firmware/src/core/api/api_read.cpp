@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "core/api/api_server.h"
-#include "core/api/endpoints_view.h"
+#include "core/api/kinds/kind_strategy.h"
 #include "core/api/selectors.h"
 #include "core/api/tables.h"
 #include "core/util/text.h"
@@ -36,9 +36,7 @@ bool parse_selectors(const http::Request& req, LabelSelector* ls, FieldSelector*
 }  // namespace
 
 std::vector<json::Value> ApiServer::list_objects(const RequestInfo& info, uint64_t* rv) {
-  std::string kind = info.res->kind;
-  if (kind == "Endpoints") return compute_endpoints(store_, info.ns, rv);
-  if (kind == "EndpointSlice") return compute_endpointslices(store_, info.ns, rv);
+  if (info.res->strategy->compute) return info.res->strategy->compute(store_, info.ns, rv);
   return store_->list(info.res->store_id(), info.ns, rv);
 }
 

@@ -2,13 +2,12 @@
 #include <cstdlib>
 
 #include "core/api/api_server.h"
-#include "core/api/pod_update.h"
+#include "core/api/kinds/kind_strategy.h"
 #include "core/api/selectors.h"
 #include "core/api/validation.h"
 #include "core/patch/patch.h"
 #include "core/schema/schema.h"
 #include "core/store/store_format.h"
-#include "core/util/base64.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -34,12 +33,6 @@ bool valid_field_manager(const std::string& m) {
   return true;
 }
 constexpr const char* kFieldManagerRule = "Invalid value: must be at most 128 printable UTF-8 characters";
-
-bool has_status_subresource(const ResourceInfo& r) {
-  for (const auto& s : text::split(r.subresources, ','))
-    if (s == "status") return true;
-  return false;
-}
 
 uint64_t rv_of(const json::Value& o) {
   uint64_t v = 0;
@@ -74,23 +67,12 @@ ApiError from_store(store::Result r, const RequestInfo& info, const std::string&
   return internal("unknown store result");
 }
 
-// Secret.stringData is write-only: it merges into data, base64-encoded.
-void fold_string_data(json::Value* obj) {
-  const json::Value* found = obj->find("stringData");
-  if (!found) return;
-  // Copy first: inserting "data" may move the object's members (and `found` with them).
-  json::Value sd = *found;
-  json::Value& data = obj->at_or_insert("data");
-  if (!data.is_object()) data = json::Value::object();
-  for (const auto& kv : sd.members()) data.set(kv.first, base64_encode(kv.second.as_string()));
-  obj->erase("stringData");
-}
-
 }  // namespace
 
 ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
                                  const http::Request& req, json::Value* stored, std::vector<std::string>* warnings) {
   const ResourceInfo& r = *info.res;
+  const KindStrategy& kind_rules = *r.strategy;
   if (!obj.is_object()) return bad_request("the request body must be a JSON object");
   // One limit for every way an object is written (JSON, YAML, protobuf, each kind of patch).
   if (json::depth(obj) > static_cast<int>(K32_OBJECT_DEPTH_MAX)) return too_deep(422, K32_OBJECT_DEPTH_MAX);
@@ -149,7 +131,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
       return {403, "Forbidden", std::string(r.resource) + " \"" + name + "\" is forbidden: unable to create new content in namespace " +
                                     info.ns + " because it is being terminated", json::Value()};
   }
-  if (r.kind == std::string("Secret")) fold_string_data(&obj);
+  if (kind_rules.prepare) kind_rules.prepare(&obj);
 
   std::string sub = info.subresource;
   if (is_create) {
@@ -157,9 +139,8 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
     md.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
     md.erase("resourceVersion");
     md.erase("deletionTimestamp");
-    std::string k = r.kind;
-    if (k == "Pod" || k == "Ingress" || k == "NetworkPolicy" || k == "Service") md.set("generation", 1);
-    if (k == "Pod" || k == "Service" || k == "Ingress" || k == "Namespace") obj.erase("status");
+    if (kind_rules.tracks_generation) md.set("generation", 1);
+    if (kind_rules.resets_status_on_create) obj.erase("status");
   } else {
     const json::Value& om = (*old)["metadata"];
     std::string given_rv = md["resourceVersion"].as_string();
@@ -171,7 +152,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
       md.set("deletionTimestamp", om["deletionTimestamp"]);
       if (!om["deletionGracePeriodSeconds"].is_null()) md.set("deletionGracePeriodSeconds", om["deletionGracePeriodSeconds"]);
     }
-    if (has_status_subresource(r)) {
+    if (r.has_subresource("status")) {
       if (sub == "status") {
         // A status write changes status (and nothing else but labels/annotations).
         json::Value merged = *old;
@@ -189,12 +170,11 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
       md2.set("generation", gen);
     }
   }
-  if (r.kind == std::string("Namespace")) obj.at_or_insert("metadata").at_or_insert("labels");
   apply_defaults(r, &obj);
 
   FieldErrors errs;
   validate_object(r, obj, &errs);
-  if (!is_create && sub.empty() && r.kind == std::string("Pod")) validate_pod_update(*old, obj, &errs);
+  if (!is_create && sub.empty() && kind_rules.validate_update) kind_rules.validate_update(*old, obj, &errs);
   if (!errs.empty()) return invalid(r.kind, name, errs);
 
   // managedFields: apply writes were tracked by server_side_apply; every other write is an
@@ -229,7 +209,7 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
     res = store_->update(r.store_id(), info.ns, name, std::move(obj), rv_of(*old), stored);
     // The last finalizer removed from an object being deleted completes the deletion.
     if (res == store::Result::Ok && !(*stored)["metadata"]["deletionTimestamp"].is_null() &&
-        (*stored)["metadata"]["finalizers"].items().empty() && r.kind != std::string("Namespace")) {
+        (*stored)["metadata"]["finalizers"].items().empty() && !kind_rules.deletes_contents) {
       json::Value removed;
       store_->remove(r.store_id(), info.ns, name, 0, &removed);
     }
@@ -412,24 +392,25 @@ ApiError ApiServer::finish_delete(const RequestInfo& info, const json::Value& ob
   const ResourceInfo& r = *info.res;
   std::string name = info.name;
   const json::Value& md = obj["metadata"];
+  const KindStrategy& kind_rules = *r.strategy;
   bool has_finalizers = !md["finalizers"].items().empty();
-  bool graceful_pod = r.kind == std::string("Pod") && grace != 0 && obj["status"]["phase"].str() == "Running" &&
-                      !obj["spec"]["nodeName"].as_string().empty();
-  bool is_ns = r.kind == std::string("Namespace");
-  if (has_finalizers || graceful_pod || is_ns) {
-    if (!md["deletionTimestamp"].is_null() && !graceful_pod) {
+  // A graceful deletion only marks the object; whoever runs it removes it when done.
+  int64_t grace_s = kind_rules.grace_period ? kind_rules.grace_period(obj, grace) : 0;
+  bool graceful = grace_s > 0;
+  if (has_finalizers || graceful || kind_rules.deletes_contents) {
+    if (!md["deletionTimestamp"].is_null() && !graceful) {
       *out = obj;
       return ApiError();
     }
     json::Value upd = obj;
     json::Value& m = upd.at_or_insert("metadata");
     if (m["deletionTimestamp"].is_null()) {
-      m.set("deletionTimestamp", text::rfc3339(port::wall_time_s() + (graceful_pod ? grace : 0)));
-      m.set("deletionGracePeriodSeconds", graceful_pod ? grace : 0);
-    } else if (graceful_pod && grace < m["deletionGracePeriodSeconds"].as_int()) {
-      m.set("deletionGracePeriodSeconds", grace);
+      m.set("deletionTimestamp", text::rfc3339(port::wall_time_s() + grace_s));
+      m.set("deletionGracePeriodSeconds", grace_s);
+    } else if (graceful && grace_s < m["deletionGracePeriodSeconds"].as_int()) {
+      m.set("deletionGracePeriodSeconds", grace_s);
     }
-    if (is_ns) upd.at_or_insert("status").set("phase", "Terminating");
+    if (kind_rules.mark_terminating) kind_rules.mark_terminating(&upd);
     store::Result res = store_->update(r.store_id(), info.ns, name, upd, rv_of(obj), out);
     return from_store(res, info, name, store_);
   }
@@ -473,7 +454,6 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
                                                                                pre["resourceVersion"].as_string()));
       return;
     }
-    if (grace < 0) grace = obj["spec"]["terminationGracePeriodSeconds"].as_int(30);
     json::Value out;
     ApiError err = finish_delete(info, obj, grace, &out);
     if (err.code == 409 && attempt + 1 < kPatchRetries) continue;
@@ -482,7 +462,7 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
       return;
     }
     send_object(req, w, 200, out);
-    if (info.res->kind == std::string("Namespace")) finalize_namespace(info.name);
+    if (info.res->strategy->deletes_contents) finalize_namespace(info.name);
     return;
   }
 }

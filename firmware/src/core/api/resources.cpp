@@ -1,7 +1,24 @@
 #include "core/api/resources.h"
 
+#include <cstring>
+
+#include "core/api/kinds/kind_strategy.h"
+
 namespace k32 {
 namespace api {
+
+namespace {
+
+// Constant-initialized: the table is read-only data (flash on a board), built by nobody.
+const ResourceInfo kResources[] = {
+#define K32_KIND(group, version, resource, kind, singular, namespaced, read_only, short_names, categories, \
+                 subresources, strategy)                                                                     \
+  {group, version, resource, kind, singular, namespaced, read_only, short_names, categories, subresources, &strategy},
+#include "core/api/kinds/kinds.def"
+#undef K32_KIND
+};
+
+}  // namespace
 
 std::string ResourceInfo::store_id() const {
   return group[0] ? std::string(group) + "/" + resource : std::string(resource);
@@ -11,23 +28,19 @@ std::string ResourceInfo::group_version() const {
 }
 std::string ResourceInfo::kind_key() const { return group_version() + "/" + kind; }
 
-const std::vector<ResourceInfo>& all_resources() {
-  static const std::vector<ResourceInfo> kAll = {
-      {"", "v1", "namespaces", "Namespace", "namespace", false, false, "ns", "", "status"},
-      {"", "v1", "nodes", "Node", "node", false, false, "no", "", "status"},
-      {"", "v1", "pods", "Pod", "pod", true, false, "po", "all", "status,log,binding"},
-      {"", "v1", "services", "Service", "service", true, false, "svc", "all", "status"},
-      {"", "v1", "endpoints", "Endpoints", "endpoints", true, true, "ep", "", ""},
-      {"", "v1", "configmaps", "ConfigMap", "configmap", true, false, "cm", "", ""},
-      {"", "v1", "secrets", "Secret", "secret", true, false, "", "", ""},
-      {"", "v1", "events", "Event", "event", true, false, "ev", "", ""},
-      {"discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", "endpointslice", true, true, "", "", ""},
-      {"coordination.k8s.io", "v1", "leases", "Lease", "lease", true, false, "", "", ""},
-      {"networking.k8s.io", "v1", "ingresses", "Ingress", "ingress", true, false, "ing", "", "status"},
-      {"networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", "networkpolicy", true, false, "netpol", "", ""},
-  };
-  return kAll;
+bool ResourceInfo::has_subresource(const char* sub) const {
+  size_t n = std::strlen(sub);
+  for (const char* p = subresources; *p;) {
+    const char* comma = std::strchr(p, ',');
+    size_t len = comma ? static_cast<size_t>(comma - p) : std::strlen(p);
+    if (len == n && std::strncmp(p, sub, n) == 0) return true;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return false;
 }
+
+ResourceTable all_resources() { return {kResources, kResources + sizeof kResources / sizeof kResources[0]}; }
 
 const ResourceInfo* find_resource(const std::string& group, const std::string& version, const std::string& resource) {
   for (const auto& r : all_resources())

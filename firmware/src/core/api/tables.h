@@ -1,4 +1,5 @@
-// meta.k8s.io/v1 Table output for `kubectl get`: the columns real clusters print.
+// meta.k8s.io/v1 Table output for `kubectl get`, with the columns of each kind's strategy
+// (kinds/<kind>.cpp), as real clusters print them.
 #pragma once
 #include <vector>
 

@@ -1,0 +1,136 @@
+// Pod: defaults and validation as kube-apiserver's pod strategy, graceful deletion (the
+// kubelet stops a running pod's containers before the object goes), and kubectl's columns.
+#include "core/api/kinds/kind_strategy.h"
+#include "core/api/pod_update.h"
+#include "core/api/qos_class.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace api {
+
+namespace {
+
+void validate_pod_spec(const json::Value& spec, const std::string& base, FieldErrors* errs) {
+  const json::Value& cs = spec["containers"];
+  if (!cs.is_array() || cs.items().empty()) {
+    errs->push_back({base + ".containers", "Required value"});
+    return;
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < cs.items().size(); ++i) {
+    const json::Value& c = cs.items()[i];
+    std::string p = base + ".containers[" + text::to_string(static_cast<int64_t>(i)) + "]";
+    std::string name = c["name"].as_string();
+    if (name.empty()) errs->push_back({p + ".name", "Required value"});
+    else if (!is_dns1123_label(name)) errs->push_back({p + ".name", invalid_value(name) + kLabelMsg});
+    for (const auto& n : names)
+      if (n == name && !name.empty()) errs->push_back({p + ".name", "Duplicate value: \"" + name + "\""});
+    names.push_back(name);
+    if (c["image"].as_string().empty()) errs->push_back({p + ".image", "Required value"});
+    const json::Value& ports = c["ports"];
+    for (size_t j = 0; j < ports.items().size(); ++j) {
+      const json::Value& port = ports.items()[j];
+      std::string pp = p + ".ports[" + text::to_string(static_cast<int64_t>(j)) + "]";
+      if (!port_number(port["containerPort"]))
+        errs->push_back({pp + ".containerPort", "Invalid value: " + json::dump(port["containerPort"]) + ": must be between 1 and 65535, inclusive"});
+      if (!port["name"].is_null() && !is_port_name(port["name"].as_string()))
+        errs->push_back({pp + ".name", invalid_value(port["name"].as_string()) + "must be no more than 15 characters"});
+      validate_protocol(port["protocol"], pp + ".protocol", errs);
+    }
+  }
+  std::string rp = spec["restartPolicy"].as_string();
+  if (!rp.empty() && rp != "Always" && rp != "OnFailure" && rp != "Never")
+    errs->push_back({base + ".restartPolicy", "Unsupported value: \"" + rp + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
+}
+
+void validate(const json::Value& obj, FieldErrors* errs) { validate_pod_spec(obj["spec"], "spec", errs); }
+
+void defaults(json::Value* obj) {
+  json::Value& spec = obj->at_or_insert("spec");
+  if (!spec.find("restartPolicy")) spec.set("restartPolicy", "Always");
+  if (!spec.find("terminationGracePeriodSeconds")) spec.set("terminationGracePeriodSeconds", 30);
+  if (!spec.find("dnsPolicy")) spec.set("dnsPolicy", "ClusterFirst");
+  if (!spec.find("schedulerName")) spec.set("schedulerName", "default-scheduler");
+  if (!spec.find("enableServiceLinks")) spec.set("enableServiceLinks", true);
+  for (auto& c : spec.at_or_insert("containers").items()) {
+    if (!c.find("imagePullPolicy")) c.set("imagePullPolicy", "IfNotPresent");
+    if (!c.find("terminationMessagePath")) c.set("terminationMessagePath", "/dev/termination-log");
+    if (!c.find("terminationMessagePolicy")) c.set("terminationMessagePolicy", "File");
+    if (json::Value* ports = c.find("ports"))
+      for (auto& p : ports->items())
+        if (!p.find("protocol")) p.set("protocol", "TCP");
+  }
+  json::Value& st = obj->at_or_insert("status");
+  if (!st.find("phase")) st.set("phase", "Pending");
+  if (!st.find("qosClass")) st.set("qosClass", qos_class(spec));
+}
+
+// A bound, running pod stays Terminating for its grace period so the kubelet can stop it;
+// anything else (pending, finished, or grace 0) goes at once.
+int64_t grace_period(const json::Value& obj, int64_t requested_s) {
+  int64_t grace = requested_s >= 0 ? requested_s : obj["spec"]["terminationGracePeriodSeconds"].as_int(30);
+  bool running = obj["status"]["phase"].str() == "Running" && !obj["spec"]["nodeName"].as_string().empty();
+  return running ? grace : 0;
+}
+
+std::string pod_status(const json::Value& p) {
+  if (!p["metadata"]["deletionTimestamp"].is_null()) return "Terminating";
+  std::string reason = p["status"]["reason"].as_string();
+  std::string phase = p["status"]["phase"].as_string("Pending");
+  std::string out = reason.empty() ? phase : reason;
+  for (const auto& cs : p["status"]["containerStatuses"].items()) {
+    const json::Value& st = cs["state"];
+    if (!st["waiting"].is_null() && !st["waiting"]["reason"].as_string().empty()) out = st["waiting"]["reason"].str();
+    else if (!st["terminated"].is_null()) {
+      std::string r = st["terminated"]["reason"].as_string();
+      out = r.empty() ? "Error" : r;
+    }
+  }
+  return out;
+}
+
+std::string pod_ready(const json::Value& p) {
+  size_t total = p["spec"]["containers"].items().size(), ready = 0;
+  for (const auto& cs : p["status"]["containerStatuses"].items())
+    if (cs["ready"].as_bool()) ++ready;
+  return text::to_string(static_cast<int64_t>(ready)) + "/" + text::to_string(static_cast<int64_t>(total));
+}
+
+json::Value pod_restarts(const json::Value& p) {
+  int64_t n = 0;
+  for (const auto& cs : p["status"]["containerStatuses"].items()) n += cs["restartCount"].as_int();
+  return json::Value(n);
+}
+
+const TableColumn kColumns[] = {
+    K32_NAME_COLUMN,
+    {"Ready", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(pod_ready(o)); }},
+    {"Status", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(pod_status(o)); }},
+    {"Restarts", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(json::dump(pod_restarts(o))); }},
+    K32_AGE_COLUMN,
+    {"IP", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["status"]["podIP"].as_string("<none>")); }},
+    {"Node", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["nodeName"].as_string("<none>")); }},
+    {"Nominated Node", "string", "", 1, [](const json::Value&, int64_t) { return json::Value("<none>"); }},
+    {"Readiness Gates", "string", "", 1, [](const json::Value&, int64_t) { return json::Value("<none>"); }},
+};
+
+}  // namespace
+
+extern const KindStrategy kPodKind = {
+    NameRule::Subdomain,
+    /*tracks_generation=*/true,
+    /*resets_status_on_create=*/true,
+    /*deletes_contents=*/false,
+    /*prepare=*/nullptr,
+    defaults,
+    validate,
+    validate_pod_update,
+    grace_period,
+    /*mark_terminating=*/nullptr,
+    /*compute=*/nullptr,
+    kColumns,
+    column_count(kColumns),
+};
+
+}  // namespace api
+}  // namespace k32
