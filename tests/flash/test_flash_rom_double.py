@@ -13,7 +13,7 @@ def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_file
     bundle, app, boot = board_files(board_name)
     double, url = rom(chip, size)
     r = k32("flash", "--board", board_name, "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--bundle", str(bundle), "--port", url, "--no-stub")
+            "--data-bundle", str(bundle), "--port", url, "--no-stub")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "Hash of data verified" in r.stdout
     board = load_board(board_name)
@@ -42,7 +42,7 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     double, url = rom("esp32s3")
     before = open(double.image_path, "rb").read()
     r = k32("flash", "--board", "s3", "--no-build", "--app", str(bad), "--bootloader", str(boot),
-            "--bundle", str(bundle), "--port", url, "--no-stub")
+            "--data-bundle", str(bundle), "--port", url, "--no-stub")
     assert r.returncode != 0
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and "corrupt image" in err[0] and "bad.bin" in err[0], r.stderr
@@ -50,7 +50,7 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     assert open(double.image_path, "rb").read() == before
     not_esp = tmp_path / "notes.txt"
     not_esp.write_text("hello")
-    r = k32("flash", "--board", "s3", "--no-build", "--app", str(not_esp), "--bundle", str(bundle), "--dry-run")
+    r = k32("flash", "--board", "s3", "--no-build", "--app", str(not_esp), "--data-bundle", str(bundle), "--dry-run")
     assert r.returncode != 0 and "not an ESP firmware image" in r.stderr
 
 
@@ -58,7 +58,7 @@ def test_wrong_chip_on_port(board_files, rom):
     bundle, app, boot = board_files("esp32")
     double, url = rom("esp32s3")
     r = k32("flash", "--board", "esp32", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--bundle", str(bundle), "--port", url, "--no-stub")
+            "--data-bundle", str(bundle), "--port", url, "--no-stub")
     assert r.returncode != 0
     assert "has an ESP32-S3, board 'esp32' needs an ESP32" in r.stderr
     assert not any(c.startswith("FLASH") for c, _ in double.log)
@@ -72,7 +72,7 @@ def test_node_that_never_answers(board_files):
     conns = []
     threading.Thread(target=lambda: conns.append(srv.accept()), daemon=True).start()
     r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--bundle", str(bundle), "--port", f"socket://127.0.0.1:{srv.getsockname()[1]}", "--no-stub",
+            "--data-bundle", str(bundle), "--port", f"socket://127.0.0.1:{srv.getsockname()[1]}", "--no-stub",
             timeout=120)
     srv.close()
     assert r.returncode != 0
@@ -84,7 +84,7 @@ def test_missing_and_busy_port(board_files, rom):
     from k32.testing.esprom.server import PtyServer
     bundle, app, boot = board_files("s3")
     common = ["--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-              "--bundle", str(bundle), "--no-stub"]
+              "--data-bundle", str(bundle), "--no-stub"]
     r = k32("flash", *common[:-1], "--app", "/nonexistent.bin", "--dry-run")
     assert r.returncode != 0 and "--app /nonexistent.bin: no such file" in r.stderr
     r = k32("flash", *common, "--port", "/dev/ttyK32-nope")
@@ -108,7 +108,7 @@ def test_flash_over_a_pty(board_files, rom):
     pty = PtyServer(double).start()
     try:
         r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-                "--bundle", str(bundle), "--port", pty.path, "--no-stub", "--baud", "115200")
+                "--data-bundle", str(bundle), "--port", pty.path, "--no-stub", "--baud", "115200")
     finally:
         pty.stop()
     assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
@@ -120,6 +120,6 @@ def test_erase_without_stub_is_refused(board_files, rom):
     bundle, app, boot = board_files("s3")
     double, url = rom("esp32s3")
     r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--bundle", str(bundle), "--port", url, "--no-stub", "--erase")
+            "--data-bundle", str(bundle), "--port", url, "--no-stub", "--erase")
     assert r.returncode != 0 and "--erase needs the flasher stub" in r.stderr
     assert double.log == []

@@ -15,7 +15,7 @@ from flash_helpers import k32
 def test_dry_run_plan_s3(board_files):
     bundle, app, boot = board_files("s3")
     r = k32("flash", "--board", "s3", "--dry-run", "--app", str(app), "--bootloader", str(boot),
-            "--bundle", str(bundle))
+            "--data-bundle", str(bundle))
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("board s3: chip esp32s3, flash 8MB dio 80m")
@@ -29,7 +29,7 @@ def test_dry_run_plan_s3(board_files):
 
 
 def test_dry_run_without_binaries_and_16mb(tmp_path):
-    r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run", "--bundle", str(tmp_path / "b16"))
+    r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run", "--data-bundle", str(tmp_path / "b16"))
     assert r.returncode != 0 and "bundle.json" in r.stderr     # no bundle there yet
     r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run")
     assert r.returncode == 0, r.stderr
@@ -75,3 +75,17 @@ def test_platformio_without_its_platform_says_how_to_pass_an_app(tmp_path):
     err = r.stderr.strip().splitlines()
     assert len(err) == 1, r.stderr
     assert "PlatformIO" in err[0] and "--no-build --app" in err[0]
+
+
+def test_old_bundle_flag_still_works_with_a_warning(board_files):
+    """--bundle was renamed --data-bundle; scripts that still pass it get the same plan."""
+    bundle, app, boot = board_files("s3")
+    common = ("flash", "--board", "s3", "--dry-run", "--app", str(app), "--bootloader", str(boot))
+    new = k32(*common, "--data-bundle", str(bundle))
+    old = k32(*common, "--bundle", str(bundle))
+    assert old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout
+    assert "--bundle is deprecated; use --data-bundle" in old.stderr
+    assert "deprecated" not in new.stderr
+    both = k32(*common, "--bundle", str(bundle), "--data-bundle", str(bundle))
+    assert both.returncode == 2 and "give --data-bundle only" in both.stderr

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
-from k32.render import bundle
+from k32.render import manifest_set as bundle
 from k32.render.apply.apply import DIGEST_ANNOTATION, HASH_ANNOTATION
 from render_helpers import CATALOG_KUBE32, k32
 
@@ -107,7 +107,7 @@ def kube32_bundle(tmp_path):
 
 
 def _apply(kubeconfig, bundle_dir, *extra):
-    return k32("apply", "--bundle", bundle_dir, "--kubeconfig", kubeconfig, "--context", "kube32", *extra)
+    return k32("apply", "--manifests", bundle_dir, "--kubeconfig", kubeconfig, "--context", "kube32", *extra)
 
 
 def test_apply_sends_exactly_the_hashed_objects_in_order(api, kubeconfig, kube32_bundle):
@@ -172,9 +172,9 @@ def test_server_errors_are_reported_with_the_resource(api, kubeconfig, kube32_bu
 
 
 def test_unknown_context_and_unreachable_server(kubeconfig, kube32_bundle):
-    r = k32("apply", "--bundle", kube32_bundle, "--kubeconfig", kubeconfig, "--context", "nope")
+    r = k32("apply", "--manifests", kube32_bundle, "--kubeconfig", kubeconfig, "--context", "nope")
     assert r.exit_code == 1 and "context 'nope' not found" in r.output
-    r = k32("apply", "--bundle", kube32_bundle, "--kubeconfig", kubeconfig)       # current-context: other
+    r = k32("apply", "--manifests", kube32_bundle, "--kubeconfig", kubeconfig)       # current-context: other
     assert r.exit_code == 1 and "api_unreachable" in r.output
 
 

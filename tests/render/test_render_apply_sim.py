@@ -1,5 +1,5 @@
 """End to end: `k32 catalog render --target kube32` applied to a running simulator with
-`k32 apply --bundle` is accepted, and `--check` then reports no drift."""
+`k32 apply --manifests` is accepted, and `--check` then reports no drift."""
 from __future__ import annotations
 
 import yaml
@@ -11,7 +11,7 @@ def _bundle_and_args(sim_cluster, tmp_path):
     out = tmp_path / "bundle"
     r = k32("catalog", "render", CATALOG_KUBE32, "-o", out, "--target", "kube32")
     assert r.exit_code == 0, r.output
-    return ("apply", "--bundle", out, "--kubeconfig", sim_cluster.kubeconfig, "--context", sim_cluster.context)
+    return ("apply", "--manifests", out, "--kubeconfig", sim_cluster.kubeconfig, "--context", sim_cluster.context)
 
 
 def test_kube32_catalog_applies_to_the_simulator_without_drift(sim_cluster, tmp_path):
@@ -44,5 +44,5 @@ def test_apply_uses_the_kubeconfig_token_of_a_protected_simulator(sim_factory, t
         u["user"].pop("token", None)
     anon = tmp_path / "anon-kubeconfig"
     anon.write_text(yaml.safe_dump(cfg))
-    r = k32("apply", "--bundle", base[2], "--kubeconfig", anon, "--context", cluster.context, "--check")
+    r = k32("apply", "--manifests", base[2], "--kubeconfig", anon, "--context", cluster.context, "--check")
     assert r.exit_code == 1 and "api_auth" in r.output, r.output

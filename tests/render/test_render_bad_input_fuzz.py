@@ -5,12 +5,12 @@ import random
 
 import pytest
 
-from k32.render import bundle
+from k32.render import manifest_set as bundle
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_text
 from k32.render.errors import RenderError
 from k32.render.release.gotemplate import Template as GoTemplate
-from render_helpers import CATALOG_K3S, FIXTURE_TEMPLATE, k32
+from render_helpers import CATALOG_K3S, FIXTURE_TEMPLATE, k32, k32_subprocess
 
 JUNK = ["", ":", "- ", "{", "}", "[", "]", "!!python/object:os.system ''", "&a", "*a", "\t",
         "null", "-1", "99999999999999999999", "true", "'", '"', "\x00", "é", "{{", "}}", "|", ">"]
@@ -83,6 +83,17 @@ def test_malformed_kubeconfig_is_named(tmp_path, text):
     cfg.write_text(text)
     out = tmp_path / "b"
     k32("catalog", "render", CATALOG_K3S, "-o", out)
-    r = k32("apply", "--bundle", out, "--kubeconfig", cfg, "--check")
+    r = k32("apply", "--manifests", out, "--kubeconfig", cfg, "--check")
     assert r.exit_code == 1 and r.output.startswith("Error: kubeconfig: "), r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_apply_old_bundle_flag_and_missing_manifests(tmp_path):
+    """--bundle was renamed --manifests: the old name still reaches the same checks (here: a
+    directory that is no manifest set) and warns; giving neither is a usage error."""
+    r = k32_subprocess("apply", "--bundle", tmp_path, "--check")
+    assert r.returncode == 1, r.stderr
+    assert "--bundle is deprecated; use --manifests" in r.stderr
+    assert "not_a_bundle" in r.stderr
+    r = k32_subprocess("apply", "--check")
+    assert r.returncode == 2 and "Missing option '--manifests'" in r.stderr

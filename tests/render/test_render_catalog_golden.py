@@ -10,7 +10,7 @@ import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
 
-from k32.render import bundle
+from k32.render import manifest_set as bundle
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, schema
 from k32.render.errors import RenderError

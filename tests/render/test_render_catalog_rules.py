@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from k32.render.bundle import Bundle, Resource
+from k32.render.manifest_set import ManifestSet, Resource
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, load_text
 from k32.render.errors import RenderError
@@ -145,7 +145,7 @@ def test_two_resources_rendering_the_same_object_is_refused():
     a = Resource("a/one.yaml", b"apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: n}\n")
     b = Resource("b/two.yaml", b"apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: n}\n")
     with pytest.raises(RenderError, match=r"duplicate_object: a/one.yaml and b/two.yaml both render v1 Service n/s"):
-        Bundle([a, b])
+        ManifestSet([a, b])
 
 
 def test_nothing_written_on_error(tmp_path):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from k32.render import bundle
-from k32.render.bundle import Resource
+from k32.render import manifest_set as bundle
+from k32.render.manifest_set import Resource
 from k32.render.errors import RenderError
 from k32.render.release import render as R
 from k32.render.release.inspect import inspect_target_contract

@@ -4,6 +4,7 @@ from pathlib import Path
 import click
 
 from k32.boards import BoardError, load_board
+from k32.deprecated import pick, renamed_option
 
 
 @click.command()
@@ -15,14 +16,17 @@ from k32.boards import BoardError, load_board
 @click.option("--app", type=click.Path(dir_okay=False, path_type=Path), help="prebuilt app image")
 @click.option("--bootloader", type=click.Path(dir_okay=False, path_type=Path),
               help="bootloader image [bootloader.bin next to the app]")
-@click.option("--bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="use this bundle directory instead of building build/bundle/<board>")
+@click.option("--data-bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="use this data bundle (from `k32 bundle`) instead of building build/bundle/<board>")
+@renamed_option("--bundle", "--data-bundle", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--erase", is_flag=True, help="erase the whole flash first (loses NVS: Wi-Fi, token)")
 @click.option("--no-stub", is_flag=True, help="talk to the ROM bootloader directly")
 @click.option("--dry-run", is_flag=True, help="print the plan (chip, offsets, files, sha256) and stop")
-def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, erase, no_stub, dry_run):
+def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, erase, no_stub, dry_run,
+          **old):
     """Build and write bootloader, partition table, app and data partition to a board."""
-    from k32 import data_bundle as bundle_mod
+    bundle_dir = pick(bundle_dir, old, "--bundle", "--data-bundle")
+    from k32 import data_bundle
     from . import FlashError, describe_plan, make_plan, write
     from .pio import BuildError, build, outputs
     from .ports import PortError, auto_detect
@@ -35,8 +39,8 @@ def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, 
         if not prof.flashable:
             raise FlashError(f"board {board!r} is the simulator; there is nothing to flash")
         if bundle_dir is None:
-            bundle_dir = bundle_mod.default_out(prof.name)
-            bundle_mod.build(prof.name, bundle_dir, flash_size)
+            bundle_dir = data_bundle.default_out(prof.name)
+            data_bundle.build(prof.name, bundle_dir, flash_size)
         if app is None:
             if no_build or dry_run:
                 app, default_boot = outputs(prof.name)
@@ -52,6 +56,6 @@ def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, 
         port = port or auto_detect()
         click.echo(describe_plan(prof, regions, port, baud, not no_stub, erase))
         write(prof, regions, port, baud, stub=not no_stub, erase=erase)
-    except (BoardError, bundle_mod.BundleError, FlashError, BuildError, PortError) as e:
+    except (BoardError, data_bundle.BundleError, FlashError, BuildError, PortError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"flashed {prof.name} on {port}")

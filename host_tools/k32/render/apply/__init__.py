@@ -1,2 +1,3 @@
-"""`k32 apply --bundle`: send exactly a bundle's hashed objects to a Kubernetes API server
-(server-side apply), and report drift between a bundle and the live cluster."""
+"""`k32 apply --manifests`: send exactly a rendered manifest set's hashed objects to a
+Kubernetes API server (server-side apply), and report drift between the set and the live
+cluster."""

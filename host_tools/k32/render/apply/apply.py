@@ -1,8 +1,8 @@
-"""Apply a bundle's exact objects and compute drift.
+"""Apply a rendered manifest set's exact objects and compute drift.
 
 What reaches the server is the hashed YAML parsed once and sent as JSON (the API's wire
 format; JSON is also valid apply-patch YAML) plus two annotations: the resource's own hash
-and the bundle digest. Nothing is re-rendered. Server-side apply (PATCH
+and the set's digest. Nothing is re-rendered. Server-side apply (PATCH
 application/apply-patch+yaml, fieldManager=k32, force) is the only write, so a re-apply is
 idempotent on kube-apiserver and the Kube32 simulator alike."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from .. import yamlio
-from ..bundle import Bundle, Resource
+from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
 from .client import FIELD_MANAGER, Client, status_message
 
@@ -19,22 +19,22 @@ HASH_ANNOTATION = "kube32.io/resource-hash"
 DIGEST_ANNOTATION = "kube32.io/bundle-digest"
 
 
-def wire_object(r: Resource, bundle_digest: str) -> dict:
+def wire_object(r: Resource, set_digest: str) -> dict:
     obj = yamlio.load_strict(r.data.decode("utf-8"), r.path)
     meta = obj.setdefault("metadata", {})
     ann = meta.get("annotations") or {}
     if not isinstance(ann, dict):
         raise RenderError("invalid_resource", f"{r.path}: metadata.annotations: must be a mapping")
     meta["annotations"] = {**ann, HASH_ANNOTATION: f"sha256:{r.sha256}",
-                           DIGEST_ANNOTATION: bundle_digest}
+                           DIGEST_ANNOTATION: set_digest}
     return obj
 
 
-def wire_bytes(r: Resource, bundle_digest: str) -> bytes:
-    return json.dumps(wire_object(r, bundle_digest), separators=(",", ":")).encode()
+def wire_bytes(r: Resource, set_digest: str) -> bytes:
+    return json.dumps(wire_object(r, set_digest), separators=(",", ":")).encode()
 
 
-def apply_bundle(client: Client, b: Bundle, echo=lambda line: None) -> None:
+def apply_manifests(client: Client, b: ManifestSet, echo=lambda line: None) -> None:
     for r in b.resources:
         i = r.identity
         path = client.object_path(i.api_version, i.kind, i.namespace, i.name)
@@ -83,7 +83,7 @@ def _subset_diff(want, got, path="") -> list[str]:
     return [path]
 
 
-def drift(client: Client, b: Bundle) -> list[Drift]:
+def drift(client: Client, b: ManifestSet) -> list[Drift]:
     out = []
     for r in b.resources:
         i = r.identity
@@ -96,10 +96,10 @@ def drift(client: Client, b: Bundle) -> list[Drift]:
         ann = (live.get("metadata") or {}).get("annotations") or {}
         if ann.get(HASH_ANNOTATION) != f"sha256:{r.sha256}":
             out.append(Drift(r, f"{HASH_ANNOTATION} is {ann.get(HASH_ANNOTATION)!r}, "
-                                f"bundle has sha256:{r.sha256}"))
+                                f"manifest set has sha256:{r.sha256}"))
             continue
         if ann.get(DIGEST_ANNOTATION) != b.digest:
-            out.append(Drift(r, f"{DIGEST_ANNOTATION} is {ann.get(DIGEST_ANNOTATION)!r}, bundle is {b.digest}"))
+            out.append(Drift(r, f"{DIGEST_ANNOTATION} is {ann.get(DIGEST_ANNOTATION)!r}, manifest set is {b.digest}"))
             continue
         fields = _subset_diff(wire_object(r, b.digest), live)
         if fields:

@@ -1,12 +1,12 @@
 """`k32 catalog check`: the golden proof. apps/ must reproduce byte-for-byte from catalog/
-(bundle.diff), and (k3s) internal services must publish no public DNS while public ones do — re-proved
+(manifest_set.diff), and (k3s) internal services must publish no public DNS while public ones do — re-proved
 from the bytes on disk, in both directions, not from the renderer's own output."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import yamlio
-from ..bundle import MANIFEST, dir_files
+from ..manifest_set import MANIFEST, dir_files
 from .k3s import EXTERNALDNS_CONTROLLER, EXTERNALDNS_OPT_OUT
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .. import bundle as bundle_mod
+from .. import manifest_set
 from ..clihelp import one_line_errors
 from ..errors import RenderError
 from . import check as check_mod
@@ -22,9 +22,9 @@ def default_apps_dir(catalog_dir, target: str) -> Path:
     return Path(catalog_dir).resolve().parent / name
 
 
-def render_bundle(catalog_dir, target: str):
+def render_manifests(catalog_dir, target: str):
     defs = load_catalog(catalog_dir)
-    # No paths in `source`: the bundle must not depend on where the catalog lives.
+    # No paths in `source`: the manifest set must not depend on where the catalog lives.
     return defs, TARGETS[target](defs, {"renderer": "catalog", "target": target})
 
 
@@ -45,7 +45,7 @@ def validate(catalog_dir):
 @catalog.command()
 @click.argument("catalog_dir", required=False, type=click.Path(file_okay=False))
 @click.option("-o", "--output", "apps_dir", type=click.Path(file_okay=False),
-              help="Output directory (a bundle: per-resource files + bundle.json). "
+              help="Output directory (a manifest set: per-resource files + bundle.json). "
                    "Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
 @click.option("--selftest", is_flag=True, help="Assert the mapping's load-bearing cases exactly.")
@@ -61,8 +61,8 @@ def render(catalog_dir, apps_dir, target, **kw):
     if not catalog_dir:
         raise click.UsageError("CATALOG_DIR is required (or --selftest)")
     apps_dir = apps_dir or default_apps_dir(catalog_dir, target)
-    _, b = render_bundle(catalog_dir, target)
-    bundle_mod.write(b, apps_dir)
+    _, b = render_manifests(catalog_dir, target)
+    manifest_set.write(b, apps_dir)
     click.echo(f"{len(b.resources)} resources -> {apps_dir} ({b.digest})")
 
 
@@ -76,8 +76,8 @@ def check(catalog_dir, apps_dir, target):
     """Fail with a diff unless APPS_DIR reproduces from CATALOG_DIR; re-prove that internal
     services publish no public DNS (and public ones do)."""
     apps_dir = apps_dir or default_apps_dir(catalog_dir, target)
-    defs, b = render_bundle(catalog_dir, target)
-    lines = bundle_mod.diff(b.files(), apps_dir)
+    defs, b = render_manifests(catalog_dir, target)
+    lines = manifest_set.diff(b.files(), apps_dir)
     problems = check_mod.internal_dns_violations(defs, apps_dir) if target == "k3s" else []
     if lines:
         sys.stdout.writelines(lines)

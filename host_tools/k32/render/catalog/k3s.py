@@ -6,7 +6,7 @@ constant here, written once."""
 from __future__ import annotations
 
 from .. import yamlio
-from ..bundle import Bundle, Resource
+from ..manifest_set import ManifestSet, Resource
 from .load import ServiceDef
 
 # --- platform decisions, each written once -------------------------------------------------------
@@ -394,9 +394,9 @@ def resource_path(service: str, index: int, obj: dict) -> str:
     return f"{service}/{index:02d}-{obj['kind'].lower()}-{obj['metadata']['name']}.yaml"
 
 
-def render_catalog(defs, source: dict) -> Bundle:
+def render_catalog(defs, source: dict) -> ManifestSet:
     resources = []
     for d in defs:
         for i, obj in enumerate(render_service(d)):
             resources.append(Resource(resource_path(d.name, i, obj), yamlio.dump(obj)))
-    return Bundle(resources, source)
+    return ManifestSet(resources, source)

@@ -5,7 +5,7 @@ field -- never silently dropped. Defaults of those fields are inert on Kube32 (d
 from __future__ import annotations
 
 from .. import yamlio
-from ..bundle import Bundle, Resource
+from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
 from .k3s import NAME_LABEL, service_ports as _k3s_ports
 from .load import ServiceDef
@@ -134,10 +134,10 @@ def render_service(d: ServiceDef) -> list[dict]:
     return [ns] + _policies(d) + _service(d) + _pods(d) + _ingresses(d)
 
 
-def render_catalog(defs, source: dict) -> Bundle:
+def render_catalog(defs, source: dict) -> ManifestSet:
     resources = []
     for d in defs:
         for i, obj in enumerate(render_service(d)):
             path = f"{d.name}/{i:02d}-{obj['kind'].lower()}-{obj['metadata']['name']}.yaml"
             resources.append(Resource(path, yamlio.dump(obj)))
-    return Bundle(resources, source)
+    return ManifestSet(resources, source)

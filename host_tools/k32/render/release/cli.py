@@ -1,11 +1,11 @@
-"""`k32 release render|inspect`: a Release Template -> one content-hashed bundle."""
+"""`k32 release render|inspect`: a Release Template -> one content-hashed manifest set."""
 from __future__ import annotations
 
 import json
 
 import click
 
-from .. import bundle as bundle_mod
+from .. import manifest_set
 from ..clihelp import one_line_errors
 from . import inspect as inspect_mod
 from . import render as render_mod
@@ -14,7 +14,7 @@ from .template import load_dir
 
 @click.group()
 def release():
-    """Release Template -> content-hashed bundle (render-and-hash)."""
+    """Release Template -> content-hashed manifest set (render-and-hash)."""
 
 
 @release.command()
@@ -25,7 +25,7 @@ def release():
 @click.option("--lane-weights", required=True, help="e.g. 10,50,100 (steps = all but the last)")
 @click.option("--probe-image", default="", help="Operator-owned digest-pinned probe image.")
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Bundle directory; without it, print bundle.json only.")
+              help="Manifest-set directory; without it, print bundle.json only.")
 @one_line_errors
 def render(template_dir, image, target, source, lane_weights, probe_image, output):
     """Render the template once; write per-resource bytes + bundle.json."""
@@ -33,7 +33,7 @@ def render(template_dir, image, target, source, lane_weights, probe_image, outpu
                           render_mod.Evidence.parse(image, source),
                           render_mod.parse_weights(lane_weights), probe_image)
     if output:
-        bundle_mod.write(b, output)
+        manifest_set.write(b, output)
         click.echo(f"{len(b.resources)} resources -> {output} ({b.digest})")
     else:
         click.echo(b.manifest_bytes().decode(), nl=False)

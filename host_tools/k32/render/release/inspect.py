@@ -1,5 +1,5 @@
 """`InspectTargetContract`: execute the trusted template with inert values and read back only
-the target shape (Rollout + stable/canary Services). Creates no bundle."""
+the target shape (Rollout + stable/canary Services). Creates no manifest set."""
 from __future__ import annotations
 
 from .. import yamlio

@@ -1,4 +1,4 @@
-"""Render a Release Template into one content-hashed Bundle.
+"""Render a Release Template into one content-hashed manifest set.
 
 A pure function of (template, target, evidence, weights, probe image): no clock, no
 entropy, no environment. TemplateData is a fixed record (a frozen dataclass, never a map),
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..bundle import Bundle, Resource
+from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
 from .template import Template
 
@@ -121,7 +121,7 @@ def template_data(target: Target, ev: Evidence, weights, probe_image: str = "") 
     return data
 
 
-def render(t: Template, target: Target, ev: Evidence, weights, probe_image: str = "") -> Bundle:
+def render(t: Template, target: Target, ev: Evidence, weights, probe_image: str = "") -> ManifestSet:
     t.require_loaded()
     data = template_data(target, ev, weights, probe_image)
     resources = []
@@ -137,5 +137,5 @@ def render(t: Template, target: Target, ev: Evidence, weights, probe_image: str 
               "source": {"repository": ev.source_repository, "revision": ev.source_revision,
                          "branch": ev.source_branch},
               "weights": list(weights)}
-    return Bundle(resources, source)
+    return ManifestSet(resources, source)
 
