@@ -146,3 +146,55 @@ def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
     os.utime(d / "x.cpp.ci", (1, 1))
     with pytest.raises(stacks.StackError, match="older than its frame sizes"):
         stacks.load_graph(tmp_path)
+
+
+def test_a_complete_object_destructor_counts_as_its_base_object_body(tmp_path):
+    # GCC calls ~T through the D1 alias of the D2 body it emits; without following the alias
+    # a recursive destructor would count as a zero-byte library call.
+    _write_ci(tmp_path, [("main", "void k32::main()", 100),
+                         ("x.cpp:_ZN3k325ValueD2Ev", "k32::Value::~Value()", 40)],
+              [("main", "x.cpp:_ZN3k325ValueD1Ev"), ("x.cpp:_ZN3k325ValueD2Ev", "x.cpp:_ZN3k325ValueD1Ev")])
+    fns = stacks.load_graph(tmp_path)
+    b = stacks.worst(fns, fns["main"], {"recursion": {"k32::Value::~Value": 10}})
+    assert b.bytes == 100 + 40 * 10 and not b.library and not b.unbounded
+
+
+def _chain_check(tmp_path, monkeypatch, board, host_frame=20):
+    tmp_path = tmp_path / board
+    tmp_path.mkdir()
+    # a connection thread calls a pod in-process; the pod's import calls the next pod the same way
+    _write_ci(tmp_path, [("t", "void k32::conn_main(void*)", 100), ("cp", "int k32::call_pod()", 50),
+                         ("ex", "void k32::execute()", 30), ("host", "void k32::host_call()", host_frame),
+                         ("big", "void k32::big()", 400), ("__indirect_call", "Indirect Call Placeholder", None)],
+              [("t", "cp"), ("cp", "ex"), ("ex", "big"), ("ex", "__indirect_call"), ("host", "cp")])
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  conn: {entry: "k32::conn_main(void*)", budget: ingress_stack, inproc: chain}\n'
+                     'inproc: {call: "k32::call_pod()", chain: 8}\n'
+                     'indirect: {"k32::execute()": ["k32::host_call\\\\("]}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    return {r["thread"]: r for r in stacks.check(board, tmp_path)["threads"]}
+
+
+def test_an_in_process_chain_counts_hops_and_one_call(tmp_path, monkeypatch):
+    from k32.boards import load_board
+    rows = _chain_check(tmp_path, monkeypatch, "s3")
+    # the call: call_pod + execute + the larger of big and the import's cut call to the next pod
+    assert rows["pod-call"]["worst_bytes"] == 50 + 30 + max(400, 20 + 50)
+    # one hop: from one call_pod down to the next one (not counting that one)
+    assert rows["inproc-hop"]["worst_bytes"] == 50 + 30 + 20
+    # the thread: its way down to the first call + 7 hops + one call, against own + a chain
+    conn = rows["conn"]
+    assert conn["worst_bytes"] == 100 + 7 * 100 + 480
+    b = load_board("s3").budgets
+    assert conn["budget_bytes"] == (b["ingress_stack"]["bytes"] + b["inproc_call_stack"]["bytes"]
+                                    + 7 * b["inproc_hop_stack"]["bytes"])
+    # a worker-only board keeps one call's room: no hops
+    rows = _chain_check(tmp_path, monkeypatch, "esp32")
+    assert rows["conn"]["worst_bytes"] == 100 + 480
+
+
+def test_a_hop_over_its_budget_fails_the_check(tmp_path, monkeypatch):
+    from k32.boards import load_board
+    hop_budget = load_board("s3").budgets["inproc_hop_stack"]["bytes"]
+    rows = _chain_check(tmp_path, monkeypatch, "s3", host_frame=hop_budget)
+    assert rows["inproc-hop"]["verdict"] == "EXCEEDS"

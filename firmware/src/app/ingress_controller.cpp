@@ -6,6 +6,7 @@
 #include "core/http/accept_encoding.h"
 #include "core/http/internal_headers.h"
 #include "core/podserver/peer_auth.h"
+#include "core/podserver/pod_server.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -254,7 +255,7 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     if (!api::pod_ready(pod) || api::resolve_target_port(*port, pod) <= 0) continue;
     std::string node_name = pod["spec"]["nodeName"].as_string();
     if (node_name == cfg_.node_name) {
-      if (cfg_.local_pod) candidates.push_back(Candidate{&pod, 0});
+      if (cfg_.local_pods) candidates.push_back(Candidate{&pod, 0});
       continue;
     }
     if (pod["status"]["podIP"].as_string().empty()) continue;
@@ -286,7 +287,7 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     std::string pod_key = pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"});
     if (c.node_port == 0) {
       req.headers.push_back({"X-Kube32-Pod", pod_key});
-      cfg_.local_pod(req, w);
+      cfg_.local_pods->serve(req, w);
       return;
     }
     std::vector<http::Header> extra{{"X-Kube32-Pod", pod_key}, {"X-Forwarded-For", req.peer_ip}};

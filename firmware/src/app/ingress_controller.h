@@ -15,6 +15,9 @@
 #include "port.h"
 
 namespace k32 {
+namespace podserver {
+class PodServer;
+}  // namespace podserver
 namespace app {
 
 class UpstreamPool;
@@ -22,9 +25,10 @@ class UpstreamPool;
 struct IngressConfig {
   std::string node_name;   // the control plane's Node name (its pods run in-process)
   std::string ip;          // written into status.loadBalancer.ingress[0].ip
-  // Calls a control-plane pod's k32_handle in-process (the pod server's handler with
-  // X-Kube32-Pod set); empty when this node runs no pods.
-  std::function<void(http::Request&, http::ResponseWriter&)> local_pod;
+  // Calls a control-plane pod's k32_handle in-process (the pod server with X-Kube32-Pod
+  // set); null when this node runs no pods. A plain pointer, not a callback: the stack check
+  // follows the direct call into the pod.
+  podserver::PodServer* local_pods = nullptr;
   // The cluster's bearer token now ("" = none): worker pod servers require it from the
   // ingress in X-Kube32-Token (core/podserver/peer_auth.h).
   std::function<std::string()> token;

@@ -123,6 +123,20 @@ struct Node {
 
 void heartbeat_main(void* p) { static_cast<node::Heartbeat*>(p)->run(); }
 
+// A worker's channel relay: forwards what its pods publish and brings in their topics.
+// Thread entries are named functions so the stack check can find them.
+void channels_main(void* p) {
+  Node* node = static_cast<Node*>(p);
+  node->bridge->run([node]() { return node->hub.topics(); });
+}
+
+// Restarts the node a moment after the console's REBOOT answer is on its way.
+void reboot_main(void*) {
+  port::sleep_ms(200);
+  logf("[NODE] rebooting (console request)");
+  port::system_restart();
+}
+
 // The InternalIPs of the cluster's Nodes: from the store on the control plane, through the
 // API on workers (node-to-node callers of the pod server must come from one of them).
 void node_ips(const json::Value& list, std::vector<std::string>* out) {
@@ -340,11 +354,7 @@ void add_console_commands(Node* n) {
   });
   n->console.add("REBOOT", [](const json::Value&) {
     // Answer first, then restart from another thread once the reply is on its way.
-    port::thread_start("reboot", K32_REBOOT_STACK_BYTES, static_cast<port::Region>(K32_REBOOT_STACK_REGION), [](void*) {
-      port::sleep_ms(200);
-      logf("[NODE] rebooting (console request)");
-      port::system_restart();
-    }, nullptr);
+    port::thread_start("reboot", K32_REBOOT_STACK_BYTES, static_cast<port::Region>(K32_REBOOT_STACK_REGION), reboot_main, nullptr);
     return console::Reply{true, json::Value(), ""};
   });
 }
@@ -457,7 +467,7 @@ int run_node(const node::NodeConfig& cfg_in) {
     icfg.node_name = cfg.name;
     icfg.ip = cfg.bind_ip;
     // In-process: the ingress is this node, and it has replaced the client's X-Kube32-*.
-    icfg.local_pod = [n](http::Request& rq, http::ResponseWriter& w) { n->pod_server->serve(rq, w); };
+    icfg.local_pods = n->pod_server;
     icfg.token = [n]() { return n->current_token(); };
     n->ingress = new IngressController(&n->store, &n->hub, icfg);
     n->ingress->start();
@@ -501,7 +511,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   pc.conn_stack_bytes = K32_POD_CONN_STACK_BYTES +
                         (cfg.role == node::Role::ControlPlane ? K32_INPROC_CHAIN_STACK_BYTES : K32_INPROC_CALL_STACK_BYTES);
   pc.stack_region = static_cast<port::Region>(K32_POD_CONN_STACK_REGION);
-  if (!n->pod_http.start(pc, [n](http::Request& rq, http::ResponseWriter& w) { n->pod_handler(rq, w); }, &err)) {
+  if (!n->pod_http.start(pc, n->pod_handler, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
   }
@@ -515,10 +525,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   if (cfg.role == node::Role::Worker) {
     n->bridge = new ChannelBridge(api_ep, [n]() { return n->current_token(); }, &n->hub);
     n->publish = [n](const std::string& topic, const std::string& payload) { return n->bridge->publish(topic, payload); };
-    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), [](void* p) {
-      Node* node = static_cast<Node*>(p);
-      node->bridge->run([node]() { return node->hub.topics(); });
-    }, n);
+    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), channels_main, n);
   }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);

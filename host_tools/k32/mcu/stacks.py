@@ -6,10 +6,20 @@ A path's cost is the sum of the frames on it. Calls through pointers and recursi
 have no bound in the graph: they count only when firmware/stack_check.yaml bounds them
 (targets of an indirect call, depth of a cycle), and a thread that reaches one unbounded
 is reported as a lower bound with the reason. Library functions (newlib, libstdc++) have
-no frames in our objects and count as zero; the report lists how many were reached."""
+no frames in our objects and count as zero; the report lists how many were reached.
+
+In-process calls (`inproc:` in the annotations) are cut where they start: the function that
+checks for the in-process call's free stack before running a pod. Below that cut the call has
+a budget of its own (inproc_call_stack), so a thread counts the cut function's frame and
+not what runs beneath it. The call is checked once as the `pod-call` row; the stack one hop
+of a chain takes (from that function down to the same function one pod further) as the
+`inproc-hop` row; and a thread that carries a whole chain (`inproc: chain`) as its path down to
+the first call + (CALL_CHAIN_MAX - 1) hops + one call, against its own budget + the chain's."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +77,48 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
             m = _EDGE.match(line)
             if m:
                 fns.setdefault(m.group(1), Fn(m.group(1), m.group(1))).calls.add(m.group(2))
+    _resolve_aliases(fns)
+    _name_clones(fns)
     return fns
+
+
+_CLONE = re.compile(r"^(?:.*:)?(_Z[^.]+)((?:\.\w+\.\d+)+)$")
+
+
+def _name_clones(fns: dict[str, Fn]) -> None:
+    """GCC prints a split-off part of a function (foo.part.0) as "0(args)": name it from its
+    symbol, so annotations and reports can say which function it is."""
+    cut = [f for f in fns.values() if f.frame is not None and re.match(r"^\d+\(", f.name) and _CLONE.match(f.title)]
+    tool = shutil.which("arm-none-eabi-c++filt") or shutil.which("c++filt")
+    if not cut or not tool:
+        return
+    syms = [_CLONE.match(f.title) for f in cut]
+    out = subprocess.run([tool], input="\n".join(m.group(1) for m in syms), capture_output=True, text=True).stdout
+    for f, m, name in zip(cut, syms, out.splitlines()):
+        f.name = name.replace("(anonymous namespace)", "{anonymous}") + f" [clone {m.group(2)}]"
+
+
+_CTOR_DTOR_1 = re.compile(r"(?<=[0-9A-Za-z_])([CD])1(?=[EI])")
+
+
+def _resolve_aliases(fns: dict[str, Fn]) -> None:
+    """GCC emits a class's complete-object constructor/destructor (C1/D1) as an alias of the
+    base-object one (C2/D2) and names the alias in its calls, so without this a call to
+    json::Value's destructor (recursive) would count as a library call of zero bytes."""
+    alias: dict[str, str] = {}
+    called = {c for fn in fns.values() for c in fn.calls}
+    for title in called | fns.keys():
+        if title in fns and fns[title].frame is not None:
+            continue
+        for m in _CTOR_DTOR_1.finditer(title):
+            cand = title[:m.start()] + m.group(1) + "2" + title[m.end():]
+            if cand in fns and fns[cand].frame is not None:
+                alias[title] = cand
+                break
+    if alias:
+        for fn in fns.values():
+            if fn.calls & alias.keys():
+                fn.calls = {alias.get(c, c) for c in fn.calls}
 
 
 def _find(fns: dict[str, Fn], needle: str) -> list[Fn]:
@@ -82,6 +133,10 @@ class Bound:
     path: list[str]
     unbounded: set = field(default_factory=set)  # reasons the figure is only a lower bound
     library: set = field(default_factory=set)
+    # deepest stack in use when an in-process call starts (frames above the cut function),
+    # None when no in-process call is reached
+    to_call: int | None = None
+    call_path: list[str] = field(default_factory=list)
 
 
 def _depth(note) -> int:
@@ -105,9 +160,20 @@ def _depth(note) -> int:
     return int(m.group(1))
 
 
+def _inproc_cut(fns: dict[str, Fn], notes: dict) -> set:
+    spec = notes.get("inproc")
+    if not spec:
+        return set()
+    found = _find(fns, spec["call"])
+    if len(found) != 1:
+        raise StackError(f"{ANNOTATIONS.name}: inproc call {spec['call']!r} matches {len(found)} functions")
+    return {found[0].title}
+
+
 def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
     indirect = notes.get("indirect") or {}
     recursion = notes.get("recursion") or {}
+    cut = _inproc_cut(fns, notes)
     memo: dict[str, Bound] = {}
     on_path: list[str] = []
 
@@ -117,6 +183,11 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
         fn = fns.get(title)
         if fn is None or fn.frame is None:
             return Bound(0, [], set(), {fn.name if fn else title})
+        if title in cut and on_path:
+            # An in-process call: its frame is on this stack; what runs beneath it has its
+            # own budget (the pod-call row), checked by the function before it goes deeper.
+            step = f"{fn.name} ({fn.frame}, in-process call: its own budget)"
+            return Bound(fn.frame, [step], set(), set(), 0, [step])
         if title in on_path:  # a recursive cycle
             cycle = on_path[on_path.index(title):]
             depth = next((_depth(d) for k, d in recursion.items() if any(k in fns[t].name for t in cycle)), None)
@@ -143,18 +214,38 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
                     if not found:
                         raise StackError(f"{ANNOTATIONS.name}: indirect target {pattern!r} matches no function")
                     targets.update(f.title for f in found)
+        to_call, call_path = None, []
         for t in sorted(targets):
             b = visit(t)
             unb |= b.unbounded
             lib |= b.library
             if b.bytes > best.bytes or not best.path:
                 best = b
+            if b.to_call is not None and (to_call is None or b.to_call > to_call):
+                to_call, call_path = b.to_call, b.call_path
         on_path.pop()
-        res = Bound(fn.frame + best.bytes, [f"{fn.name} ({fn.frame})"] + best.path, unb, lib)
+        step = f"{fn.name} ({fn.frame})"
+        res = Bound(fn.frame + best.bytes, [step] + best.path, unb, lib,
+                    None if to_call is None else fn.frame + to_call, [step] + call_path if to_call is not None else [])
         memo[title] = res
         return res
 
     return visit(entry.title)
+
+
+def _row(thread, what, entry, b: Bound, key, budget, verdict, **extra) -> dict:
+    return {"thread": thread, "what": what, "entry": entry, "worst_bytes": b.bytes, "budget_key": key,
+            "budget_bytes": budget, "verdict": verdict, "lower_bound": bool(b.unbounded),
+            "unbounded": sorted(b.unbounded)[:20], "unbounded_count": len(b.unbounded),
+            "library_calls": len(b.library), "deepest_path": b.path, **extra}
+
+
+def _verdict(b: Bound, budget) -> str:
+    if budget is None:
+        return "no budget"
+    if b.bytes > budget:
+        return "EXCEEDS"
+    return "within" if not b.unbounded else "within (lower bound)"
 
 
 def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
@@ -162,41 +253,83 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
     board = load_board(board_name)
     notes = yaml.safe_load(ANNOTATIONS.read_text()) or {}
     fns = load_graph(build_dir)
+    budgets = {k: v["bytes"] for k, v in board.budgets.items() if isinstance(v, dict) and "bytes" in v}
     rows = []
-    for thread, spec in (notes.get("threads") or {}).items():
-        found = _find(fns, spec["entry"])
+    # The in-process call and one hop of a chain, checked once; the threads that start calls
+    # build on both.
+    spec = notes.get("inproc")
+    call = hop = None
+    chain_len = 1
+    if spec:
+        entry = _find(fns, spec["call"])
+        if len(entry) != 1:
+            raise StackError(f"{ANNOTATIONS.name}: inproc call {spec['call']!r} matches {len(entry)} functions")
+        call = worst(fns, entry[0], notes)
+        chain_len = _depth(spec["chain"])
+        key = "inproc_call_stack"
+        rows.append(_row("pod-call", "an in-process call into a pod, from the free-stack check down "
+                         "(the pod's wasm::call/execute, its imports; a further call is cut there)",
+                         entry[0].name, call, key, budgets.get(key), _verdict(call, budgets.get(key))))
+        if call.to_call is not None:
+            hop = Bound(call.to_call, call.call_path, set(call.unbounded), set(call.library))
+            key = "inproc_hop_stack"
+            rows.append(_row("inproc-hop", "one hop of an in-process chain: a pod calling a pod, "
+                             "from one free-stack check to the next", entry[0].name, hop, key,
+                             budgets.get(key), _verdict(hop, budgets.get(key))))
+    for thread, spec_t in (notes.get("threads") or {}).items():
+        found = _find(fns, spec_t["entry"])
         if len(found) != 1:
-            raise StackError(f"{ANNOTATIONS.name}: thread {thread}: entry {spec['entry']!r} matches "
+            raise StackError(f"{ANNOTATIONS.name}: thread {thread}: entry {spec_t['entry']!r} matches "
                              f"{len(found)} functions in {build_dir}")
         inner = worst(fns, found[0], notes)
-        b = Bound(inner.bytes, list(inner.path), set(inner.unbounded), set(inner.library))  # memo stays intact
+        b = Bound(inner.bytes, list(inner.path), set(inner.unbounded), set(inner.library),
+                  inner.to_call, list(inner.call_path))  # memo stays intact
         hops = []
-        for step in spec.get("via") or []:
-            hop = _find(fns, step)
-            if len(hop) != 1:
-                raise StackError(f"{ANNOTATIONS.name}: thread {thread}: via {step!r} matches {len(hop)} functions")
-            b.bytes += hop[0].frame
-            hops.append(f"{hop[0].name} ({hop[0].frame})")
+        for step in spec_t.get("via") or []:
+            hop_fn = _find(fns, step)
+            if len(hop_fn) != 1:
+                raise StackError(f"{ANNOTATIONS.name}: thread {thread}: via {step!r} matches {len(hop_fn)} functions")
+            b.bytes += hop_fn[0].frame
+            if b.to_call is not None:
+                b.to_call += hop_fn[0].frame
+            hops.append(f"{hop_fn[0].name} ({hop_fn[0].frame})")
         b.path = hops + b.path
-        key = spec.get("budget")
-        budget = board.budgets[key]["bytes"] if key else None
-        role = spec.get("role")
+        key = spec_t.get("budget")
+        budget = budgets[key] if key else None
+        role = spec_t.get("role")
         if role is not None and role not in ROLES:
             raise StackError(f"{ANNOTATIONS.name}: thread {thread}: role {role!r} is not one of {', '.join(ROLES)}")
+        extra = {"own_bytes": b.bytes}
+        mode = spec_t.get("inproc")
+        if mode not in (None, "chain"):
+            raise StackError(f"{ANNOTATIONS.name}: thread {thread}: inproc {mode!r} is not 'chain'")
+        if mode == "chain" and budget is not None:
+            if call is None or hop is None:
+                raise StackError(f"{ANNOTATIONS.name}: thread {thread}: inproc: chain needs the inproc section")
+            if b.to_call is None:
+                raise StackError(f"{ANNOTATIONS.name}: thread {thread}: marked inproc: chain but reaches no in-process call")
+            # A control plane runs a chain of pods on this thread (the node gives it its own
+            # budget + a chain's stack); a worker keeps one call's room and refuses deeper calls.
+            hops_n = chain_len - 1 if "control-plane" in board.roles else 0
+            total = max(b.bytes, b.to_call + hops_n * hop.bytes + call.bytes)
+            budget = budget + budgets["inproc_call_stack"] + hops_n * budgets["inproc_hop_stack"]
+            extra.update({"to_first_call_bytes": b.to_call, "hops": hops_n, "hop_bytes": hop.bytes,
+                          "call_bytes": call.bytes, "budget_key": f"{key} + inproc_call_stack"
+                          + (f" + {hops_n} x inproc_hop_stack" if hops_n else "")})
+            if total > b.bytes:
+                b.path = hops + list(b.call_path) + [f"+ {hops_n} hops x {hop.bytes} + one call {call.bytes}"]
+            b.bytes = total
+            b.unbounded |= call.unbounded
+            b.library |= call.library
         if role is not None and role not in board.roles:
             # The node refuses that role on this board (K32_BOARD_CONTROL_PLANE), so the
             # thread never starts there: its figure is shown, not held against the budget.
             verdict = f"not run ({role} only)"
-        elif budget is None:
-            verdict = "no budget"
-        elif b.bytes > budget:
-            verdict = "EXCEEDS"
         else:
-            verdict = "within" if not b.unbounded else "within (lower bound)"
-        rows.append({"thread": thread, "what": spec.get("what", ""), "entry": found[0].name,
-                     "worst_bytes": b.bytes, "budget_key": key, "budget_bytes": budget, "verdict": verdict,
-                     "lower_bound": bool(b.unbounded), "unbounded": sorted(b.unbounded)[:20],
-                     "unbounded_count": len(b.unbounded), "library_calls": len(b.library),
-                     "deepest_path": b.path})
+            verdict = _verdict(b, budget)
+        row = _row(thread, spec_t.get("what", ""), found[0].name, b, key, budget, verdict, **extra)
+        if "budget_key" in extra:
+            row["budget_key"] = extra["budget_key"]
+        rows.append(row)
     return {"board": board.name, "build_dir": str(build_dir), "threads": rows,
             "ok": all(r["verdict"] != "EXCEEDS" for r in rows)}
