@@ -41,7 +41,7 @@ def _once(name: str):
 
 def echo_docs() -> list[dict]:
     if not ECHO_EXAMPLE.exists():
-        pytest.fail(f"{ECHO_EXAMPLE} does not exist (issue 3: echo pod example)")
+        pytest.fail(f"{ECHO_EXAMPLE} does not exist (the echo pod example)")
     return [d for d in yaml.safe_load_all(ECHO_EXAMPLE.read_text()) if d]
 
 

@@ -334,7 +334,7 @@ class Cluster:
             self.down()
             raise BenchError(f"static bundle route never answered: {problem}")
         if not ECHO_EXAMPLE.exists():
-            reason = f"{ECHO_EXAMPLE.relative_to(REPO_ROOT)} does not exist (echo pod, issue 3)"
+            reason = f"{ECHO_EXAMPLE.relative_to(REPO_ROOT)} does not exist (the echo pod example)"
             self.unavailable = {"echo-local": reason, "echo-worker": reason}
             return
         example = ECHO_EXAMPLE.read_text()
