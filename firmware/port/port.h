@@ -19,6 +19,7 @@ namespace port {
 
 // ---- clock ----
 uint64_t monotonic_ms();          // never goes backwards
+uint64_t monotonic_us();          // the same clock in microseconds (pods' CPU time is mostly sub-ms)
 int64_t wall_time_s();            // Unix seconds; 0 until the clock is set (SNTP on boards)
 bool wall_clock_set();
 void sleep_ms(uint32_t ms);

@@ -16,6 +16,7 @@ constexpr int64_t kClockSetAfter = 1704067200;  // 2024-01-01T00:00:00Z
 }  // namespace
 
 uint64_t monotonic_ms() { return static_cast<uint64_t>(esp_timer_get_time() / 1000); }
+uint64_t monotonic_us() { return static_cast<uint64_t>(esp_timer_get_time()); }
 
 int64_t wall_time_s() {
   timeval tv{};

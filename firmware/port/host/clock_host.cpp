@@ -13,6 +13,12 @@ uint64_t monotonic_ms() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000u + static_cast<uint64_t>(ts.tv_nsec / 1000000);
 }
 
+uint64_t monotonic_us() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec / 1000);
+}
+
 int64_t wall_time_s() { return static_cast<int64_t>(time(nullptr)); }
 
 bool wall_clock_set() { return true; }

@@ -11,9 +11,11 @@
 #include "core/calls/node_calls.h"
 #include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
+#include "core/api/metrics_api.h"
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/usage_report.h"
 #include "k32_abi_table.h"
 #include "k32_board.h"
 #include "core/podserver/log_proxy.h"
@@ -426,6 +428,8 @@ int run_node(const node::NodeConfig& cfg_in) {
       logf("[EGRESS] %s", terr);
     n->calls = calls::install_control_plane_calls(n->kubelet, &n->store, n->api, [n]() { return n->current_token(); });
     n->api->add_route(podserver::make_log_route(&n->store, n->kubelet, [n]() { return n->current_token(); }));
+    // kubectl top: the metrics API, fed by every node's usage report.
+    api::mount_metrics_api(n->api, &n->store, new api::MetricsStore());
     // `k32 image push`: a module into this node's wasm://sd/ store, behind the API's token.
     n->api->add_route(make_sd_image_route(cfg.sd_dir));
     // Pods bound to this node start at once instead of at the next sync period.
@@ -529,6 +533,11 @@ int run_node(const node::NodeConfig& cfg_in) {
   }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
+  n->heartbeat->set_after_beat([n]() {
+    json::Value report = kubelet::usage_report(n->kubelet);
+    int rc = n->kubelet_api->call("POST", kubelet::kUsagePathPrefix + n->cfg.name + "/usage", &report, nullptr);
+    if (rc != 204 && rc != 200) logf("[NODE] usage report refused (%d)", rc);
+  });
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
   port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION), heartbeat_main, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) {

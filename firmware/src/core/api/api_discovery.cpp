@@ -172,6 +172,7 @@ void ApiServer::serve_discovery(http::Request& req, http::ResponseWriter& w, boo
     list.set("apiVersion", "v1");
     json::Value& gs = list.set("groups", json::Value::array());
     for (const auto& g : groups()) gs.push(group_object(g));
+    for (const auto& g : extra_groups_) gs.push(g);
     send_json(w, 200, list);
     return;
   }

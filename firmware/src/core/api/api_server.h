@@ -48,6 +48,8 @@ class ApiServer {
     (checks_own_auth ? open_routes_ : routes_).push_back(std::move(r));
   }
   bool authorized(const http::Request& req);
+  // An API group served by a route (the metrics API): listed in /apis beside the kinds' groups.
+  void add_group(json::Value group) { extra_groups_.push_back(std::move(group)); }
 
   // Server-side helpers the node's own controllers use (no HTTP round trip).
   store::ObjectStore* store() { return store_; }
@@ -84,6 +86,7 @@ class ApiServer {
   std::string token_;
   std::vector<ExtraRoute> routes_;
   std::vector<ExtraRoute> open_routes_;
+  std::vector<json::Value> extra_groups_;
 };
 
 // Decodes a request body (JSON, or YAML that is JSON) into *out; error as Status.

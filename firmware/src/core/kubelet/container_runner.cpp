@@ -4,6 +4,7 @@
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/pod_env.h"
 #include "core/kubelet/pod_instance.h"
+#include "core/kubelet/pod_usage.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "port.h"
@@ -80,6 +81,7 @@ ContainerState run_once(Pod* p, Container* c) {
     wasm::Trap trap;
     {
       port::LockGuard<port::Mutex> lock(c->call_mu);
+      CpuClock cpu(c);
       trap = wasm::call(c->store, c->main_fn, nullptr, 0, &res, c->main_returns ? 1 : 0);
     }
     if (trap.ok()) {

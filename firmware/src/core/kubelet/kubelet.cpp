@@ -6,6 +6,7 @@
 #include "core/kubelet/container_runner.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
+#include "core/kubelet/pod_usage.h"
 #include "core/kubelet/pod_status.h"
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
@@ -148,6 +149,7 @@ void Kubelet::start_pod(const json::Value& obj) {
   p->uid = obj["metadata"]["uid"].as_string();
   p->obj = obj;
   p->start_time = port::wall_time_s();
+  p->started_us = port::monotonic_us();
   for (const auto& cs : obj["spec"]["containers"].items()) {
     auto c = std::unique_ptr<Container>(new Container());
     c->pod = p.get();
@@ -414,7 +416,11 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     c->req = &rq;
     c->resp = out;
     wasm::Value res{0};
-    wasm::Trap trap = wasm::call(c->store, c->handle_fn, nullptr, 0, &res, 1);
+    wasm::Trap trap;
+    {
+      CpuClock cpu(c);
+      trap = wasm::call(c->store, c->handle_fn, nullptr, 0, &res, 1);
+    }
     bool overdue = disarm_call(c);
     c->req = nullptr;
     c->resp = nullptr;
@@ -472,7 +478,11 @@ int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic,
     c->ev_topic = &topic;
     c->ev_data = &data;
     wasm::Value res{0};
-    wasm::Trap trap = wasm::call(c->store, c->event_fn, nullptr, 0, &res, 1);
+    wasm::Trap trap;
+    {
+      CpuClock cpu(c);
+      trap = wasm::call(c->store, c->event_fn, nullptr, 0, &res, 1);
+    }
     bool overdue = disarm_call(c);
     c->ev_topic = nullptr;
     c->ev_data = nullptr;

@@ -102,6 +102,8 @@ class Kubelet {
   LogRing* log_of(const std::string& key, const std::string& container, bool previous, std::string* err,
                   std::shared_ptr<Pod>* keep);
   std::shared_ptr<Pod> find(const std::string& key);
+  // Every pod running here now (pod_usage.cpp reads their usage).
+  std::vector<std::shared_ptr<Pod>> running();
 
   // Called by container runners when a state changed: wakes the sync loop to report.
   void poke();

@@ -2,6 +2,7 @@
 
 #include "core/kubelet/image_source.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/pod_usage.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
@@ -145,6 +146,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
     release_container(c);
     return false;
   }
+  note_memory(c);
   return true;
 }
 

@@ -82,6 +82,11 @@ struct Container {
   std::vector<const char*> wasi_env;
   const char* wasi_argv[1] = {nullptr};
 
+  // ---- usage for the metrics API (pod_usage.h); atomics: the heartbeat reads them ----
+  std::atomic<uint64_t> cpu_us{0};           // interpreter time of the calls that returned
+  std::atomic<uint64_t> call_started_us{0};  // when the call in progress entered; 0: none
+  std::atomic<uint64_t> memory_bytes{0};     // the instance's linear memory, last seen
+
   // ---- per call (under call_mu) ----
   const http::Request* req = nullptr;
   PodResponse* resp = nullptr;
@@ -101,6 +106,7 @@ struct Pod {
   int runners = 0;  // container runner threads still alive (under mu)
   std::atomic<uint32_t> calls{0};  // requests running or waiting for a container (cap: K32_POD_CALLS_MAX)
   int64_t start_time = 0;
+  uint64_t started_us = 0;    // port::monotonic_us() at start: the first CPU reading's window
   int64_t memory_charge = 0;  // what admission counted for this pod (sync thread only)
   // Channel topics delivered to k32_event (the kube32.io/event-topics annotation plus
   // k32_channel_subscribe), one hub subscription for all of them (under mu).

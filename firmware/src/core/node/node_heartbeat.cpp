@@ -81,6 +81,7 @@ bool Heartbeat::beat() {
 void Heartbeat::run() {
   for (;;) {
     bool ok = beat();
+    if (ok && after_beat_) after_beat_();
     port::sleep_ms(ok ? kHeartbeatMs : 1000);
   }
 }

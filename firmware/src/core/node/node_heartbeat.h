@@ -2,6 +2,7 @@
 // and renews its Lease in kube-node-lease. The API is reached through a NodeApi, which
 // is the store itself on the control plane and HTTP on workers.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "core/json/json.h"
@@ -31,12 +32,16 @@ class Heartbeat {
   bool beat();
   // Runs register + heartbeats forever on the calling thread.
   void run();
+  // Runs on the heartbeat's thread after each heartbeat that reached the API (the node's
+  // usage report rides along: no thread of its own). Set before run().
+  void set_after_beat(std::function<void()> f) { after_beat_ = std::move(f); }
 
  private:
   NodeConfig cfg_;
   NodeApi* api_;
   std::string node_uid_;
   bool registered_ = false;
+  std::function<void()> after_beat_;
 };
 
 }  // namespace node
