@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from targets import BoardTarget, SimTarget  # noqa: E402
 
+
 def pytest_addoption(parser):
     g = parser.getgroup("kube32 hil")
     g.addoption("--target", choices=["sim", "board"], default="sim")

@@ -64,8 +64,7 @@ class Dut:
                 if b"\n" in chunk:
                     usable = chunk[:chunk.rindex(b"\n") + 1]
                     self._log_pos += len(usable)
-                    for raw in usable.decode("utf-8", "replace").splitlines():
-                        yield raw
+                    yield from usable.decode("utf-8", "replace").splitlines()
                 else:
                     time.sleep(0.05)
         else:

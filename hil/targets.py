@@ -4,18 +4,17 @@ Both expose the same surface: `cluster` (request(), kubectl(), nodes_ready(), ap
 `cp` and `workers` (Duts), `ingress_url`, `worker_count`, and `reboot_control_plane()`."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+from dut import Dut
+from k32.kubeconfig import write_context
 from k32.provision import ProvisionError
 from k32.sim.cluster import SimCluster
-from k32.kubeconfig import write_context
 from k32.testing.clusters import make_test_cluster
-
-from dut import Dut
+from k32.testing.poll import poll_until, wait_until
 
 REBOOT_TIMEOUT = 60.0
-REBOOT_GRACE = 1.0
+REBOOT_GRACE = 1.0     # the node exits ~100 ms after the command; this is the deadline for it
 
 
 def _send_reboot(dut) -> None:
@@ -27,16 +26,16 @@ def _send_reboot(dut) -> None:
     dut.close()
 
 
+def _api_answers(cluster) -> bool:
+    try:
+        return cluster.request("GET", "/version", timeout=2.0)[0] == 200
+    except OSError:
+        return False
+
+
 def _wait_api(cluster, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if cluster.request("GET", "/version", timeout=2.0)[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise AssertionError(f"API server at {cluster.api_url} not back within {timeout:g} s")
+    poll_until(lambda: _api_answers(cluster), timeout, f"API server at {cluster.api_url} back",
+               interval=0.3)
 
 
 class SimTarget:
@@ -64,9 +63,11 @@ class SimTarget:
         cluster) brings it back from the same state dir, as the board's reset does."""
         _send_reboot(self.cp)
         spec = self.cluster.nodes[0]
-        time.sleep(REBOOT_GRACE)                # the node exits ~100 ms after the command
-        entry = next(n for n in self.cluster.status()["nodes"] if n["name"] == spec.name)
-        if not entry["running"]:
+
+        def stopped() -> bool:
+            return not next(n for n in self.cluster.status()["nodes"] if n["name"] == spec.name)["running"]
+
+        if wait_until(stopped, REBOOT_GRACE):
             # The simulator node does not re-execute itself (yet): bring it back from its
             # state dir, as a board's reset would.
             restart = getattr(self.cluster, "restart_node", None)
@@ -121,7 +122,9 @@ class BoardTarget:
 
     def reboot_control_plane(self):
         _send_reboot(self.cp)
-        time.sleep(2.0)
+        # The API answers until the board resets: see it go away, then come back.
+        poll_until(lambda: not _api_answers(self.cluster), REBOOT_GRACE + 5.0,
+                   f"API server at {self.cluster.api_url} gone after REBOOT", interval=0.1)
         _wait_api(self.cluster, REBOOT_TIMEOUT)
 
     def down(self):

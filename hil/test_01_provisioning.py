@@ -1,6 +1,5 @@
 """Provisioning over the console: the token turns bearer auth on at once, Wi-Fi credentials
 are stored and reported with [NET] lines; bad secrets change nothing."""
-import json
 
 import pytest
 from click.testing import CliRunner

@@ -1,21 +1,16 @@
 """Every node registers and turns Ready, as kubectl shows it."""
-import time
+from k32.testing.poll import wait_until
 
 
 def test_all_nodes_ready(target, cluster):
     want = 1 + target.worker_count
-    deadline = time.monotonic() + 60
-    ready = {}
-    while time.monotonic() < deadline:
-        ready = cluster.nodes_ready()
-        if sum(ready.values()) >= want:
-            break
-        time.sleep(1)
+    wait_until(lambda: sum(cluster.nodes_ready().values()) >= want, 60, interval=1)
+    ready = cluster.nodes_ready()
     assert sum(ready.values()) >= want, ready
     out = cluster.kubectl("get", "nodes", "--no-headers")
     assert out.returncode == 0, out.stderr
-    lines = [l.split() for l in out.stdout.splitlines() if l.strip()]
-    assert len(lines) >= want and all(l[1] == "Ready" for l in lines), out.stdout
+    rows = [line.split() for line in out.stdout.splitlines() if line.strip()]
+    assert len(rows) >= want and all(row[1] == "Ready" for row in rows), out.stdout
 
 
 def test_status_matches_the_api(target, cluster):

@@ -10,6 +10,7 @@ import urllib.request
 import pytest
 
 from hil_examples import example
+from k32.testing.poll import wait_until
 
 READY_TIMEOUT = 60
 
@@ -35,13 +36,8 @@ def _post(url, body=b"hello"):
 
 
 def test_echo_through_the_ingress(echo):
-    deadline = time.monotonic() + READY_TIMEOUT
-    status, body = 0, b""
-    while time.monotonic() < deadline:
-        status, body = _post(echo + "/echo/hello")
-        if status == 200:
-            break
-        time.sleep(1)
+    wait_until(lambda: _post(echo + "/echo/hello")[0] == 200, READY_TIMEOUT, interval=1)
+    status, body = _post(echo + "/echo/hello")
     assert status == 200, (status, body[:200])
     assert body
 
@@ -61,5 +57,5 @@ def test_sse_presence(echo):
     assert b" 200" in head, buf[:300]
     assert b"text/event-stream" in buf.lower()
     after = buf.split(b"event: presence", 1)[1]
-    data = next(l for l in after.split(b"\n") if l.startswith(b"data:"))
+    data = next(line for line in after.split(b"\n") if line.startswith(b"data:"))
     assert json.loads(data[5:])["viewers"] >= 1

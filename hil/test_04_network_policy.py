@@ -3,13 +3,13 @@ examples/egress*.yaml behave as docs/calls.md says — the probes on the control
 worker reach port 8000 of an outside host; with the policy, 8000 stays allowed and any other
 port gets K32_ERR_PERM (-1)."""
 import json
-import time
 import urllib.request
 
 import pytest
 
 from hil_examples import example
 from hil_servers import serve
+from k32.testing.poll import wait_until
 
 POLICY = {
     "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
@@ -48,14 +48,14 @@ def ask_probe(target, which: str, url: str) -> str:
 
 
 def wait_answer(target, which, url, prefix, timeout):
-    deadline = time.monotonic() + timeout
-    answer = ""
-    while time.monotonic() < deadline:
-        answer = ask_probe(target, which, url)
-        if answer.startswith(prefix):
-            return answer
-        time.sleep(1)
-    return answer
+    answers = [""]
+
+    def starts_right() -> bool:
+        answers.append(ask_probe(target, which, url))
+        return answers[-1].startswith(prefix)
+
+    wait_until(starts_right, timeout, interval=1)
+    return answers[-1]
 
 
 @pytest.fixture

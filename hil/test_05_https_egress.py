@@ -8,7 +8,7 @@ import pytest
 
 from hil_examples import example
 from hil_servers import serve
-from test_04_network_policy import POD_START_S, ask_probe, wait_answer
+from test_04_network_policy import POD_START_S, wait_answer
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """A pod whose Wasm module traps is restarted (restartPolicy: Always) and counts it."""
 import json
-import time
 
 from hil_examples import example
+from k32.testing.poll import wait_until
 
 
 def _pod(cluster, name):
@@ -14,14 +14,13 @@ def test_trap_restarts_the_pod(cluster):
     manifest = example("trap.yaml")          # a pod named "trap" whose handler traps
     assert cluster.kubectl("apply", "-f", str(manifest)).returncode == 0
     try:
-        deadline = time.monotonic() + 90
-        restarts = 0
-        while time.monotonic() < deadline and restarts < 1:
+        def container_statuses():
             pod = _pod(cluster, "trap") or {}
-            statuses = (pod.get("status") or {}).get("containerStatuses") or [{}]
-            restarts = statuses[0].get("restartCount", 0)
-            time.sleep(1)
-        assert restarts >= 1
+            return (pod.get("status") or {}).get("containerStatuses") or [{}]
+
+        wait_until(lambda: container_statuses()[0].get("restartCount", 0) >= 1, 90, interval=1)
+        statuses = container_statuses()
+        assert statuses[0].get("restartCount", 0) >= 1, statuses
         assert statuses[0].get("lastState", {}).get("terminated"), statuses[0]
         logs = cluster.kubectl("logs", "trap", "--previous")
         assert "about to fail" in logs.stdout, logs.stdout + logs.stderr

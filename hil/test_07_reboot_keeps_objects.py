@@ -1,7 +1,8 @@
 """Objects survive a control-plane reboot (K32_CMD:REBOOT), and the nodes come back Ready.
 Runs last: it restarts the control plane."""
 import json
-import time
+
+from k32.testing.poll import wait_until
 
 CM = "/api/v1/namespaces/default/configmaps"
 
@@ -15,8 +16,6 @@ def test_reboot_keeps_objects(target):
     code, _, raw = target.cluster.request("GET", f"{CM}/hil-keep")
     assert code == 200, raw[:300]
     assert json.loads(raw)["data"] == body["data"]
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and sum(target.cluster.nodes_ready().values()) < 1 + target.worker_count:
-        time.sleep(1)
+    wait_until(lambda: sum(target.cluster.nodes_ready().values()) >= 1 + target.worker_count, 90, interval=1)
     assert sum(target.cluster.nodes_ready().values()) >= 1 + target.worker_count
     target.cluster.request("DELETE", f"{CM}/hil-keep")

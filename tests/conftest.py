@@ -4,7 +4,6 @@ import pytest
 
 from k32.testing.clusters import k8s_api_client, make_test_cluster
 
-
 # pytest calls a failed session fixture again for every test that uses it; a cluster that
 # cannot start (say, the firmware does not build) is tried once and its error repeated.
 _start_failure: list[str] = []

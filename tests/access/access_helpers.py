@@ -3,7 +3,8 @@ server (optionally from a chosen loopback source address), polling."""
 import http.client
 import json
 import socket
-import time
+
+from k32.testing import poll
 
 
 def nodes(cluster) -> dict:
@@ -72,14 +73,7 @@ def ingress_get(cluster, path: str, headers: dict | None = None):
 
 
 def wait_until(fn, timeout: float, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    return last
+    return poll.wait_until(fn, timeout, interval)
 
 
 def loopback_alias_usable(addr: str) -> bool:

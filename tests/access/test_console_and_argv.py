@@ -7,6 +7,7 @@ import socket
 
 import pytest
 from click.testing import CliRunner
+
 from k32.boards import load_common
 from k32.cli import main
 

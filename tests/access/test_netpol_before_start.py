@@ -91,6 +91,7 @@ def call_until_quiet(cluster, pod: str, ns: str = "default") -> list[str]:
     return answers
 
 
+@pytest.mark.slow
 def test_deny_all_holds_from_the_first_call(cluster, outside):
     url = f"http://127.0.0.1:{outside.server_address[1]}/"
     apply(cluster, DENY_ALL)
@@ -107,6 +108,7 @@ def test_deny_all_holds_from_the_first_call(cluster, outside):
     assert Counter.hits == 0, f"the outside host got {Counter.hits} calls from deny-all pods"
 
 
+@pytest.mark.slow
 def test_new_namespace_calls_are_not_refused_as_not_loaded(cluster, outside):
     url = f"http://127.0.0.1:{outside.server_address[1]}/"
     refused, answered = [], 0

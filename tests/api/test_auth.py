@@ -2,6 +2,7 @@
 carries it, so kubectl works, and a request without it gets a 401 Status."""
 import json
 
+import pytest
 import yaml
 
 from k32.sim.cluster import SimCluster
@@ -9,6 +10,7 @@ from k32.sim.cluster import SimCluster
 TOKEN = "e2e-Secret.token_42"
 
 
+@pytest.mark.slow
 def test_token_auth(sim_factory):
     cluster = sim_factory(workers=0, token=TOKEN)
     cluster.up()

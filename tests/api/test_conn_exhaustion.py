@@ -13,6 +13,7 @@ import subprocess
 import time
 
 import pytest
+
 from k32.boards import load_board, load_common
 
 KUBECTL = "/usr/bin/kubectl"
@@ -109,6 +110,7 @@ def hold_idle(ip, port, n):
     return socks
 
 
+@pytest.mark.slow
 def test_200_idle_connections_per_port_do_not_lock_anyone_out(cluster):
     cp = cluster.status()["nodes"][0]
     p, _ = kubectl_get_nodes(cluster)  # warms kubectl's discovery cache, as a user's would be
@@ -133,6 +135,7 @@ def test_200_idle_connections_per_port_do_not_lock_anyone_out(cluster):
             s.close()
 
 
+@pytest.mark.slow
 def test_trickled_request_head_is_cut_at_its_deadline(cluster):
     cp = cluster.status()["nodes"][0]
     for port in (cp["apiPort"], cp["ingressPort"], cp["podPort"]):
@@ -183,6 +186,7 @@ def trickle_body(ip, port):
         s.close()
 
 
+@pytest.mark.slow
 def test_trickled_request_body_is_cut_at_its_deadline(cluster):
     """A busy connection is never closed to make room, so a body must not hold one forever."""
     cp = cluster.status()["nodes"][0]

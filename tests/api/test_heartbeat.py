@@ -3,9 +3,12 @@ import os
 import signal
 import time
 
+import pytest
+
 NOT_READY_WITHIN = 40.0
 
 
+@pytest.mark.slow
 def test_stopped_worker_turns_not_ready(sim_factory):
     cluster = sim_factory(workers=1)
     cluster.up()

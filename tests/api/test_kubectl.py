@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 import yaml
-
 from api_helpers import KUBECTL_VERSIONS, LineReader, header, rows
 from api_manifests import APPLIED_OBJECTS, MULTI_DOC, POD
+
 from k32.build.tools import kubectl as kubectl_path
 
 
@@ -204,6 +204,7 @@ def test_get_watch_streams_changes(kc, applied):
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_delete(kc, applied):
     make_cm(kc, "doomed", k="v")
     out = ok(kc("delete", "configmap", "doomed", "-n", kc.ns))
@@ -249,6 +250,7 @@ def test_apply_changed_object_is_configured(kc, applied):
     assert got["data"] == {"keep": "1", "change": "b"}
 
 
+@pytest.mark.slow
 def test_patch_command(kc, applied):
     make_cm(kc, "patchme", a="1")
     out = ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "-p", '{"data":{"b":"2"}}'))

@@ -8,6 +8,8 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from k32.sim.cluster import SimCluster
 
 NS_PATH = "/api/v1/namespaces/default/configmaps"
@@ -20,6 +22,7 @@ def names(cluster, label):
     return {item["metadata"]["name"] for item in json.loads(body)["items"]}
 
 
+@pytest.mark.slow
 def test_objects_survive_down_and_up(sim_factory):
     cluster = sim_factory(workers=1)
     cluster.up()
@@ -60,6 +63,7 @@ def _create(url: str, name: str) -> int:
         return 0  # connection refused/reset: the control plane is gone
 
 
+@pytest.mark.slow
 def test_kill_9_mid_burst_loses_no_acknowledged_create(sim_factory):
     cluster = sim_factory(workers=0)
     cluster.up()

@@ -47,6 +47,7 @@ def restart(cluster):
     cluster.up()
 
 
+@pytest.mark.slow
 def test_deepest_accepted_object_survives_restarts_with_every_later_write(sim_factory):
     cluster = sim_factory(workers=0)
     cluster.up()
@@ -114,6 +115,7 @@ def _digests(path):
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.iterdir()) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_corrupt_complete_record_stops_the_control_plane_and_changes_no_file(sim_factory):
     cluster = sim_factory(workers=0)
     cluster.up()
@@ -145,6 +147,7 @@ def test_corrupt_complete_record_stops_the_control_plane_and_changes_no_file(sim
         assert get(cluster, f"rec-{i}")["data"] == {"i": str(i)}
 
 
+@pytest.mark.slow
 def test_object_size_limit_and_store_budget_refuse_the_write_and_keep_the_rest(sim_factory):
     object_max = BUDGETS["store_object_max"]["bytes"]
     total_max = BUDGETS["store_total_max"]["bytes"]

@@ -6,7 +6,9 @@ import os
 import subprocess
 import time
 
+import pytest
 from api_helpers import LineReader
+
 from k32.build.tools import kubectl as kubectl_path
 
 NS = "e2e-watch-sel"
@@ -23,6 +25,7 @@ def ensure_ns(cluster):
         kubectl(cluster, "create", "namespace", NS)
 
 
+@pytest.mark.slow
 def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
     ensure_ns(sim_cluster)
     kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps({
@@ -50,6 +53,7 @@ def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
         sim_cluster.kubectl("delete", "configmap", "mover", "-n", NS)
 
 
+@pytest.mark.slow
 def test_deleted_event_carries_last_matching_state(sim_cluster):
     ensure_ns(sim_cluster)
     status, _, body = sim_cluster.request("GET", f"/api/v1/namespaces/{NS}/configmaps")
@@ -71,6 +75,7 @@ def test_deleted_event_carries_last_matching_state(sim_cluster):
     sim_cluster.kubectl("delete", "configmap", "leaver", "-n", NS)
 
 
+@pytest.mark.slow
 def test_watch_from_future_version_fails_too_large(sim_cluster):
     status, _, body = sim_cluster.request("GET", "/api/v1/namespaces/default/configmaps")
     current = int(json.loads(body)["metadata"]["resourceVersion"])

@@ -17,6 +17,7 @@ def test_cli_write(tmp_path):
     assert (tmp_path / "out" / "openapi" / "v3" / "api" / "v1.json").is_file()
 
 
+@pytest.mark.slow
 def test_module_writes_cpp(tmp_path):
     r = subprocess.run([sys.executable, "-m", "k32.apigen", "--cpp-out", str(tmp_path)],
                        capture_output=True, text=True, env={"PYTHONPATH": str(REPO_ROOT / "host_tools")})

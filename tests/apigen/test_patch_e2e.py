@@ -51,6 +51,7 @@ def test_server_side_apply_owns_and_prunes(kc):
     assert "team" not in (obj["metadata"].get("labels") or {})
 
 
+@pytest.mark.slow
 def test_server_side_apply_conflicts(kc):
     ok(kc("apply", "--server-side", "-f", "-", input=cm(kc, "conf", {"k": "v"})))
     # Another applier takes the same field with another value (shared ownership is only

@@ -1,6 +1,7 @@
 """The protobuf field numbers the API server decodes request bodies with: extracted from
 Kubernetes' Go struct tags (proto_extract), joined with the served schema (proto_fields)."""
 import pytest
+
 from k32.apigen import proto_extract, proto_fields
 from k32.apigen.schema_table import _emit_proto, build_table
 from k32.apigen.source import served_definitions

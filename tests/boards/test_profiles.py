@@ -4,8 +4,7 @@ import subprocess
 
 import pytest
 
-from k32.boards import BoardError, available, load_board, load_common
-from k32.boards import gen_header
+from k32.boards import BoardError, available, gen_header, load_board, load_common
 from k32.boards.partition_table import parse_binary, to_binary, to_csv
 
 

@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from k32.boards import load_board
 from k32.boards.partition_table import parse_binary
-from k32.data_bundle import BundleError, build, load_manifest, littlefs_image
 from k32.cli import main
+from k32.data_bundle import BundleError, build, littlefs_image, load_manifest
 
 
 def _images(root, crlf=False):
@@ -25,6 +25,7 @@ def _tree(d):
     return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_twice_in_different_directories_is_byte_identical(tmp_path):
     a = build("s3", tmp_path / "one" / "b", images_dir=_images(tmp_path / "img1"))
     b = build("s3", tmp_path / "two" / "elsewhere", images_dir=_images(tmp_path / "img2", crlf=True))
@@ -32,6 +33,7 @@ def test_twice_in_different_directories_is_byte_identical(tmp_path):
     assert _tree(tmp_path / "one" / "b") == _tree(tmp_path / "two" / "elsewhere")
 
 
+@pytest.mark.slow
 def test_cli_twice_same_digest(tmp_path):
     r1 = CliRunner().invoke(main, ["bundle", "--board", "s3", "--out", str(tmp_path / "x"), "--json"])
     r2 = CliRunner().invoke(main, ["bundle", "--board", "s3", "--out", str(tmp_path / "y"), "--json"])
@@ -55,6 +57,7 @@ def test_manifest_lists_every_file_with_its_hash(tmp_path):
         load_manifest(out)
 
 
+@pytest.mark.slow
 def test_digest_changes_with_content(tmp_path):
     imgs = _images(tmp_path / "img")
     a = build("s3", tmp_path / "a", images_dir=imgs)

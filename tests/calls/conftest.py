@@ -60,7 +60,7 @@ def _name(cn: str) -> x509.Name:
 
 
 def _cert(subject: str, issuer_key, issuer_name, key, *, ca: bool, sans=(), days=(-1, 30)) -> x509.Certificate:
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     b = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer_name)
          .public_key(key.public_key()).serial_number(x509.random_serial_number())
          .not_valid_before(now + datetime.timedelta(days=days[0]))
@@ -97,8 +97,9 @@ def pki(tmp_path_factory) -> Pki:
     ca_pem.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     rogue_key = ec.generate_private_key(ec.SECP256R1())
     rogue_name = _name("rogue CA")
+    ca_name = _name("k32 test CA")
 
-    def leaf(name, sans, issuer_key=ca_key, issuer_name=_name("k32 test CA"), days=(-1, 30)):
+    def leaf(name, sans, issuer_key=ca_key, issuer_name=ca_name, days=(-1, 30)):
         key = ec.generate_private_key(ec.SECP256R1())
         return write(name, _cert(name, issuer_key, issuer_name, key, ca=False, sans=sans, days=days), key)
 

@@ -3,7 +3,11 @@ import json
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
+@pytest.mark.bench
 def test_bench_calls_json(k32_call):
     p = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "calls", "--calls", "20", "--json"],
                        capture_output=True, text=True, timeout=300)

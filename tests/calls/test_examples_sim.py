@@ -132,6 +132,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_service_calls_across_nodes_in_process_and_loops(probes):
     p = probes.kubectl("apply", "-f", "-", input=CP2)
     assert p.returncode == 0, p.stderr
@@ -153,6 +154,7 @@ def test_service_calls_across_nodes_in_process_and_loops(probes):
         probes.kubectl("delete", "-f", "-", "--ignore-not-found", "--wait=false", input=CP2)
 
 
+@pytest.mark.slow
 def test_policy_allows_8000_and_denies_other_ports(probes):
     other = f"http://127.0.0.1:{_closed_port()}/"
     p = probes.kubectl("apply", "-f", str(POLICY))

@@ -150,6 +150,7 @@ def test_gateway_checks_network_policy(k32_call, https_servers, gateway_factory,
     assert f"[NETPOL] default/egress-probe -> https://localhost:{s.port} denied: " in gw.stop()
 
 
+@pytest.mark.slow
 def test_gateway_busy_is_503(k32_call, https_servers, gateway_factory, tmp_path):
     s = https_servers["good"]
     gw = gateway_factory(write_objects(tmp_path, [probe_pod(), node()]))

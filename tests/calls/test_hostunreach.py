@@ -20,5 +20,5 @@ def test_no_route_is_hostunreach(k32_call):
               f"exec {k32_call} call http://203.0.113.1/")
     p = subprocess.run(["unshare", "-n", "sh", "-c", script], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
-    [line] = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    [line] = [out for out in p.stdout.splitlines() if out.startswith("{")]
     assert json.loads(line)["rc"] == HOSTUNREACH

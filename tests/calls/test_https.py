@@ -1,6 +1,7 @@
 """https:// calls from the control plane against local HTTPS servers with a test CA:
 good certificate, wrong host, expired, untrusted, TLS 1.3 only, and BUSY sessions."""
-from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from conftest import run_call
 
@@ -53,6 +54,7 @@ def test_cert_log_is_rate_limited(k32_call, pki, https_servers):
     assert err.count("certificate rejected") == 1
 
 
+@pytest.mark.slow
 def test_busy_when_both_sessions_are_in_use(k32_call, pki, https_servers):
     rs, _ = call(k32_call, pki, https_servers["good"], "/slow", "--parallel", "3", "--timeout", "10000")
     codes = sorted(r.rc for r in rs)

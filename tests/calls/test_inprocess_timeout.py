@@ -69,6 +69,7 @@ def restarts(cluster, pod):
     return out.stdout.strip()
 
 
+@pytest.mark.slow
 def test_in_process_call_stops_at_the_callers_timeout(cluster):
     start = time.monotonic()
     answer = ask(cluster, "probe")
@@ -82,6 +83,7 @@ def test_in_process_call_stops_at_the_callers_timeout(cluster):
     assert time.monotonic() - start >= SLOW_MS / 1000 - 0.5
 
 
+@pytest.mark.slow
 def test_worker_service_lookup_stops_at_the_callers_timeout(sim_factory):
     """A worker resolves Services through the API; with the control plane not answering, the
     lookup ends at the call's timeout (TIMEOUT), not after the API client's own 10 s."""

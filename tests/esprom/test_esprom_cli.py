@@ -7,6 +7,7 @@ import sys
 import pytest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chip,size", [("esp32", "4MB"), ("esp32s3", "16MB")])
 def test_flash_id_through_the_cli_server(tmp_path, chip, size):
     srv = subprocess.Popen([sys.executable, "-m", "k32.testing.esprom", "--chip", chip, "--flash-size", size,

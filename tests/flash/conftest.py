@@ -1,12 +1,11 @@
 """Fixtures: a bundle with app and bootloader images, and a ROM double on socket://."""
 import pytest
+from flash_helpers import make_image
 
 from k32.boards import flash_size_bytes
 from k32.data_bundle import build as build_bundle
 from k32.testing.esprom.rom import RomDouble
 from k32.testing.esprom.server import SocketServer
-
-from flash_helpers import make_image
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from esptool.targets import CHIP_DEFS
 
 from k32.boards import load_board
 
-
 IMAGE_CLASS = {"esp32": ESP32FirmwareImage, "esp32s3": ESP32S3FirmwareImage}
 FLASH_MODE_CODE = {"qio": 0, "qout": 1, "dio": 2, "dout": 3}
 

@@ -1,13 +1,13 @@
 """`k32 flash` drives the real esptool against the ROM double; the flash image then holds
 every file of the plan byte-for-byte at its offset."""
 import pytest
+from flash_helpers import k32
 
 from k32.boards import load_board
 from k32.boards.partition_table import parse_binary
 
-from flash_helpers import k32, make_image
 
-
+@pytest.mark.slow
 @pytest.mark.parametrize("board_name,chip,size", [("s3", "esp32s3", "8MB"), ("esp32", "esp32", "4MB")])
 def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_files, rom):
     bundle, app, boot = board_files(board_name)
@@ -33,6 +33,7 @@ def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_file
     assert "CHANGE_BAUDRATE" in names          # default --baud 460800
 
 
+@pytest.mark.slow
 def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     bundle, app, boot = board_files("s3")
     data = bytearray(app.read_bytes())
@@ -54,6 +55,7 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     assert r.returncode != 0 and "not an ESP firmware image" in r.stderr
 
 
+@pytest.mark.slow
 def test_wrong_chip_on_port(board_files, rom):
     bundle, app, boot = board_files("esp32")
     double, url = rom("esp32s3")
@@ -64,6 +66,7 @@ def test_wrong_chip_on_port(board_files, rom):
     assert not any(c.startswith("FLASH") for c, _ in double.log)
 
 
+@pytest.mark.slow
 def test_node_that_never_answers(board_files):
     import socket
     import threading
@@ -79,8 +82,10 @@ def test_node_that_never_answers(board_files):
     assert r.stderr.strip().splitlines()[-1].startswith("Error: esptool: Failed to connect"), r.stderr
 
 
+@pytest.mark.slow
 def test_missing_and_busy_port(board_files, rom):
     import serial
+
     from k32.testing.esprom.server import PtyServer
     bundle, app, boot = board_files("s3")
     common = ["--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
@@ -101,6 +106,7 @@ def test_missing_and_busy_port(board_files, rom):
     assert not any(c.startswith("FLASH") for c, _ in double.log)
 
 
+@pytest.mark.slow
 def test_flash_over_a_pty(board_files, rom):
     from k32.testing.esprom.server import PtyServer
     bundle, app, boot = board_files("s3")
@@ -116,6 +122,7 @@ def test_flash_over_a_pty(board_files, rom):
     assert image[0x10000:0x10000 + app.stat().st_size] == app.read_bytes()
 
 
+@pytest.mark.slow
 def test_erase_without_stub_is_refused(board_files, rom):
     bundle, app, boot = board_files("s3")
     double, url = rom("esp32s3")

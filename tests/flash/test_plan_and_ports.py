@@ -1,17 +1,16 @@
 """The flash plan (--dry-run), port auto-detection, and the PlatformIO error path."""
 import hashlib
 import os
-import shutil
 from types import SimpleNamespace
 
 import pytest
+from flash_helpers import k32
 
 from k32.flash import ports
 from k32.flash.pio import find_pio
 
-from flash_helpers import k32
 
-
+@pytest.mark.slow
 def test_dry_run_plan_s3(board_files):
     bundle, app, boot = board_files("s3")
     r = k32("flash", "--board", "s3", "--dry-run", "--app", str(app), "--bootloader", str(boot),
@@ -19,8 +18,11 @@ def test_dry_run_plan_s3(board_files):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("board s3: chip esp32s3, flash 8MB dio 80m")
-    table = {l.split()[0]: l.split() for l in lines[2:]}
-    sha = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()
+    table = {line.split()[0]: line.split() for line in lines[2:]}
+
+    def sha(p):
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
     assert table["0x00000000"][2] == sha(boot)
     assert table["0x00008000"][2] == sha(bundle / "partition-table.bin")
     assert table["0x00010000"][2] == sha(app)
@@ -28,16 +30,18 @@ def test_dry_run_plan_s3(board_files):
     assert int(table["0x00400000"][1]) == 4 * 1024 * 1024
 
 
+@pytest.mark.slow
 def test_dry_run_without_binaries_and_16mb(tmp_path):
     r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run", "--data-bundle", str(tmp_path / "b16"))
     assert r.returncode != 0 and "bundle.json" in r.stderr     # no bundle there yet
     r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "flash 16MB" in r.stdout and "(not built yet)" in r.stdout
-    data = [l for l in r.stdout.splitlines() if l.startswith("0x00400000")][0]
+    data = [line for line in r.stdout.splitlines() if line.startswith("0x00400000")][0]
     assert int(data.split()[1]) == 12 * 1024 * 1024
 
 
+@pytest.mark.slow
 def test_bad_board_and_sim():
     r = k32("flash", "--board", "s4", "--dry-run")
     assert r.returncode != 0 and "unknown board 's4'; known boards: c3, esp32, s3, sim" in r.stderr

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+
 from k32 import REPO_ROOT
 from k32.fuzz.seeds import write_seeds
 from k32.fuzz.targets import all_targets
@@ -25,6 +26,7 @@ def test_unknown_target_is_refused():
     assert "unknown target" in r.stderr and "json" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(set(all_targets()) - {"wasm"}))
 def test_every_target_has_seeds(tmp_path, name):
     n = write_seeds(name, tmp_path / name)

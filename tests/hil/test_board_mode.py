@@ -6,9 +6,12 @@ board prints on its UART but a simulator writes to its log file instead)."""
 import subprocess
 import sys
 
+import pytest
+
 from k32 import REPO_ROOT
 
 
+@pytest.mark.slow
 def test_hil_board_mode_against_sim_consoles(sim_factory):
     cluster = sim_factory(workers=1)
     cluster.up()
@@ -24,6 +27,7 @@ def test_hil_board_mode_against_sim_consoles(sim_factory):
     assert " passed" in proc.stdout
 
 
+@pytest.mark.slow
 def test_hil_board_mode_needs_ports():
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            str(REPO_ROOT / "hil"), "--target", "board"],

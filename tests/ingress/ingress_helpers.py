@@ -1,7 +1,8 @@
 """Helpers for driving the simulator's Ingress controller over real HTTP."""
 import http.client
 import json
-import time
+
+from k32.testing import poll
 
 
 def ingress_address(cluster) -> tuple[str, int]:
@@ -30,14 +31,7 @@ def apply(cluster, manifest: str):
 def wait_until(fn, timeout=5.0, interval=0.1):
     """Polls fn until it returns a truthy value; the controller rebuilds its table at most
     every 250 ms on the request path and on a 1 s tick, so changes land within ~1 s."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    return last
+    return poll.wait_until(fn, timeout, interval)
 
 
 def json_body(body: bytes) -> dict:

@@ -3,6 +3,7 @@ what was measured is consistent (not how fast it is: speed belongs to the bench 
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from k32.bench.cli import bench
@@ -11,6 +12,8 @@ from k32.bench.ingress import CASES
 MEASURED = {"generator", "requests", "errors", "requestsPerSec", "p50_ms", "p99_ms"}
 
 
+@pytest.mark.slow
+@pytest.mark.bench
 def test_bench_ingress_json_shape():
     args = ["ingress", "--json", "--load", "python", "--requests", "40", "--connections", "2",
             "--callgrind-requests", "40" if shutil.which("valgrind") else "0",

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from browser_cdp import Browser, chromium_binary
 from browser_png import decode
 from ingress_helpers import apply, get, ingress_address, wait_until
@@ -53,6 +52,7 @@ def test_page_goes_live_and_lists_every_node(page, sim_cluster):
         "presence topic not shown"
 
 
+@pytest.mark.slow
 def test_later_changes_arrive_without_reload(page, sim_cluster):
     assert page.wait_for(f"/^[0-9]+$/.test({RV_JS})", LIVE_TIMEOUT_S)
     before = int(page.evaluate(RV_JS))
@@ -62,6 +62,7 @@ def test_later_changes_arrive_without_reload(page, sim_cluster):
         f"resourceVersion on the page stayed at {before}"
 
 
+@pytest.mark.slow
 def test_screenshot_shows_the_live_badge(page):
     assert page.wait_for("document.getElementById('live').className === 'badge ok'",
                          LIVE_TIMEOUT_S)

@@ -6,7 +6,6 @@ import json
 import time
 
 import pytest
-
 from ingress_helpers import apply, get, ingress_address, wait_until
 
 MANIFEST = """apiVersion: networking.k8s.io/v1

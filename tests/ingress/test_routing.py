@@ -5,7 +5,6 @@ Exact over Prefix on a tie; Prefix matches whole segments.
 No pods run behind these Services, so every routed request answers 503 naming the
 Service the controller chose: that is how each case shows which rule won."""
 import pytest
-
 from ingress_helpers import apply, get, json_body, wait_until
 
 NS = "route-test"
@@ -130,7 +129,7 @@ def test_address_written(routes):
     lines = proc.stdout.splitlines()
     assert lines[0].split() == ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]
     ip = next(n for n in routes.status()["nodes"] if n["role"] == "control-plane")["ip"]
-    a_exact = next(l for l in lines if l.startswith("a-exact"))
+    a_exact = next(line for line in lines if line.startswith("a-exact"))
     assert wait_until(lambda: ip in routes.kubectl("get", "ingress", "a-exact", "-n", NS).stdout)
     other = routes.kubectl("get", "ingress", "f-other-class", "-n", NS).stdout
     assert ip not in other, "an Ingress of another class must not get this controller's address"
@@ -148,6 +147,7 @@ def test_unmatched_is_404_json_without_default(routes):
 
 def test_oversized_body_is_413(routes):
     import http.client
+
     from ingress_helpers import ingress_address
     ip, port = ingress_address(routes)
     conn = http.client.HTTPConnection(ip, port, timeout=10)

@@ -5,7 +5,6 @@ import gzip
 from pathlib import Path
 
 import pytest
-
 from ingress_helpers import apply, get, wait_until
 
 BUNDLE = Path(__file__).resolve().parents[2] / "images" / "web" / "cluster"

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from ingress_helpers import apply, ingress_address, wait_until
 
 from k32.testing.clusters import make_test_cluster
@@ -187,7 +186,7 @@ def test_endpoints_and_endpointslices_match_the_pods(echo):
     assert in_slices == addresses, slices
     out = echo.kubectl("get", "endpoints,endpointslices", "-n", "default")
     assert out.returncode == 0, out.stderr
-    for name, ip in pods.items():
+    for ip in pods.values():
         assert re.search(rf"endpoints/echo\s+\S*{re.escape(ip)}:{target}", out.stdout), out.stdout
 
 
@@ -255,6 +254,7 @@ def mix_manifest(cp_node: str) -> str:
     return yaml.safe_dump_all(out + [svc, ing], sort_keys=False)
 
 
+@pytest.mark.slow
 def test_control_plane_pod_takes_its_turn_with_worker_pods(rr_cluster):
     """A Service backed by a control-plane pod and a worker pod spreads the requests: the
     in-process pod is one backend of the rotation, not the one that takes them all."""
@@ -296,6 +296,7 @@ def test_worker_pod_publishes_bytes_that_are_not_json(rr_cluster):
         conn.close()
 
 
+@pytest.mark.slow
 def test_stopped_worker_loses_its_traffic_once_notready(rr_cluster):
     victim = next(n for n in rr_cluster.status()["nodes"] if n["name"] == RR_NODES[1])
     os.kill(int(victim["pid"]), signal.SIGSTOP)

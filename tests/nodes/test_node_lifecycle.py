@@ -5,11 +5,12 @@ unreachable taints come off (the user's stay) and its pods are Ready again."""
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
 import yaml
+
+from k32.testing import poll
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = "kube32-worker-1"
@@ -21,13 +22,7 @@ RECOVER_TIMEOUT_S = 30.0
 
 
 def wait_until(fn, timeout, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(interval)
-    return fn()
+    return poll.wait_until(fn, timeout, interval)
 
 
 def get(cluster, path):
@@ -70,6 +65,7 @@ def cluster(sim_factory):
             pass
 
 
+@pytest.mark.slow
 def test_notready_node_marks_pods_and_recovers(cluster):
     proc = cluster.kubectl("apply", "-f", "-", input=manifest())
     assert proc.returncode == 0, proc.stderr

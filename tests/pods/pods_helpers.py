@@ -1,9 +1,9 @@
 """Helpers for the pod e2e tests: the pod server over real HTTP, kubectl JSON, polling."""
 import http.client
 import json
-import time
 
 from k32 import REPO_ROOT
+from k32.testing import poll
 
 ECHO_EXAMPLE = REPO_ROOT / "examples" / "echo.yaml"
 
@@ -43,14 +43,7 @@ def delete(cluster, *names, ns="default"):
 
 
 def wait_until(fn, timeout=10.0, interval=0.2):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    return last
+    return poll.wait_until(fn, timeout, interval)
 
 
 def container_status(pod: dict) -> dict:

@@ -2,6 +2,7 @@
 container's linear memory grows to its limit), by the scheduler and by the kubelet, and a
 pod bound with spec.nodeName (no scheduler) is checked by the kubelet: it fails with the
 kubelet's OutOfmemory reason instead of running past the node's budget."""
+import pytest
 from pods_helpers import apply, get_pod, nodes, wait_until
 
 
@@ -37,6 +38,7 @@ def test_scheduler_counts_limits(sim_cluster):
         sim_cluster.kubectl("delete", "pod", "big-limit", "--wait=false", "--ignore-not-found")
 
 
+@pytest.mark.slow
 def test_kubelet_rejects_bound_pod_over_its_budget(sim_factory):
     c = sim_factory(workers=0)
     c.up()

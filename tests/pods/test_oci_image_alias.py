@@ -4,10 +4,10 @@ OCI-form alias kube32.io/embedded/<name> (and kube32.io/sd/<name>@sha256:<hex>).
 import json
 
 import pytest
-
 from pods_helpers import get_pod, wait_until
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["1.20", "1.37"])
 def test_kubectl_run_with_the_oci_alias(sim_cluster, version):
     name = f"oci-echo-{version.replace('.', '-')}"
@@ -29,6 +29,7 @@ def test_kubectl_rejects_the_wasm_scheme_itself(sim_cluster):
     assert r.returncode != 0 and "invalid" in r.stderr.lower()
 
 
+@pytest.mark.slow
 def test_an_alias_with_an_unknown_source_fails_the_pod(sim_cluster):
     name = "oci-bad-source"
     try:

@@ -8,8 +8,9 @@ import os
 import time
 
 import pytest
-from k32.boards import load_board, load_common
 from pods_helpers import apply, delete, get_pod, nodes, pod_request, wait_until
+
+from k32.boards import load_board, load_common
 
 DEADLINE_S = load_common()["POD_CALL_DEADLINE_MS"] / 1000
 PER_POD = load_common()["POD_CALLS_MAX"]
@@ -74,6 +75,7 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.slow
 def test_looping_handler_gets_504_and_the_pod_keeps_serving(cluster):
     cp = cp_of(cluster)
     status, _, took = spin(cluster, cp)
@@ -85,6 +87,7 @@ def test_looping_handler_gets_504_and_the_pod_keeps_serving(cluster):
     assert "no answer within" in logs
 
 
+@pytest.mark.slow
 def test_one_pod_cannot_take_every_connection(cluster):
     cp = cp_of(cluster)
     with concurrent.futures.ThreadPoolExecutor(max_workers=SPINS) as ex:
@@ -103,6 +106,7 @@ def test_one_pod_cannot_take_every_connection(cluster):
     assert all(r[0] in (503, 504) for r in results), results
 
 
+@pytest.mark.slow
 def test_deleting_the_pod_ends_its_calls_and_frees_the_cpu(cluster):
     cp = cp_of(cluster)
     pid = next(n["pid"] for n in cluster.status()["nodes"] if n["name"] == cp)

@@ -3,7 +3,7 @@
 without the flag the lines are the bytes the pod wrote. Checked for a pod on the control plane
 (served in process) and one on a worker (proxied to its node's pod server)."""
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from pods_helpers import apply, delete, get_pod, nodes, wait_until
@@ -18,11 +18,12 @@ def _stamped_lines(out: str) -> list[tuple[datetime, str]]:
     for line in lines:
         m = STAMP.match(line)
         assert m, f"line without an RFC3339 timestamp: {line!r}"
-        t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+        t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
         parsed.append((t, m.group(3)))
     return parsed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ["control-plane", "worker"])
 def test_logs_timestamps(sim_cluster, role):
     node = next(n for n, v in nodes(sim_cluster).items() if v["role"] == role)
@@ -46,7 +47,7 @@ spec:
 
         stamped = sim_cluster.kubectl("logs", name, "--timestamps")
         assert stamped.returncode == 0, stamped.stderr
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         parsed = _stamped_lines(stamped.stdout)
         for t, _ in parsed:
             assert abs((now - t).total_seconds()) < 60, (t, now)

@@ -2,11 +2,13 @@
 what was measured is consistent (not how fast it is: speed belongs to the bench itself)."""
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from k32.bench.cli import bench
 
 
+@pytest.mark.slow
 def test_bench_pods_json_shape():
     result = CliRunner().invoke(bench, ["pods", "--json", "--requests", "30", "--starts", "2",
                                         "--callgrind-requests", "0"], catch_exceptions=False)

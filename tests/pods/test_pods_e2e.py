@@ -2,10 +2,23 @@
 pods on workers, deletion, CrashLoopBackOff with growing back-off and --previous logs,
 memory limits, unschedulable pods, image pins and env injection."""
 import json
+import threading
 import time
 
-from pods_helpers import (ECHO_EXAMPLE, apply, container_status, delete, get_pod, nodes, pod_request,
-                          wait_until, worker_name)
+import pytest
+from pods_helpers import (
+    ECHO_EXAMPLE,
+    apply,
+    container_status,
+    delete,
+    get_pod,
+    nodes,
+    pod_request,
+    wait_until,
+    worker_name,
+)
+
+from k32.testing.poll import poll_until
 
 
 def test_echo_example_runs_on_the_control_plane(sim_cluster):
@@ -42,6 +55,7 @@ def test_pod_server_errors(sim_cluster):
     assert b"does not run on this node" in body
 
 
+@pytest.mark.slow
 def test_worker_pod_runs_there_and_stops_on_delete(sim_cluster):
     w = worker_name(sim_cluster)
     apply(sim_cluster, f"""
@@ -74,6 +88,7 @@ spec:
     assert status == 404
 
 
+@pytest.mark.slow
 def test_run_to_completion_on_a_worker(sim_cluster):
     w = worker_name(sim_cluster)
     apply(sim_cluster, f"""
@@ -94,6 +109,7 @@ spec:
     delete(sim_cluster, "hello-once")
 
 
+@pytest.mark.slow
 def test_crash_loop_backoff_and_previous_logs(sim_cluster):
     w = worker_name(sim_cluster)
     apply(sim_cluster, f"""
@@ -131,6 +147,7 @@ spec:
     delete(sim_cluster, "crasher")
 
 
+@pytest.mark.slow
 def test_over_limit_pod_fails_with_a_clear_reason(sim_cluster):
     apply(sim_cluster, """
 apiVersion: v1
@@ -150,6 +167,7 @@ spec:
     delete(sim_cluster, "too-small")
 
 
+@pytest.mark.slow
 def test_unschedulable_pod_stays_pending(sim_cluster):
     apply(sim_cluster, """
 apiVersion: v1
@@ -176,6 +194,7 @@ spec:
     delete(sim_cluster, "too-big")
 
 
+@pytest.mark.slow
 def test_image_pin_mismatch_refuses_to_start(sim_cluster):
     apply(sim_cluster, f"""
 apiVersion: v1
@@ -194,6 +213,7 @@ spec:
     delete(sim_cluster, "pinned")
 
 
+@pytest.mark.slow
 def test_env_injection(sim_cluster):
     apply(sim_cluster, """
 apiVersion: v1
@@ -256,6 +276,7 @@ spec:
     delete(sim_cluster, "printenv")
 
 
+@pytest.mark.slow
 def test_logs_tail_follow_and_errors(sim_cluster):
     w = worker_name(sim_cluster)
     for name, node in (("echo-logs-cp", None), ("echo-logs-w", w)):
@@ -283,22 +304,38 @@ spec:
         assert prev.returncode != 0 and "previous terminated container" in prev.stderr
         # -f streams what arrives after it started.
         import subprocess
+
         from k32.build.tools import kubectl
         follow = subprocess.Popen([str(kubectl("1.37")), "--kubeconfig", str(sim_cluster.kubeconfig), "--context",
                                    sim_cluster.context, "logs", "-f", "--tail", "0", name],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+
+        def collect():
+            for line in follow.stdout:
+                lines.append(line)
+
+        reader = threading.Thread(target=collect, daemon=True)
+        reader.start()
+        streamed = lambda: sum("publish failed: -1" in line for line in lines)  # noqa: E731
         try:
-            time.sleep(1.5)
-            for i in range(2):
+            # kubectl connects in its own time, and a line logged before that is not streamed
+            # (--tail 0): request until one arrives, then once more; exactly those two show up.
+            for i in range(20):
                 pod_request(sim_cluster, node_name, f"default/{name}", path=f"/f{i}")
-            time.sleep(2.5)
+                if wait_until(lambda: streamed() >= 1, 1.0, 0.05):
+                    break
+            pod_request(sim_cluster, node_name, f"default/{name}", path="/last")
+            poll_until(lambda: streamed() >= 2, 10, "the second request's log line streamed")
         finally:
             follow.terminate()
-            streamed, _ = follow.communicate(timeout=10)
-        assert streamed.count("publish failed: -1") == 2, streamed
+            follow.wait(timeout=10)
+            reader.join(timeout=10)
+        assert streamed() == 2, lines
         delete(sim_cluster, name)
 
 
+@pytest.mark.slow
 def test_on_failure_exit_code_and_bad_limit(sim_cluster):
     w = worker_name(sim_cluster)
     apply(sim_cluster, f"""

@@ -3,11 +3,11 @@
 import gzip
 
 import pytest
+from pods_helpers import apply, container_status, get_pod, pod_request, wait_until
 
 from k32.build.firmware import ensure_firmware
 from k32.images.build import build_all
 from k32.sim.cluster import SimCluster, find_free_base_port
-from pods_helpers import apply, container_status, get_pod, nodes, pod_request, wait_until
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,10 @@
 """`k32 provision` over socket:// against a scripted console and against a real sim node."""
 import pytest
 from click.testing import CliRunner
+from fake_console import FakeConsole
 
 from k32.cli import main
 from k32.kubeconfig import write_context
-
-from fake_console import FakeConsole
 
 SECRET_PASSWORD = "p4ss w\"ord 'quoted' \\ back"
 UNICODE_SSID = "Café ☕ net"
@@ -27,6 +26,7 @@ def run(*args, input=None, env=None):
     return CliRunner().invoke(main, ["provision", *args], input=input, env=env)
 
 
+@pytest.mark.slow
 def test_wifi_secret_with_spaces_quotes_and_unicode_ssid_travels_exactly(fake):
     f = fake("noisy")
     r = run("--port", f.url, "--wifi", "--ssid", UNICODE_SSID, "--password", SECRET_PASSWORD, "--wait", "0.5")
@@ -45,6 +45,7 @@ def test_token_prompted_without_echo(fake):
     assert "bearer-token auth on" in r.output
 
 
+@pytest.mark.slow
 def test_password_prompted_and_env(fake):
     f = fake()
     r = run("--port", f.url, "--wifi", "--ssid", "home", "--wait", "0", input=f"{SECRET_PASSWORD}\n{SECRET_PASSWORD}\n")
@@ -92,6 +93,7 @@ def test_node_that_never_answers(fake):
 
 def test_missing_and_busy_port(tmp_path):
     import os
+
     import serial
     r = run("--port", "/dev/ttyK32-nope", "--token", "abc")
     assert r.exit_code != 0 and "serial port /dev/ttyK32-nope does not exist" in r.output
@@ -114,6 +116,7 @@ def test_usage_errors():
     assert "exclude each other" in run("--port", "socket://x:1", "--token", "a", "--clear-token").output
 
 
+@pytest.mark.slow
 def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     cluster = sim_factory(workers=0)
     cluster.up()
@@ -148,6 +151,7 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     assert cluster.request("GET", "/api/v1/nodes", token=None)[0] == 200
 
 
+@pytest.mark.slow
 def test_token_and_wifi_persist_across_a_restart(sim_factory):
     from k32.provision import Console
     from k32.sim.cluster import SimCluster

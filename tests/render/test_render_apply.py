@@ -10,10 +10,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import yaml
+from render_helpers import CATALOG_KUBE32, k32
 
 from k32.render import manifest_set as bundle
 from k32.render.apply.apply import DIGEST_ANNOTATION, HASH_ANNOTATION
-from render_helpers import CATALOG_KUBE32, k32
 
 DISCOVERY = {
     "/api/v1": [("namespaces", "Namespace", False), ("pods", "Pod", True), ("services", "Service", True)],

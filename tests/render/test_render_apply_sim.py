@@ -2,8 +2,8 @@
 `k32 apply --manifests` is accepted, and `--check` then reports no drift."""
 from __future__ import annotations
 
+import pytest
 import yaml
-
 from render_helpers import CATALOG_KUBE32, k32
 
 
@@ -23,6 +23,7 @@ def test_kube32_catalog_applies_to_the_simulator_without_drift(sim_cluster, tmp_
     assert "ok: no drift" in check.output
 
 
+@pytest.mark.slow
 def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
     """Server-side apply of the same bytes twice changes nothing (list-map keys defaulted)."""
     base = _bundle_and_args(sim_cluster, tmp_path)
@@ -32,6 +33,7 @@ def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
     assert check.exit_code == 0, check.output
 
 
+@pytest.mark.slow
 def test_apply_uses_the_kubeconfig_token_of_a_protected_simulator(sim_factory, tmp_path):
     cluster = sim_factory(workers=0, token="render-e2e-token")
     cluster.up()

@@ -4,13 +4,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from render_helpers import CATALOG_K3S, FIXTURE_TEMPLATE, k32, k32_subprocess
 
 from k32.render import manifest_set as bundle
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_text
 from k32.render.errors import RenderError
 from k32.render.release.gotemplate import Template as GoTemplate
-from render_helpers import CATALOG_K3S, FIXTURE_TEMPLATE, k32, k32_subprocess
 
 JUNK = ["", ":", "- ", "{", "}", "[", "]", "!!python/object:os.system ''", "&a", "*a", "\t",
         "null", "-1", "99999999999999999999", "true", "'", '"', "\x00", "é", "{{", "}}", "|", ">"]
@@ -31,6 +31,7 @@ def _mutations(text: str, rng: random.Random, n: int):
         yield "".join(chars)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["plex", "pihole", "nextcloud", "homeassistant"])
 def test_mutated_service_definitions_never_crash(name):
     text = (CATALOG_K3S / f"{name}.yaml").read_text()
@@ -72,6 +73,7 @@ def test_malformed_bundles_are_refused(tmp_path, manifest):
     assert exc.value.code in {"not_a_bundle", "invalid_path"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["{", "- a\n- b\n", "contexts: 3\n", "contexts: [3]\n",
                                   "current-context: [x]\n",
                                   "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"

@@ -9,12 +9,12 @@ import kubernetes_validate
 import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
+from render_helpers import CATALOG_K3S, CATALOG_KUBE32, GOLDEN, UPDATE_GOLDEN
 
 from k32.render import manifest_set as bundle
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, schema
 from k32.render.errors import RenderError
-from render_helpers import CATALOG_K3S, CATALOG_KUBE32, GOLDEN, UPDATE_GOLDEN
 
 # Kinds with no upstream Kubernetes schema (CRDs); everything else MUST validate.
 CRD_KINDS = {"CiliumNetworkPolicy", "CiliumEgressGatewayPolicy", "HTTPRoute", "VirtualMachine",
@@ -27,6 +27,7 @@ def _render(target):
     return fn(load_catalog(catalog_dir), {"renderer": "catalog", "target": target})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(CASES))
 def test_catalog_matches_golden(target):
     b = _render(target)
@@ -37,12 +38,14 @@ def test_catalog_matches_golden(target):
     assert not lines, "".join(lines[:80])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(CASES))
 def test_golden_bundle_loads_and_verifies(target):
     b = bundle.load(GOLDEN / target)
     assert b.digest == json.loads((GOLDEN / target / "bundle.json").read_text())["digest"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(CASES))
 def test_standard_kinds_validate_against_kubernetes_schemas(target):
     version = latest_version()

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from render_helpers import CATALOG_K3S, CATALOG_KUBE32, k32
 
-from k32.render.manifest_set import ManifestSet, Resource
 from k32.render.catalog import k3s, kube32
 from k32.render.catalog.load import load_catalog, load_text
 from k32.render.errors import RenderError
-from render_helpers import CATALOG_K3S, CATALOG_KUBE32, k32
+from k32.render.manifest_set import ManifestSet, Resource
 
 MINIMAL = "name: web\nsource: {image: nginx}\n"
 
@@ -35,6 +35,7 @@ def test_selftest_fails_when_internal_routes_lose_the_annotation(monkeypatch):
     assert r.exit_code == 1 and "FAIL exposure" in r.output
 
 
+@pytest.mark.slow
 def test_check_passes_on_fresh_render_and_fails_with_a_diff(tmp_path):
     apps = tmp_path / "apps"
     assert k32("catalog", "render", CATALOG_K3S, "-o", apps).exit_code == 0
@@ -52,6 +53,7 @@ def _route_file(apps: Path, service: str) -> Path:
     return next(apps.glob(f"{service}/*-httproute-*.yaml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("service,edit", [
     ("sonarr", lambda o: o["metadata"].pop("annotations")),                      # internal, published
     ("plex", lambda o: o["metadata"].__setitem__(
@@ -148,6 +150,7 @@ def test_two_resources_rendering_the_same_object_is_refused():
         ManifestSet([a, b])
 
 
+@pytest.mark.slow
 def test_nothing_written_on_error(tmp_path):
     out = tmp_path / "apps"
     assert k32("catalog", "render", CATALOG_K3S, "-o", out).exit_code == 0
@@ -208,6 +211,7 @@ def test_two_definitions_rendering_the_same_object_are_refused(tmp_path):
 
 def test_the_shipped_schema_is_a_valid_draft_2020_12_schema():
     import jsonschema
+
     from k32.render.catalog.load import schema
     jsonschema.Draft202012Validator.check_schema(schema())
 

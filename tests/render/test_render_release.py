@@ -6,15 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from render_helpers import DIGEST, FIXTURE_TEMPLATE, IMAGE, SOURCE, TARGET, k32, k32_subprocess
 
 from k32.render import manifest_set as bundle
-from k32.render.manifest_set import Resource
 from k32.render.errors import RenderError
+from k32.render.manifest_set import Resource
 from k32.render.release import render as R
 from k32.render.release.inspect import inspect_target_contract
 from k32.render.release.template import Template, load_dir
-from render_helpers import (DIGEST, FIXTURE_TEMPLATE, IMAGE, SOURCE, TARGET, k32,
-                            k32_subprocess)
 
 
 def _render(template_dir=FIXTURE_TEMPLATE, weights="10,50,100", image=IMAGE, source=SOURCE,
@@ -51,6 +50,7 @@ def test_cli_render_writes_bundle_dir_and_manifest(tmp_path):
     assert manifest["source"]["template"]["name"] == "fixture-release-template"
 
 
+@pytest.mark.slow
 def test_identical_digest_across_processes_directories_and_line_endings(tmp_path):
     crlf = tmp_path / "crlf"
     shutil.copytree(FIXTURE_TEMPLATE, crlf)
@@ -66,7 +66,7 @@ def test_identical_digest_across_processes_directories_and_line_endings(tmp_path
         digests.add(json.loads((tmp_path / f"out{i}" / "bundle.json").read_text())["digest"])
     digests.add(_render().digest)
     assert len(digests) == 1
-    a = (tmp_path / "out0"); b = (tmp_path / "out1")
+    a, b = tmp_path / "out0", tmp_path / "out1"
     assert {p.name: p.read_bytes() for p in a.iterdir()} == {p.name: p.read_bytes() for p in b.iterdir()}
 
 
@@ -108,8 +108,8 @@ def test_template_data_is_the_contracts_fixed_record():
     assert (d.ImageRegistry, d.ImageRepository, d.ImageDigest) == ("ghcr.io", "acme/demo-api", DIGEST)
     assert (d.StableServiceName, d.CanaryServiceName, d.AnalysisTemplateName) == (
         "demo-stable", "demo-canary", "demo-success-rate")
-    with pytest.raises(Exception):
-        d.Application = "x"        # frozen
+    with pytest.raises(AttributeError):   # frozen (dataclasses.FrozenInstanceError)
+        d.Application = "x"
 
 
 @pytest.mark.parametrize("action,code", [

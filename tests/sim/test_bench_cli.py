@@ -4,7 +4,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
 def test_bench_api_json():
     proc = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "api", "--count", "5",
                            "--list-rounds", "3", "--json"],

@@ -42,6 +42,7 @@ def kubectl_nodes(path, context):
                            "name"], capture_output=True, text=True, timeout=60, env=env, check=False)
 
 
+@pytest.mark.slow
 def test_from_the_console_pins_the_certificate_and_adds_the_token(board_like, tmp_path):
     path = tmp_path / "config"
     r = k32("kubeconfig", "--port", f"socket://{cp(board_like)['console']}", "--context", "board",
@@ -57,6 +58,7 @@ def test_from_the_console_pins_the_certificate_and_adds_the_token(board_like, tm
     assert "node/kube32-control-plane" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_node_with_a_token_needs_it(board_like, tmp_path):
     path = tmp_path / "config"
     r = k32("kubeconfig", "--port", f"socket://{cp(board_like)['console']}", "--kubeconfig", str(path))

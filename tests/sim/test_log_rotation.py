@@ -2,7 +2,10 @@
 truncating it: the log that explains a crash must survive the restart after it."""
 import uuid
 
+import pytest
 
+
+@pytest.mark.slow
 def test_restart_keeps_previous_log(sim_factory):
     cluster = sim_factory(workers=0)
     cluster.up()

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from k32 import REPO_ROOT
 from k32.sim.cluster import find_free_base_port
 
@@ -17,6 +19,7 @@ def k32(*args, timeout=300):
                           timeout=timeout, env=env, stdin=subprocess.DEVNULL, check=False)
 
 
+@pytest.mark.slow
 def test_build_run_own_image_from_the_card(tmp_path):
     src = tmp_path / "hello.c"
     src.write_text((REPO_ROOT / "images" / "echo" / "echo.c").read_text())

@@ -4,13 +4,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 import yaml
 
 from k32.sim import procs
 from k32.sim.cluster import find_free_base_port, layout
+from k32.testing.poll import poll_until
+
+FOLLOWING = "following node logs"   # `k32 sim up` (foreground) prints it once a signal stops it
 
 OTHER_CONFIG = {
     "apiVersion": "v1", "kind": "Config", "current-context": "prod",
@@ -32,6 +35,31 @@ def env(tmp_path):
     return e
 
 
+class Output:
+    """Collects a running process's stdout and stderr as they come (so neither pipe fills)."""
+
+    def __init__(self, proc):
+        self.proc, self.out, self.err = proc, [], []
+        self.threads = [threading.Thread(target=self._read, args=(stream, into), daemon=True)
+                        for stream, into in ((proc.stdout, self.out), (proc.stderr, self.err))]
+        for t in self.threads:
+            t.start()
+
+    @staticmethod
+    def _read(stream, into):
+        for line in stream:
+            into.append(line)
+
+    def says(self, text: str) -> bool:
+        return any(text in line for line in self.out)
+
+    def wait(self, timeout: float) -> tuple[str, str]:
+        self.proc.wait(timeout=timeout)
+        for t in self.threads:
+            t.join(timeout=10)
+        return "".join(self.out), "".join(self.err)
+
+
 def k32(env, *args, timeout=180):
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
     return subprocess.run([sys.executable, "-m", "k32.cli", *args], env=clean, timeout=timeout,
@@ -43,6 +71,7 @@ def status(env):
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_up_status_down(env):
     base = find_free_base_port(2)
     state = env["_state"]
@@ -78,12 +107,12 @@ def test_up_status_down(env):
     assert down.returncode == 0, down.stderr
     for n in st["nodes"]:
         assert n["name"] in down.stdout
-    time.sleep(0.2)
-    assert all(procs.start_time(n["pid"]) is None or procs.is_zombie(n["pid"])
-               for n in st["nodes"])
+    poll_until(lambda: all(procs.start_time(n["pid"]) is None or procs.is_zombie(n["pid"])
+                           for n in st["nodes"]), 10, "every node process gone after sim down")
     assert status(env)["nodes"] == []
 
 
+@pytest.mark.slow
 def test_down_never_kills_a_recycled_pid(env):
     base = find_free_base_port(0)
     state = env["_state"]
@@ -108,6 +137,7 @@ def test_down_never_kills_a_recycled_pid(env):
         k32(env, "sim", "down", "--state", state)
 
 
+@pytest.mark.slow
 def test_busy_port_is_a_clear_error(env):
     import socket
     base = find_free_base_port(1)
@@ -122,6 +152,7 @@ def test_busy_port_is_a_clear_error(env):
     assert status(env)["nodes"] == []
 
 
+@pytest.mark.slow
 def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
     fake = tmp_path / "crashing-node"
     fake.write_text("#!/bin/sh\necho 'fatal: cannot open state store' >&2\nexit 3\n")
@@ -135,45 +166,42 @@ def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
     assert status(env)["nodes"] == []
 
 
+@pytest.mark.slow
 def test_foreground_up_stops_on_sigterm(env):
     base = find_free_base_port(1)
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
     proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "1",
                              "--state", env["_state"], "--base-port", str(base)],
                             env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    output = Output(proc)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            st = status(env)
-            if st["running"] and len(st["nodes"]) == 2 and proc.poll() is None:
-                break
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.2)
-        time.sleep(1.0)  # past the readiness wait, into log following
-        pids = [(n["pid"], procs.start_time(n["pid"])) for n in status(env)["nodes"]]
+        poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
+        assert proc.poll() is None, output.wait(10)
+        st = status(env)
+        assert st["running"] and len(st["nodes"]) == 2, st
+        pids = [(n["pid"], procs.start_time(n["pid"])) for n in st["nodes"]]
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        out, err = output.wait(60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert "following node logs" in out
+    assert FOLLOWING in out
     assert not any(procs.alive(pid, started) for pid, started in pids), err
     assert status(env)["nodes"] == []
 
 
+@pytest.mark.slow
 def test_foreground_up_ends_quietly_on_sim_down(env):
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
     proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "0",
                              "--state", env["_state"], "--base-port", str(find_free_base_port(0))],
                             env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    output = Output(proc)
     try:
-        deadline = time.monotonic() + 120
-        while not status(env)["running"]:
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.2)
-        time.sleep(1.0)
+        poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
+        assert proc.poll() is None, output.wait(10)
         assert k32(env, "sim", "down", "--state", env["_state"]).returncode == 0
-        out, err = proc.communicate(timeout=60)
+        out, err = output.wait(60)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -181,6 +209,7 @@ def test_foreground_up_ends_quietly_on_sim_down(env):
     assert "stopped by `k32 sim down`" in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
 def test_test_clusters_die_with_their_test_process(tmp_path):
     code = ("import sys, time; from k32.testing.clusters import make_test_cluster\n"
@@ -197,10 +226,7 @@ def test_test_clusters_die_with_their_test_process(tmp_path):
         assert procs.alive(pid, started)
         runner.kill()  # like a CI job killed mid-test: no teardown runs
         runner.wait()
-        deadline = time.monotonic() + 10
-        while procs.alive(pid, started) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not procs.alive(pid, started), "the test cluster outlived its test process"
+        poll_until(lambda: not procs.alive(pid, started), 10, "the test cluster's node gone once its test process was killed")
     finally:
         if runner.poll() is None:
             runner.kill()

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from k32 import REPO_ROOT
 from k32.testing.clusters import make_test_cluster
 
@@ -19,6 +21,7 @@ def provision(console: str, *args):
                           stdin=subprocess.DEVNULL, check=False)
 
 
+@pytest.mark.slow
 def test_up_again_after_provision_token(tmp_path):
     c = make_test_cluster(tmp_path / "sim", workers=1)
     c.up()

@@ -31,6 +31,8 @@ def test_every_workload_of_the_set_has_a_source():
     assert len(bench.KINDS) >= 12
 
 
+@pytest.mark.slow
+@pytest.mark.bench
 def test_one_workload_json(toolchains):
     r = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "wasm", "--workload", "crc",
                         "--repeat", "1", "--json"], capture_output=True, text=True)
@@ -44,6 +46,7 @@ def test_one_workload_json(toolchains):
         "geomean >= 2.0x wasm3", "every workload >= 1.3x wasm3", "geomean <= 9.0x native time"}
 
 
+@pytest.mark.slow
 def test_a_wrong_result_fails_the_bench(toolchains, monkeypatch):
     real = bench.run_native
 

@@ -65,6 +65,7 @@ def test_wasi_program(program, tool, monkeypatch):
     assert "to stderr" in r.stderr
 
 
+@pytest.mark.slow
 def test_invoke_export(tmp_path, tool):
     wat = tmp_path / "m.wat"
     wat.write_text('(module (func (export "add") (param i32 i64) (result i64)'
@@ -78,6 +79,7 @@ def test_invoke_export(tmp_path, tool):
     assert bad.returncode == 2 and "not a valid number" in bad.stderr
 
 
+@pytest.mark.slow
 def test_trap_and_malformed(tmp_path, tool):
     wat = tmp_path / "t.wat"
     wat.write_text('(module (func (export "boom") (unreachable)))')

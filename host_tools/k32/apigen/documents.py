@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from . import paths as paths_mod
-from .kinds import SERVED_KINDS, META_DEFINITIONS
+from .kinds import META_DEFINITIONS, SERVED_KINDS
 from .protobuf import encode_v2_document
 from .source import KUBERNETES_VERSION, REF_PREFIX, served_definitions
 

@@ -12,7 +12,7 @@ def _literal(data: bytes, width: int = 100) -> list[str]:
         if 0x20 <= b < 0x7F and b not in (0x22, 0x5C, 0x3F):
             piece = chr(b)
         else:
-            piece = "\\%03o" % b
+            piece = f"\\{b:03o}"
         cur.append(piece)
         n += len(piece)
         if n >= width:

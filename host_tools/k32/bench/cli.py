@@ -6,12 +6,13 @@ import tempfile
 
 import click
 
+from k32.mcu.cli import size as size_bench
+
 from . import api as api_bench
 from .calls import calls as calls_bench
 from .ingress import ingress as ingress_bench
 from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
-from k32.mcu.cli import size as size_bench
 
 
 @click.group()

@@ -33,7 +33,7 @@ def digest_of(header: dict, artifacts: list[Artifact]) -> str:
     h = hashlib.sha256()
     h.update(f"k32-bundle {FORMAT} {header['board']} {header.get('flashSize') or '-'}\n".encode())
     for a in sorted(artifacts, key=lambda a: a.name):
-        h.update(f"{a.name} {a.sha256}\n".encode("utf-8"))
+        h.update(f"{a.name} {a.sha256}\n".encode())
     return h.hexdigest()
 
 

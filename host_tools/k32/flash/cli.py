@@ -27,6 +27,7 @@ def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, 
     """Build and write bootloader, partition table, app and data partition to a board."""
     bundle_dir = pick(bundle_dir, old, "--bundle", "--data-bundle")
     from k32 import data_bundle
+
     from . import FlashError, describe_plan, make_plan, write
     from .pio import BuildError, build, outputs
     from .ports import PortError, auto_detect

@@ -51,7 +51,7 @@ def build(env: str, flash_size: str | None = None) -> tuple[Path, Path]:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         text = (proc.stdout + proc.stderr).lower()
-        tail = [l for l in (proc.stdout + proc.stderr).splitlines() if l.strip()][-1:] or ["no output"]
+        tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-1:] or ["no output"]
         if any(k in text for k in ("could not install", "platformmanager", "httpclienterror",
                                    "connection", "unknown platform", "unknownpackage",
                                    "internet", "resolve")):

@@ -12,6 +12,7 @@ from k32.data_bundle import DATA_IMAGE, PARTITION_TABLE, load_manifest
 
 from .images import ImageError, check_firmware_image
 
+
 class FlashError(RuntimeError):
     pass
 

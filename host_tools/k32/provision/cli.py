@@ -21,8 +21,10 @@ ASK = object()   # "--token" given without a value: prompt for it
 def provision(port, baud, wifi, ssid, password, token, clear_token, timeout, wait_s):
     """Send Wi-Fi credentials and/or the API token to a node over its console."""
     import os
-    from . import Console, ProvisionError, check_token, check_wifi, set_token, set_wifi
+
     from k32.flash.ports import PortError, auto_detect
+
+    from . import Console, ProvisionError, check_token, check_wifi, set_token, set_wifi
 
     if token == "":                      # bare --token: environment, else prompt
         token = os.environ.get("K32_TOKEN") or click.prompt("Token", hide_input=True,

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from .cluster import (DEFAULT_BASE_PORT, DEFAULT_STATE_DIR, DEFAULT_WORKERS, SimCluster, SimError)
 from k32.kubeconfig import KubeconfigError
+
+from .cluster import DEFAULT_BASE_PORT, DEFAULT_STATE_DIR, DEFAULT_WORKERS, SimCluster, SimError
 
 STATE_OPTION = click.option("--state", "state", type=click.Path(file_okay=False, path_type=Path),
                             default=DEFAULT_STATE_DIR, show_default=True,
@@ -114,10 +115,11 @@ def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, 
     if detach:
         click.echo(f"cluster running; stop it with: k32 sim down --state {cluster.state}")
         return
-    click.echo("following node logs; Ctrl-C stops the cluster")
     reason = None
     for s in (signal.SIGINT, signal.SIGTERM):
         signal.signal(s, _raise_stop)
+    # Said only once the handlers are in place: from this line on, a signal stops the cluster.
+    click.echo("following node logs; Ctrl-C stops the cluster")
     try:
         reason = _follow_logs(cluster)
     except _Stop:

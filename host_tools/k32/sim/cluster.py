@@ -570,7 +570,7 @@ class SimCluster:
         }
 
     @classmethod
-    def from_state(cls, state_dir: Path | str = DEFAULT_STATE_DIR, **overrides) -> "SimCluster":
+    def from_state(cls, state_dir: Path | str = DEFAULT_STATE_DIR, **overrides) -> SimCluster:
         """The cluster recorded in <state>/sim.json (same layout, kubeconfig, context)."""
         probe = cls(state_dir, workers=0)
         rec = probe._read_record() or {}

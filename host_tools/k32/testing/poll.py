@@ -4,7 +4,8 @@ the whole deadline before the check fails."""
 from __future__ import annotations
 
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -33,4 +34,16 @@ def poll_until(condition: Callable[[], T], timeout: float, what: str = "conditio
             last = e
         if time.monotonic() >= deadline:
             raise PollTimeout(f"{what}: not reached within {timeout:g} s (last seen: {last!r})")
+        time.sleep(interval)
+
+
+def wait_until(condition: Callable[[], T], timeout: float,
+               interval: float = DEFAULT_INTERVAL_S) -> T:
+    """Like poll_until, but at the deadline return the last (falsy) value instead of raising,
+    for a caller whose assert shows what was seen: `assert wait_until(f, 5), f()`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result or time.monotonic() >= deadline:
+            return result
         time.sleep(interval)

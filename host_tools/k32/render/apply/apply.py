@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 
 from .. import yamlio
-from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
+from ..manifest_set import ManifestSet, Resource
 from .client import FIELD_MANAGER, Client, status_message
 
 HASH_ANNOTATION = "kube32.io/resource-hash"

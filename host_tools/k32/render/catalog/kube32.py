@@ -5,9 +5,10 @@ field -- never silently dropped. Defaults of those fields are inert on Kube32 (d
 from __future__ import annotations
 
 from .. import yamlio
-from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
-from .k3s import NAME_LABEL, service_ports as _k3s_ports
+from ..manifest_set import ManifestSet, Resource
+from .k3s import NAME_LABEL
+from .k3s import service_ports as _k3s_ports
 from .load import ServiceDef
 
 INGRESS_CLASS = "kube32"

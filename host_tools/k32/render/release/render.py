@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..manifest_set import ManifestSet, Resource
 from ..errors import RenderError
+from ..manifest_set import ManifestSet, Resource
 from .template import Template
 
 # The strict character set: no whitespace, quotes, colons-then-space, #, {, }, [, ], &, *,
@@ -35,7 +35,7 @@ class Target:
     namespace: str
 
     @classmethod
-    def parse(cls, text: str) -> "Target":
+    def parse(cls, text: str) -> Target:
         parts = text.split("/")
         if len(parts) != 4 or not all(re.fullmatch(_LABEL, p) for p in parts):
             raise RenderError("invalid_target", f"--target {text!r}: expected APP/ENV/CLUSTER/NAMESPACE, "
@@ -55,7 +55,7 @@ class Evidence:
     source_branch: str
 
     @classmethod
-    def parse(cls, image: str, source: str) -> "Evidence":
+    def parse(cls, image: str, source: str) -> Evidence:
         m = _IMAGE.match(image)
         if not m:
             raise RenderError("invalid_image", f"--image {image!r}: expected REF@sha256:<64 hex>")

@@ -43,16 +43,17 @@ class SocketServer:
         while not self._stop.is_set():
             try:
                 conn, _ = self.sock.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             with conn:
                 conn.settimeout(0.2)
 
-                def read():
+                # Called only inside this iteration's `with conn`, so `conn` is this one.
+                def read(conn=conn):
                     while not self._stop.is_set():
                         try:
                             return conn.recv(65536)
-                        except socket.timeout:
+                        except TimeoutError:
                             continue
                         except OSError:
                             return b""
