@@ -7,8 +7,9 @@ import re
 import subprocess
 
 import pytest
-from k32.build.tools import kubectl as kubectl_binary
 from api_helpers import LineReader, header
+
+from k32.build.tools import kubectl as kubectl_binary
 
 NS = "e2e-limits"
 SYSTEM_KUBECTL = "/usr/bin/kubectl"

@@ -6,9 +6,17 @@ import json
 import re
 
 import pytest
-
-from verbs_helpers import (apply, echo_pod, ensure_namespace, kubectl_binaries, nodes, run_kubectl,
-                           wait_running, wait_until, worker_name)
+from verbs_helpers import (
+    apply,
+    echo_pod,
+    ensure_namespace,
+    kubectl_binaries,
+    nodes,
+    run_kubectl,
+    wait_running,
+    wait_until,
+    worker_name,
+)
 
 NS = "verbs-top"
 KUBECTLS = kubectl_binaries()
@@ -69,8 +77,8 @@ def test_metrics_api_is_discoverable_like_metrics_server(sim_cluster):
 
 def test_node_metrics_are_the_nodes_heap(sim_cluster):
     names = set(nodes(sim_cluster))
-    items = wait_until(lambda: (l := raw(sim_cluster, "/apis/metrics.k8s.io/v1beta1/nodes")["items"])
-                       and {i["metadata"]["name"] for i in l} == names and l, timeout=30)
+    items = wait_until(lambda: (got := raw(sim_cluster, "/apis/metrics.k8s.io/v1beta1/nodes")["items"])
+                       and {i["metadata"]["name"] for i in got} == names and got, timeout=30)
     assert items, "every node reports within 30 s"
     for item in items:
         usage = item["usage"]
