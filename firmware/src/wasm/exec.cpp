@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "internal.h"
+#include "fused.h"
 #include "ops.h"
 
 #if !defined(__GNUC__)
@@ -26,301 +27,70 @@
 #endif
 #endif
 
-// Every handler of the executor as R(opcode, label suffix), expanded twice: into the opcodes
-// (a constexpr table mapping each opcode to its entry) and, inside execute(), into the handler
-// addresses (a const table, so it stays in flash on the boards). Later entries override earlier
-// ones; opcodes not listed reach L_bad, the first entry (and the base of relative dispatch).
-#define K32_BIN(R, o)                                                                     \
-  R(op::acc_op(op::kSSA, o), o##_v0) R(op::acc_op(op::kASS, o), o##_v2)                   \
-  R(op::acc_op(op::kASA, o), o##_v3) R(op::acc_op(op::kSAS, o), o##_v6)                   \
-  R(op::acc_op(op::kSAA, o), o##_v7)
-#define K32_BINI(R, o)                                                                    \
-  K32_BIN(R, o) R(op::acc_op(op::kSIA, o), o##_v1) R(op::acc_op(op::kAIS, o), o##_v4)     \
-  R(op::acc_op(op::kAIA, o), o##_v5)
-#define K32_JC(R, i)                                                                      \
-  R(op::kJmpCmp + i, jc##i) R(op::kJmpCmpI + i, jci##i) R(op::kJmpCmpA + i, jca##i)       \
-  R(op::kJmpCmpAI + i, jcai##i) R(op::kJmpCmpSA + i, jcsa##i)
-// loads and stores by accumulator variant; f32/f64 share the i32/i64 bit-copying handlers
-#define K32_LOADV(R, k, h)                                                                \
-  R(op::kLoadAcc + 0 * 16 + k, h##_bas) R(op::kLoadAcc + 1 * 16 + k, h##_bsa)             \
-  R(op::kLoadAcc + 2 * 16 + k, h##_baa) R(op::kLoadAcc + 3 * 16 + k, h##_was)             \
-  R(op::kLoadAcc + 4 * 16 + k, h##_wsa) R(op::kLoadAcc + 5 * 16 + k, h##_waa)
-#define K32_STOREV(R, k, h)                                                               \
-  R(op::kStoreAcc + 0 * 16 + k, h##_bv)                                                   \
-  R(op::kStoreAcc + 2 * 16 + k, h##_wv) R(op::kStoreAcc + 3 * 16 + k, h##_waddr)          \
-  R(op::kStoreAcc + 4 * 16 + k, h##_av)
-#define K32_FUSE8(R, base, f, i)                                                          \
-  R(base + i * 8 + 0, f##i##_0s) R(base + i * 8 + 1, f##i##_0a)                           \
-  R(base + i * 8 + 2, f##i##_1s) R(base + i * 8 + 3, f##i##_1a)                           \
-  R(base + i * 8 + 4, f##i##_2s) R(base + i * 8 + 5, f##i##_2a)                           \
-  R(base + i * 8 + 6, f##i##_3s) R(base + i * 8 + 7, f##i##_3a)
-#define K32_RUN8(R, base, p)                                                              \
-  R(base + 0, p##0) R(base + 1, p##1) R(base + 2, p##2) R(base + 3, p##3)                 \
-  R(base + 4, p##4) R(base + 5, p##5) R(base + 6, p##6) R(base + 7, p##7)
-#define K32_RUN10(R, base, p) K32_RUN8(R, base, p) R(base + 8, p##8) R(base + 9, p##9)
-#define K32_WASM_HANDLERS(R) \
-  R(op::kCount, bad) \
-  R(op::kUnreachable, unreachable) \
-  R(op::kSelect, select) \
-  R(op::kSelectImm + 0, select_is) R(op::kSelectImm + 1, select_si) \
-  R(op::kSelectImm + 2, select_ii) \
-  R(op::kImm + 0x6D, 0x6D_i) R(op::kImm + 0x6E, 0x6E_i) R(op::kImm + 0x6F, 0x6F_i) \
-  R(op::kImm + 0x70, 0x70_i) \
-  R(op::kCopy, copy) \
-  R(op::kCopy2, copy2) \
-  R(op::kCopyN, copyn) \
-  R(op::kGlobalGet, global_get) \
-  R(op::kGlobalSet, global_set) \
-  R(op::kTableGet, table_get) \
-  R(op::kTableSet, table_set) \
-  R(op::kCall, call) \
-  R(op::kCallIndirect, call_indirect) \
-  R(op::kI32Const, i32_const) \
-  R(op::kI64Const, i64_const) \
-  R(op::kF32Const, i32_const) \
-  R(op::kF64Const, i64_const) \
-  R(op::kRefNull, ref_null) \
-  R(op::kRefIsNull, ref_is_null) \
-  R(op::kRefFunc, ref_func) \
-  R(op::kJmp, jmp) \
-  R(op::kJmpIf, jmp_if) \
-  R(op::kJmpUnless, jmp_unless) \
-  R(op::kBr, br) \
-  R(op::kBrIf, br_if) \
-  R(op::kBrTable, br_table) \
-  R(op::kReturn, ret) \
-  R(op::kReturn1, ret1) \
-  R(op::kCallDirect, call_direct) \
-  R(0x28, 0x28) R(0x29, 0x29) R(0x2A, 0x28) R(0x2B, 0x29) R(0x2C, 0x2C) \
-  R(0x2D, 0x2D) R(0x2E, 0x2E) R(0x2F, 0x2F) R(0x30, 0x30) R(0x31, 0x31) \
-  R(0x32, 0x32) R(0x33, 0x33) R(0x34, 0x34) R(0x35, 0x35) R(0x36, 0x36) \
-  R(0x37, 0x37) R(0x38, 0x36) R(0x39, 0x37) R(0x3A, 0x3A) R(0x3B, 0x3B) \
-  R(0x3C, 0x3A) R(0x3D, 0x3B) R(0x3E, 0x36) \
-  R(0x3F, 0x3F) R(0x40, 0x40) \
-  R(0x45, 0x45) R(0x46, 0x46) R(0x47, 0x47) R(0x48, 0x48) R(0x49, 0x49) \
-  R(0x4A, 0x4A) R(0x4B, 0x4B) R(0x4C, 0x4C) R(0x4D, 0x4D) R(0x4E, 0x4E) \
-  R(0x4F, 0x4F) R(0x50, 0x50) R(0x51, 0x51) R(0x52, 0x52) R(0x53, 0x53) \
-  R(0x54, 0x54) R(0x55, 0x55) R(0x56, 0x56) R(0x57, 0x57) R(0x58, 0x58) \
-  R(0x59, 0x59) R(0x5A, 0x5A) R(0x5B, 0x5B) R(0x5C, 0x5C) R(0x5D, 0x5D) \
-  R(0x5E, 0x5E) R(0x5F, 0x5F) R(0x60, 0x60) R(0x61, 0x61) R(0x62, 0x62) \
-  R(0x63, 0x63) R(0x64, 0x64) R(0x65, 0x65) R(0x66, 0x66) R(0x67, 0x67) \
-  R(0x68, 0x68) R(0x69, 0x69) R(0x6A, 0x6A) R(0x6B, 0x6B) R(0x6C, 0x6C) \
-  R(0x6D, 0x6D) R(0x6E, 0x6E) R(0x6F, 0x6F) R(0x70, 0x70) R(0x71, 0x71) \
-  R(0x72, 0x72) R(0x73, 0x73) R(0x74, 0x74) R(0x75, 0x75) R(0x76, 0x76) \
-  R(0x77, 0x77) R(0x78, 0x78) R(0x79, 0x79) R(0x7A, 0x7A) R(0x7B, 0x7B) \
-  R(0x7C, 0x7C) R(0x7D, 0x7D) R(0x7E, 0x7E) R(0x7F, 0x7F) R(0x80, 0x80) \
-  R(0x81, 0x81) R(0x82, 0x82) R(0x83, 0x83) R(0x84, 0x84) R(0x85, 0x85) \
-  R(0x86, 0x86) R(0x87, 0x87) R(0x88, 0x88) R(0x89, 0x89) R(0x8A, 0x8A) \
-  R(0x8B, 0x8B) R(0x8C, 0x8C) R(0x8D, 0x8D) R(0x8E, 0x8E) R(0x8F, 0x8F) \
-  R(0x90, 0x90) R(0x91, 0x91) R(0x92, 0x92) R(0x93, 0x93) R(0x94, 0x94) \
-  R(0x95, 0x95) R(0x96, 0x96) R(0x97, 0x97) R(0x98, 0x98) R(0x99, 0x99) \
-  R(0x9A, 0x9A) R(0x9B, 0x9B) R(0x9C, 0x9C) R(0x9D, 0x9D) R(0x9E, 0x9E) \
-  R(0x9F, 0x9F) R(0xA0, 0xA0) R(0xA1, 0xA1) R(0xA2, 0xA2) R(0xA3, 0xA3) \
-  R(0xA4, 0xA4) R(0xA5, 0xA5) R(0xA6, 0xA6) R(0xA7, 0xA7) R(0xA8, 0xA8) \
-  R(0xA9, 0xA9) R(0xAA, 0xAA) R(0xAB, 0xAB) R(0xAC, 0xAC) R(0xAD, 0xAD) \
-  R(0xAE, 0xAE) R(0xAF, 0xAF) R(0xB0, 0xB0) R(0xB1, 0xB1) R(0xB2, 0xB2) \
-  R(0xB3, 0xB3) R(0xB4, 0xB4) R(0xB5, 0xB5) R(0xB6, 0xB6) R(0xB7, 0xB7) \
-  R(0xB8, 0xB8) R(0xB9, 0xB9) R(0xBA, 0xBA) R(0xBB, 0xBB) \
-  R(0xC0, 0xC0) R(0xC1, 0xC1) R(0xC2, 0xC2) R(0xC3, 0xC3) R(0xC4, 0xC4) \
-  R(0x100, fc0) R(0x101, fc1) R(0x102, fc2) R(0x103, fc3) R(0x104, fc4) \
-  R(0x105, fc5) R(0x106, fc6) R(0x107, fc7) R(0x108, mem_init) \
-  R(0x109, data_drop) R(0x10A, mem_copy) R(0x10B, mem_fill) R(0x10C, table_init) \
-  R(0x10D, elem_drop) R(0x10E, table_copy) R(0x10F, table_grow) \
-  R(0x110, table_size) R(0x111, table_fill) \
-  R(op::kImm + 0x46, 0x46_i) \
-  R(op::kImm + 0x47, 0x47_i) \
-  R(op::kImm + 0x48, 0x48_i) \
-  R(op::kImm + 0x49, 0x49_i) \
-  R(op::kImm + 0x4A, 0x4A_i) \
-  R(op::kImm + 0x4B, 0x4B_i) \
-  R(op::kImm + 0x4C, 0x4C_i) \
-  R(op::kImm + 0x4D, 0x4D_i) \
-  R(op::kImm + 0x4E, 0x4E_i) \
-  R(op::kImm + 0x4F, 0x4F_i) \
-  R(op::kImm + 0x6A, 0x6A_i) \
-  R(op::kImm + 0x6B, 0x6B_i) \
-  R(op::kImm + 0x6C, 0x6C_i) \
-  R(op::kImm + 0x71, 0x71_i) \
-  R(op::kImm + 0x72, 0x72_i) \
-  R(op::kImm + 0x73, 0x73_i) \
-  R(op::kImm + 0x74, 0x74_i) \
-  R(op::kImm + 0x75, 0x75_i) \
-  R(op::kImm + 0x76, 0x76_i) \
-  R(op::kImm + 0x77, 0x77_i) \
-  R(op::kImm + 0x78, 0x78_i) \
-  R(op::kImm + 0x51, 0x51_i) \
-  R(op::kImm + 0x52, 0x52_i) \
-  R(op::kImm + 0x53, 0x53_i) \
-  R(op::kImm + 0x54, 0x54_i) \
-  R(op::kImm + 0x55, 0x55_i) \
-  R(op::kImm + 0x56, 0x56_i) \
-  R(op::kImm + 0x57, 0x57_i) \
-  R(op::kImm + 0x58, 0x58_i) \
-  R(op::kImm + 0x59, 0x59_i) \
-  R(op::kImm + 0x5A, 0x5A_i) \
-  R(op::kImm + 0x7C, 0x7C_i) \
-  R(op::kImm + 0x7D, 0x7D_i) \
-  R(op::kImm + 0x7E, 0x7E_i) \
-  R(op::kImm + 0x83, 0x83_i) \
-  R(op::kImm + 0x84, 0x84_i) \
-  R(op::kImm + 0x85, 0x85_i) \
-  R(op::kImm + 0x86, 0x86_i) \
-  R(op::kImm + 0x87, 0x87_i) \
-  R(op::kImm + 0x88, 0x88_i) \
-  R(op::kImm + 0x89, 0x89_i) \
-  R(op::kImm + 0x8A, 0x8A_i) \
-  R(op::kImm + 0x92, 0x92_i) \
-  R(op::kImm + 0x93, 0x93_i) \
-  R(op::kImm + 0x94, 0x94_i) \
-  R(op::kImm + 0x95, 0x95_i) \
-  R(op::kImm + 0xA0, 0xA0_i) \
-  R(op::kImm + 0xA1, 0xA1_i) \
-  R(op::kImm + 0xA2, 0xA2_i) \
-  R(op::kImm + 0xA3, 0xA3_i) \
-  R(op::kAbs + 0x00, 0x28_a) \
-  R(op::kAbs + 0x01, 0x29_a) \
-  R(op::kAbs + 0x02, 0x28_a) \
-  R(op::kAbs + 0x03, 0x29_a) \
-  R(op::kAbs + 0x04, 0x2C_a) \
-  R(op::kAbs + 0x05, 0x2D_a) \
-  R(op::kAbs + 0x06, 0x2E_a) \
-  R(op::kAbs + 0x07, 0x2F_a) \
-  R(op::kAbs + 0x08, 0x30_a) \
-  R(op::kAbs + 0x09, 0x31_a) \
-  R(op::kAbs + 0x0A, 0x32_a) \
-  R(op::kAbs + 0x0B, 0x33_a) \
-  R(op::kAbs + 0x0C, 0x34_a) \
-  R(op::kAbs + 0x0D, 0x35_a) \
-  R(op::kAbs + 0x0E, 0x36_a) \
-  R(op::kAbs + 0x0F, 0x37_a) \
-  R(op::kAbs + 0x10, 0x36_a) \
-  R(op::kAbs + 0x11, 0x37_a) \
-  R(op::kAbs + 0x12, 0x3A_a) \
-  R(op::kAbs + 0x13, 0x3B_a) \
-  R(op::kAbs + 0x14, 0x3A_a) \
-  R(op::kAbs + 0x15, 0x3B_a) \
-  R(op::kAbs + 0x16, 0x36_a) \
-  R(op::kWrap + 0x00, 0x28_w) \
-  R(op::kWrap + 0x01, 0x29_w) \
-  R(op::kWrap + 0x02, 0x28_w) \
-  R(op::kWrap + 0x03, 0x29_w) \
-  R(op::kWrap + 0x04, 0x2C_w) \
-  R(op::kWrap + 0x05, 0x2D_w) \
-  R(op::kWrap + 0x06, 0x2E_w) \
-  R(op::kWrap + 0x07, 0x2F_w) \
-  R(op::kWrap + 0x08, 0x30_w) \
-  R(op::kWrap + 0x09, 0x31_w) \
-  R(op::kWrap + 0x0A, 0x32_w) \
-  R(op::kWrap + 0x0B, 0x33_w) \
-  R(op::kWrap + 0x0C, 0x34_w) \
-  R(op::kWrap + 0x0D, 0x35_w) \
-  R(op::kWrap + 0x0E, 0x36_w) \
-  R(op::kWrap + 0x0F, 0x37_w) \
-  R(op::kWrap + 0x10, 0x36_w) \
-  R(op::kWrap + 0x11, 0x37_w) \
-  R(op::kWrap + 0x12, 0x3A_w) \
-  R(op::kWrap + 0x13, 0x3B_w) \
-  R(op::kWrap + 0x14, 0x3A_w) \
-  R(op::kWrap + 0x15, 0x3B_w) \
-  R(op::kWrap + 0x16, 0x36_w) \
-  R(op::kJmpIfA, jmp_if_a) \
-  R(op::kJmpUnlessA, jmp_unless_a) \
-  K32_BINI(R, 0x46) \
-  K32_BINI(R, 0x47) \
-  K32_BINI(R, 0x48) \
-  K32_BINI(R, 0x49) \
-  K32_BINI(R, 0x4A) \
-  K32_BINI(R, 0x4B) \
-  K32_BINI(R, 0x4C) \
-  K32_BINI(R, 0x4D) \
-  K32_BINI(R, 0x4E) \
-  K32_BINI(R, 0x4F) \
-  K32_BINI(R, 0x6A) \
-  K32_BINI(R, 0x6B) \
-  K32_BINI(R, 0x6C) \
-  K32_BINI(R, 0x71) \
-  K32_BINI(R, 0x72) \
-  K32_BINI(R, 0x73) \
-  K32_BINI(R, 0x74) \
-  K32_BINI(R, 0x75) \
-  K32_BINI(R, 0x76) \
-  K32_BINI(R, 0x77) \
-  K32_BINI(R, 0x78) \
-  K32_BINI(R, 0x92) \
-  K32_BINI(R, 0x93) \
-  K32_BINI(R, 0x94) \
-  K32_BINI(R, 0x95) \
-  K32_BINI(R, 0xA0) \
-  K32_BINI(R, 0xA1) \
-  K32_BINI(R, 0xA2) \
-  K32_BINI(R, 0xA3) \
-  K32_JC(R, 0) \
-  K32_JC(R, 1) \
-  K32_JC(R, 2) \
-  K32_JC(R, 3) \
-  K32_JC(R, 4) \
-  K32_JC(R, 5) \
-  K32_JC(R, 6) \
-  K32_JC(R, 7) \
-  K32_JC(R, 8) \
-  K32_JC(R, 9) \
-  K32_LOADV(R, 0, 0x28) \
-  K32_LOADV(R, 1, 0x29) \
-  K32_LOADV(R, 2, 0x28) \
-  K32_LOADV(R, 3, 0x29) \
-  K32_LOADV(R, 4, 0x2C) \
-  K32_LOADV(R, 5, 0x2D) \
-  K32_LOADV(R, 6, 0x2E) \
-  K32_LOADV(R, 7, 0x2F) \
-  K32_LOADV(R, 8, 0x30) \
-  K32_LOADV(R, 9, 0x31) \
-  K32_LOADV(R, 10, 0x32) \
-  K32_LOADV(R, 11, 0x33) \
-  K32_LOADV(R, 12, 0x34) \
-  K32_LOADV(R, 13, 0x35) \
-  K32_STOREV(R, 0, 0x36) \
-  K32_STOREV(R, 1, 0x37) \
-  K32_STOREV(R, 2, 0x36) \
-  K32_STOREV(R, 3, 0x37) \
-  K32_STOREV(R, 4, 0x3A) \
-  K32_STOREV(R, 5, 0x3B) \
-  K32_STOREV(R, 6, 0x3A) \
-  K32_STOREV(R, 7, 0x3B) \
-  K32_STOREV(R, 8, 0x36) \
-  K32_FUSE8(R, op::kFuse, fu, 0) \
-  K32_FUSE8(R, op::kFuse, fu, 1) \
-  K32_FUSE8(R, op::kFuse, fu, 2) \
-  K32_FUSE8(R, op::kFuse, fu, 3) \
-  K32_FUSE8(R, op::kFuse, fu, 4) \
-  K32_FUSE8(R, op::kFuse, fu, 5) \
-  K32_FUSE8(R, op::kFuse, fu, 6) \
-  K32_FUSE8(R, op::kFuse, fu, 7) \
-  K32_RUN10(R, op::kAddJmpCmp, ajc) \
-  K32_RUN10(R, op::kAddJmpCmpI, ajci) \
-  K32_RUN10(R, op::kLoadJmpCmp, ljc) \
-  K32_RUN10(R, op::kLoad8JmpCmpI, l8jc) \
-  K32_RUN10(R, op::kCopyNJmpCmp, cjc) \
-  K32_RUN10(R, op::kAddCopyNJmpCmp, acjc) \
-  R(op::kJmpTest + 0, jtest_zs) R(op::kJmpTest + 1, jtest_nzs) R(op::kJmpTest + 2, jtest_za) R(op::kJmpTest + 3, jtest_nza) \
-  R(op::kRevImm + 0, rev_sub_s) R(op::kRevImm + 1, rev_sub_a) R(op::kRevImm + 2, rev_shl_s) R(op::kRevImm + 3, rev_shl_a) R(op::kRevImm + 4, rev_shr_s_s) R(op::kRevImm + 5, rev_shr_s_a) R(op::kRevImm + 6, rev_shr_u_s) R(op::kRevImm + 7, rev_shr_u_a) \
-  R(op::kAddLoad, add_load) \
-  R(op::kAddAdd, add_add) \
-  R(op::kAddJmpIf, add_jmp_if) \
-  R(op::kAddJmpUnless, add_jmp_unless) \
-  R(op::kAddCopyN, add_copyn) \
-  R(op::kAddCopyNJmp, add_copyn_jmp) \
-  R(op::kCopyNJmp, copyn_jmp) \
-  R(op::kShlAdd, shl_add) \
-  R(op::kMulAdd, mul_add) \
-  R(op::kAddCallDirect, add_call_direct)
+// Every handler of the executor as K32_R(opcode, label suffix), expanded twice: into the
+// opcodes (a constexpr table mapping each opcode to its entry) and, inside execute(), into the
+// handler addresses (a const table, so it stays in flash on the boards). Opcodes not listed
+// reach L_bad, the first entry (and the base of relative dispatch).
+//
+// The WebAssembly instructions' handlers and variants come from the opcode table (opcodes.h)
+// by each row's forms; the fused instructions' from fused.h.
+#define K32_REG_ROW(name, byte, group, in1, in2, out, forms, handler) K32_REG_##forms(byte, handler)
+#define K32_REG_FC_ROW(name, sub, group, in1, in2, out, forms, handler) K32_R(op::kFC + sub, handler)
+#define K32_REG_N(b, h)
+#define K32_REG_R(b, h)
+#define K32_REG_S(b, h) K32_R(b, h)
+#define K32_REG_SI(b, h) K32_R(b, h) K32_R(op::kImm + b, h##_i)
+#define K32_REG_SID(b, h) K32_REG_SI(b, h)
+#define K32_REG_SIC(b, h) K32_REG_SI(b, h)
+#define K32_REG_SIAC(b, h) K32_REG_SIA(b, h)
+#define K32_REG_SIA(b, h)                                                                    \
+  K32_REG_SI(b, h) K32_R(op::acc_op(op::kSSA, b), h##_v0) K32_R(op::acc_op(op::kSIA, b), h##_v1) \
+  K32_R(op::acc_op(op::kASS, b), h##_v2) K32_R(op::acc_op(op::kASA, b), h##_v3)                  \
+  K32_R(op::acc_op(op::kAIS, b), h##_v4) K32_R(op::acc_op(op::kAIA, b), h##_v5)                  \
+  K32_R(op::acc_op(op::kSAS, b), h##_v6) K32_R(op::acc_op(op::kSAA, b), h##_v7)
+// loads and stores: every address form, then the accumulator variants (ops.h)
+#define K32_REG_LOAD(b, h)                                                                   \
+  K32_R(b, h) K32_R(op::kAbs + b - opc::kI32Load, h##_a) K32_R(op::kWrap + b - opc::kI32Load, h##_w)              \
+  K32_R(op::load_acc(op::kBaseAS, b), h##_bas) K32_R(op::load_acc(op::kBaseSA, b), h##_bsa)      \
+  K32_R(op::load_acc(op::kBaseAA, b), h##_baa) K32_R(op::load_acc(op::kWrapAS, b), h##_was)      \
+  K32_R(op::load_acc(op::kWrapSA, b), h##_wsa) K32_R(op::load_acc(op::kWrapAA, b), h##_waa)
+#define K32_REG_STORE(b, h)                                                                  \
+  K32_R(b, h) K32_R(op::kAbs + b - opc::kI32Load, h##_a) K32_R(op::kWrap + b - opc::kI32Load, h##_w)              \
+  K32_R(op::store_acc(op::kBaseV, b), h##_bv) K32_R(op::store_acc(op::kWrapV, b), h##_wv)        \
+  K32_R(op::store_acc(op::kWrapAddr, b), h##_waddr) K32_R(op::store_acc(op::kAbsV, b), h##_av)
+#define K32_REG_Load0(b, h) K32_REG_LOAD(b, h)
+#define K32_REG_Load1(b, h) K32_REG_LOAD(b, h)
+#define K32_REG_Load2(b, h) K32_REG_LOAD(b, h)
+#define K32_REG_Load3(b, h) K32_REG_LOAD(b, h)
+#define K32_REG_Store0(b, h) K32_REG_STORE(b, h)
+#define K32_REG_Store1(b, h) K32_REG_STORE(b, h)
+#define K32_REG_Store2(b, h) K32_REG_STORE(b, h)
+#define K32_REG_Store3(b, h) K32_REG_STORE(b, h)
+#define K32_WASM_HANDLERS                                                                    \
+  K32_R(op::kCount, bad)                                                                     \
+  K32_WASM_OPCODES(K32_REG_ROW)                                                              \
+  K32_WASM_FC_OPCODES(K32_REG_FC_ROW)                                                        \
+  K32_R(op::kCopy, copy) K32_R(op::kCopy2, copy2) K32_R(op::kCopyN, copyn)                   \
+  K32_R(op::kJmp, jmp) K32_R(op::kJmpIf, jmp_if) K32_R(op::kJmpUnless, jmp_unless)           \
+  K32_R(op::kJmpIfA, jmp_if_a) K32_R(op::kJmpUnlessA, jmp_unless_a)                          \
+  K32_R(op::kBr, br) K32_R(op::kBrIf, br_if) K32_R(op::kBrTable, br_table)                   \
+  K32_R(op::kReturn, ret) K32_R(op::kReturn1, ret1) K32_R(op::kCallDirect, call_direct)      \
+  K32_R(op::kSelectImm + 0, select_is) K32_R(op::kSelectImm + 1, select_si)                  \
+  K32_R(op::kSelectImm + 2, select_ii)                                                       \
+  K32_FOR_EACH_COMPARE_INDEX(K32_REG_JMP_CMP)                                                \
+  K32_FUSED_HANDLERS
+// the compare-and-jump forms (ops.h) by compare index
+#define K32_REG_JMP_CMP(i)                                                                   \
+  K32_R(op::kJmpCmp + i, jc##i) K32_R(op::kJmpCmpI + i, jci##i) K32_R(op::kJmpCmpA + i, jca##i) \
+  K32_R(op::kJmpCmpAI + i, jcai##i) K32_R(op::kJmpCmpSA + i, jcsa##i)
 
 namespace k32 {
 namespace wasm {
 
 namespace {
-#define K32_OPCODE(n, name) uint32_t(n),
-constexpr uint32_t kHandlerOps[] = {K32_WASM_HANDLERS(K32_OPCODE)};
-#undef K32_OPCODE
+#define K32_R(n, name) uint32_t(n),
+constexpr uint32_t kHandlerOps[] = {K32_WASM_HANDLERS};
+#undef K32_R
 constexpr uint32_t kHandlerCount = sizeof kHandlerOps / sizeof kHandlerOps[0];
 struct HandlerSlots {
   uint16_t of[op::kCount];  // opcode -> its entry in K32_WASM_HANDLERS (0: L_bad)
@@ -332,6 +102,19 @@ constexpr HandlerSlots make_handler_slots() {
   return t;
 }
 constexpr HandlerSlots kHandlerSlots = make_handler_slots();
+// Every opcode listed is below kCount and has one handler (an opcode listed twice is a clash
+// of the numbering in ops.h and fused.h).
+constexpr bool handlers_distinct() {
+  uint32_t listed = 0;
+  for (uint32_t i = 1; i < kHandlerCount; i++) {
+    if (kHandlerOps[i] >= op::kCount) return false;
+    listed++;
+  }
+  uint32_t slots = 0;
+  for (uint16_t e : kHandlerSlots.of) slots += e != 0;
+  return listed == slots;
+}
+static_assert(handlers_distinct(), "two handlers for one opcode");
 static_assert(kHandlerCount < 65536, "entries fit 16 bits");
 }  // namespace
 
@@ -449,24 +232,6 @@ inline void profile_count(int32_t prev, int32_t cur) {
   count_in(prof_pairs, (1 << 16) - 1, prev, cur);
 }
 #endif
-template <int I>
-inline uint32_t fuse_op1(uint32_t x, uint32_t k) {
-  if constexpr (I == 0) return rotl32(x, k);
-  if constexpr (I == 1) return rotr32(x, k);
-  if constexpr (I == 2) return x << (k & 31);
-  if constexpr (I == 3) return x >> (k & 31);
-  if constexpr (I == 4) return uint32_t(int32_t(x) >> (k & 31));
-  if constexpr (I == 5) return x & k;
-  if constexpr (I == 6) return x ^ k;
-  return x + k;
-}
-template <int I>
-inline uint32_t fuse_op2(uint32_t a, uint32_t t) {
-  if constexpr (I == 0) return a ^ t;
-  if constexpr (I == 1) return a + t;
-  if constexpr (I == 2) return a & t;
-  return a | t;
-}
 }  // namespace
 
 // The dispatch loop: every handler is a label of this one function, so it is the unit the
@@ -479,9 +244,9 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   const char* const dispatch_base = static_cast<const char*>(&&L_bad);
 #endif
   if (!f) {
-#define K32_ADDR(n, name) &&L_##name,
-    static const void* const handlers[] = {K32_WASM_HANDLERS(K32_ADDR)};
-#undef K32_ADDR
+#define K32_R(n, name) &&L_##name,
+    static const void* const handlers[] = {K32_WASM_HANDLERS};
+#undef K32_R
     static_assert(sizeof handlers / sizeof handlers[0] == kHandlerCount, "one address per entry");
     for (const void* h : handlers) {
       intptr_t off = static_cast<const char*>(h) - dispatch_base;
@@ -973,199 +738,29 @@ do_call : {
   NEXT();
 }
 
-#define FUSEH(i1, i2)                                                        \
-  L_fu##i1##_##i2##s : {                                                     \
-    S(3) = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));          \
-    NEXT_AT(4);                                                              \
-  }                                                                          \
-  L_fu##i1##_##i2##a : {                                                     \
-    acc = fuse_op2<i2>(U32(S(0)), fuse_op1<i1>(U32(S(1)), pc[2]));           \
-    NEXT_AT(4);                                                              \
-  }
-  FUSEH(0, 0)
-  FUSEH(0, 1)
-  FUSEH(0, 2)
-  FUSEH(0, 3)
-  FUSEH(1, 0)
-  FUSEH(1, 1)
-  FUSEH(1, 2)
-  FUSEH(1, 3)
-  FUSEH(2, 0)
-  FUSEH(2, 1)
-  FUSEH(2, 2)
-  FUSEH(2, 3)
-  FUSEH(3, 0)
-  FUSEH(3, 1)
-  FUSEH(3, 2)
-  FUSEH(3, 3)
-  FUSEH(4, 0)
-  FUSEH(4, 1)
-  FUSEH(4, 2)
-  FUSEH(4, 3)
-  FUSEH(5, 0)
-  FUSEH(5, 1)
-  FUSEH(5, 2)
-  FUSEH(5, 3)
-  FUSEH(6, 0)
-  FUSEH(6, 1)
-  FUSEH(6, 2)
-  FUSEH(6, 3)
-  FUSEH(7, 0)
-  FUSEH(7, 1)
-  FUSEH(7, 2)
-  FUSEH(7, 3)
-  // ---- an add-immediate paired with the instruction after it (ops.h) ----
-#define ADD_I() uint32_t(U32(S(0)) + pc[1])
-// The tail of a paired compare-and-jump [_, _, dst, b, target]: v to dst, then v cmp b.
-#define SET_AND_BRANCH(v, T, cmp, b)                \
-  S(2) = v;                                         \
-  if (T(v) cmp T(b)) {                              \
-    JUMP(pc + 4);                                   \
-    NEXT();                                         \
-  }                                                 \
-  NEXT_AT(5);
-#define ADDJCH(label, SB, T, cmp)                   \
-  L_##label : {                                     \
-    uint32_t v = ADD_I();                           \
-    SET_AND_BRANCH(v, T, cmp, SB(3))                \
-  }
-#define ADDJC(idx, T, cmp)                          \
-  ADDJCH(ajc##idx, SRC_S, T, cmp)                   \
-  ADDJCH(ajci##idx, IMM32, T, cmp)
-  FOR_EACH_COMPARE(ADDJC)
-#define ADD_LOAD()                                         \
-  do {                                                     \
-    S(2) = ADD_I();                                        \
-    uint64_t ea = uint64_t(U32(S(3))) + pc[4];             \
-    if (ea + 4 > memsize) goto trap_oob;                   \
-    uint32_t v;                                            \
-    std::memcpy(&v, mem + ea, 4);                          \
-    S(5) = v;                                              \
-  } while (0)
-#define ADD_ADD()                         \
-  do {                                    \
-    S(2) = ADD_I();                       \
-    S(5) = uint32_t(U32(S(3)) + pc[4]);   \
-  } while (0)
-L_add_load:
-  ADD_LOAD();
-  NEXT_AT(6);
-L_add_add:
-  ADD_ADD();
-  NEXT_AT(6);
-L_add_jmp_if:
-  S(2) = ADD_I();
-  if (U32(S(3))) {
-    JUMP(pc + 4);
-    NEXT();
-  }
-  NEXT_AT(5);
-L_add_jmp_unless:
-  S(2) = ADD_I();
-  if (!U32(S(3))) {
-    JUMP(pc + 4);
-    NEXT();
-  }
-  NEXT_AT(5);
-L_add_copyn:
-  S(2) = ADD_I();
-  if (pc[3] == 1) {  // the usual case: `p = p + 4; q = p`
-    S(5) = S(4);
-    NEXT_AT(6);
-  }
-  pc += 3;
-  goto L_copyn;
-L_add_copyn_jmp:
-  S(2) = ADD_I();
-  pc += 3;
-  goto L_copyn_jmp;
-  // a constant first operand (IMM32 at word 0), the second from a slot
-  BINH(rev_sub_s, IMM32, SRC_S, DST_S, U32, RES32, a - b)
-  BINH(rev_sub_a, IMM32, SRC_S, DST_A, U32, RES32, a - b)
-  BINH(rev_shl_s, IMM32, SRC_S, DST_S, U32, RES32, a << (b & 31))
-  BINH(rev_shl_a, IMM32, SRC_S, DST_A, U32, RES32, a << (b & 31))
-  BINH(rev_shr_s_s, IMM32, SRC_S, DST_S, U32, RES32, uint32_t(int32_t(a) >> (b & 31)))
-  BINH(rev_shr_s_a, IMM32, SRC_S, DST_A, U32, RES32, uint32_t(int32_t(a) >> (b & 31)))
-  BINH(rev_shr_u_s, IMM32, SRC_S, DST_S, U32, RES32, a >> (b & 31))
-  BINH(rev_shr_u_a, IMM32, SRC_S, DST_A, U32, RES32, a >> (b & 31))
-#define JTESTH(label, SA, test)                     \
-  L_##label:                                        \
-    if ((U32(SA(0)) & pc[1]) test 0) {              \
-      JUMP(pc + 3);                                 \
-      NEXT();                                       \
-    }                                               \
-    NEXT_AT(4);
-  JTESTH(jtest_zs, SRC_S, ==)
-  JTESTH(jtest_nzs, SRC_S, !=)
-  JTESTH(jtest_za, SRC_A, ==)
-  JTESTH(jtest_nza, SRC_A, !=)
-#define LOAD8JCH(idx, T, cmp)                                        \
-  L_l8jc##idx : {                                                    \
-    uint64_t ea = uint32_t(U32(S(0)) + pc[1]);                       \
-    if (ea + 1 > memsize) goto trap_oob;                             \
-    uint32_t v = mem[ea];                                            \
-    SET_AND_BRANCH(v, T, cmp, pc[3])                                 \
-  }
-  FOR_EACH_COMPARE(LOAD8JCH)
-L_mul_add:
-  S(3) = uint32_t(U32(S(0)) * pc[1] + pc[2]);
-  NEXT_AT(4);
-L_add_call_direct:
-  S(2) = ADD_I();
-  pc += 3;
-  goto L_call_direct;
-L_shl_add:
-  S(3) = uint32_t((U32(S(0)) << (pc[1] & 31)) + pc[2]);
-  NEXT_AT(4);
-#define LOADJCH(idx, T, cmp)                                         \
-  L_ljc##idx : {                                                     \
-    uint64_t ea = uint64_t(U32(S(0))) + pc[1];                       \
-    if (ea + 4 > memsize) goto trap_oob;                             \
-    uint32_t v;                                                      \
-    std::memcpy(&v, mem + ea, 4);                                    \
-    SET_AND_BRANCH(v, T, cmp, S(3))                                  \
-  }
-#define COPYJCH(idx, T, cmp)                                         \
-  L_cjc##idx:                                                        \
-    COPY_RUN();                                                      \
-  L_cjct##idx:                                                       \
-    if (T(S(0)) cmp T(S(1))) {                                       \
-      JUMP(pc + 2);                                                  \
-      NEXT();                                                        \
-    }                                                                \
-    NEXT_AT(3);                                                      \
-  L_acjc##idx:                                                       \
-    S(2) = ADD_I();                                                  \
-    if (pc[3] == 1) { /* the usual single copy */                    \
-      S(5) = S(4);                                                   \
-      pc += 6;                                                       \
-      goto L_cjct##idx;                                              \
-    }                                                                \
-    pc += 3;                                                         \
-    goto L_cjc##idx;
-  FOR_EACH_COMPARE(COPYJCH)
-  FOR_EACH_COMPARE(LOADJCH)
+#include "exec_fused.inc"
+
   // ---- memory ----
-  LOAD(0x28, uint32_t, v)
-  LOAD(0x29, uint64_t, v)
-  LOAD(0x2C, int8_t, uint32_t(int32_t(v)))
-  LOAD(0x2D, uint8_t, v)
-  LOAD(0x2E, int16_t, uint32_t(int32_t(v)))
-  LOAD(0x2F, uint16_t, v)
-  LOAD(0x30, int8_t, uint64_t(int64_t(v)))
-  LOAD(0x31, uint8_t, v)
-  LOAD(0x32, int16_t, uint64_t(int64_t(v)))
-  LOAD(0x33, uint16_t, v)
-  LOAD(0x34, int32_t, uint64_t(int64_t(v)))
-  LOAD(0x35, uint32_t, v)
-  STORE(0x36, uint32_t)
-  STORE(0x37, uint64_t)
-  STORE(0x3A, uint8_t)
-  STORE(0x3B, uint16_t)
-L_0x3F:
+  LOAD(I32Load, uint32_t, v)
+  LOAD(I64Load, uint64_t, v)
+  LOAD(I32Load8S, int8_t, uint32_t(int32_t(v)))
+  LOAD(I32Load8U, uint8_t, v)
+  LOAD(I32Load16S, int16_t, uint32_t(int32_t(v)))
+  LOAD(I32Load16U, uint16_t, v)
+  LOAD(I64Load8S, int8_t, uint64_t(int64_t(v)))
+  LOAD(I64Load8U, uint8_t, v)
+  LOAD(I64Load16S, int16_t, uint64_t(int64_t(v)))
+  LOAD(I64Load16U, uint16_t, v)
+  LOAD(I64Load32S, int32_t, uint64_t(int64_t(v)))
+  LOAD(I64Load32U, uint32_t, v)
+  STORE(I32Store, uint32_t)
+  STORE(I64Store, uint64_t)
+  STORE(I32Store8, uint8_t)
+  STORE(I32Store16, uint16_t)
+L_MemorySize:
   S(0) = inst->memory->pages;
   NEXT_AT(1);
-L_0x40 : {
+L_MemoryGrow : {
   uint32_t old;
   uint32_t delta = U32(S(0));
   S(1) = memory_grow(s, inst->memory, delta, &old) ? old : 0xFFFFFFFFu;
@@ -1175,156 +770,156 @@ L_0x40 : {
 }
 
   // ---- i32 ----
-  UN(0x45, U32(a) == 0)
-  BIN32(0x46, a == b)
-  BIN32(0x47, a != b)
-  BIN32(0x48, int32_t(a) < int32_t(b))
-  BIN32(0x49, a < b)
-  BIN32(0x4A, int32_t(a) > int32_t(b))
-  BIN32(0x4B, a > b)
-  BIN32(0x4C, int32_t(a) <= int32_t(b))
-  BIN32(0x4D, a <= b)
-  BIN32(0x4E, int32_t(a) >= int32_t(b))
-  BIN32(0x4F, a >= b)
-  UN(0x50, a == 0)
-  BIN64I(0x51, a == b)
-  BIN64I(0x52, a != b)
-  BIN64I(0x53, I64(a) < I64(b))
-  BIN64I(0x54, a < b)
-  BIN64I(0x55, I64(a) > I64(b))
-  BIN64I(0x56, a > b)
-  BIN64I(0x57, I64(a) <= I64(b))
-  BIN64I(0x58, a <= b)
-  BIN64I(0x59, I64(a) >= I64(b))
-  BIN64I(0x5A, a >= b)
-  BINF32(0x5B, uint64_t(a == b))
-  BINF32(0x5C, uint64_t(a != b))
-  BINF32(0x5D, uint64_t(a < b))
-  BINF32(0x5E, uint64_t(a > b))
-  BINF32(0x5F, uint64_t(a <= b))
-  BINF32(0x60, uint64_t(a >= b))
-  BINF64(0x61, uint64_t(a == b))
-  BINF64(0x62, uint64_t(a != b))
-  BINF64(0x63, uint64_t(a < b))
-  BINF64(0x64, uint64_t(a > b))
-  BINF64(0x65, uint64_t(a <= b))
-  BINF64(0x66, uint64_t(a >= b))
-  UN(0x67, U32(a) ? uint64_t(__builtin_clz(U32(a))) : 32)
-  UN(0x68, U32(a) ? uint64_t(__builtin_ctz(U32(a))) : 32)
-  UN(0x69, uint64_t(__builtin_popcount(U32(a))))
-  BIN32(0x6A, a + b)
-  BIN32(0x6B, a - b)
-  BIN32(0x6C, a * b)
-L_0x6D : {
+  UN(I32Eqz, U32(a) == 0)
+  BIN32(I32Eq, a == b)
+  BIN32(I32Ne, a != b)
+  BIN32(I32LtS, int32_t(a) < int32_t(b))
+  BIN32(I32LtU, a < b)
+  BIN32(I32GtS, int32_t(a) > int32_t(b))
+  BIN32(I32GtU, a > b)
+  BIN32(I32LeS, int32_t(a) <= int32_t(b))
+  BIN32(I32LeU, a <= b)
+  BIN32(I32GeS, int32_t(a) >= int32_t(b))
+  BIN32(I32GeU, a >= b)
+  UN(I64Eqz, a == 0)
+  BIN64I(I64Eq, a == b)
+  BIN64I(I64Ne, a != b)
+  BIN64I(I64LtS, I64(a) < I64(b))
+  BIN64I(I64LtU, a < b)
+  BIN64I(I64GtS, I64(a) > I64(b))
+  BIN64I(I64GtU, a > b)
+  BIN64I(I64LeS, I64(a) <= I64(b))
+  BIN64I(I64LeU, a <= b)
+  BIN64I(I64GeS, I64(a) >= I64(b))
+  BIN64I(I64GeU, a >= b)
+  BINF32(F32Eq, uint64_t(a == b))
+  BINF32(F32Ne, uint64_t(a != b))
+  BINF32(F32Lt, uint64_t(a < b))
+  BINF32(F32Gt, uint64_t(a > b))
+  BINF32(F32Le, uint64_t(a <= b))
+  BINF32(F32Ge, uint64_t(a >= b))
+  BINF64(F64Eq, uint64_t(a == b))
+  BINF64(F64Ne, uint64_t(a != b))
+  BINF64(F64Lt, uint64_t(a < b))
+  BINF64(F64Gt, uint64_t(a > b))
+  BINF64(F64Le, uint64_t(a <= b))
+  BINF64(F64Ge, uint64_t(a >= b))
+  UN(I32Clz, U32(a) ? uint64_t(__builtin_clz(U32(a))) : 32)
+  UN(I32Ctz, U32(a) ? uint64_t(__builtin_ctz(U32(a))) : 32)
+  UN(I32Popcnt, uint64_t(__builtin_popcount(U32(a))))
+  BIN32(I32Add, a + b)
+  BIN32(I32Sub, a - b)
+  BIN32(I32Mul, a * b)
+L_I32DivS : {
   int32_t a = I32(S(0)), b = I32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT32_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
   S(2) = uint32_t(a / b);
   NEXT_AT(3);
 }
-L_0x6E : {
+L_I32DivU : {
   uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a / b;
   NEXT_AT(3);
 }
-L_0x6F : {
+L_I32RemS : {
   int32_t a = I32(S(0)), b = I32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = b == -1 ? 0 : uint32_t(a % b);
   NEXT_AT(3);
 }
-L_0x70 : {
+L_I32RemU : {
   uint32_t a = U32(S(0)), b = U32(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a % b;
   NEXT_AT(3);
 }
   // by a constant the compiler saw was neither 0 nor -1: nothing can trap
-  BINH(0x6D_i, SRC_S, IMM32, DST_S, I32, RES32, a / b)
-  BINH(0x6E_i, SRC_S, IMM32, DST_S, U32, RES32, a / b)
-  BINH(0x6F_i, SRC_S, IMM32, DST_S, I32, RES32, a % b)
-  BINH(0x70_i, SRC_S, IMM32, DST_S, U32, RES32, a % b)
-  BIN32(0x71, a & b)
-  BIN32(0x72, a | b)
-  BIN32(0x73, a ^ b)
-  BIN32(0x74, a << (b & 31))
-  BIN32(0x75, uint32_t(int32_t(a) >> (b & 31)))
-  BIN32(0x76, a >> (b & 31))
-  BIN32(0x77, rotl32(a, b))
-  BIN32(0x78, rotr32(a, b))
+  BINH(I32DivS_i, SRC_S, IMM32, DST_S, I32, RES32, a / b)
+  BINH(I32DivU_i, SRC_S, IMM32, DST_S, U32, RES32, a / b)
+  BINH(I32RemS_i, SRC_S, IMM32, DST_S, I32, RES32, a % b)
+  BINH(I32RemU_i, SRC_S, IMM32, DST_S, U32, RES32, a % b)
+  BIN32(I32And, a & b)
+  BIN32(I32Or, a | b)
+  BIN32(I32Xor, a ^ b)
+  BIN32(I32Shl, a << (b & 31))
+  BIN32(I32ShrS, uint32_t(int32_t(a) >> (b & 31)))
+  BIN32(I32ShrU, a >> (b & 31))
+  BIN32(I32Rotl, rotl32(a, b))
+  BIN32(I32Rotr, rotr32(a, b))
   // ---- i64 ----
-  UN(0x79, a ? uint64_t(__builtin_clzll(a)) : 64)
-  UN(0x7A, a ? uint64_t(__builtin_ctzll(a)) : 64)
-  UN(0x7B, uint64_t(__builtin_popcountll(a)))
-  BIN64I(0x7C, a + b)
-  BIN64I(0x7D, a - b)
-  BIN64I(0x7E, a * b)
-L_0x7F : {
+  UN(I64Clz, a ? uint64_t(__builtin_clzll(a)) : 64)
+  UN(I64Ctz, a ? uint64_t(__builtin_ctzll(a)) : 64)
+  UN(I64Popcnt, uint64_t(__builtin_popcountll(a)))
+  BIN64I(I64Add, a + b)
+  BIN64I(I64Sub, a - b)
+  BIN64I(I64Mul, a * b)
+L_I64DivS : {
   int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   if (a == INT64_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
   S(2) = uint64_t(a / b);
   NEXT_AT(3);
 }
-L_0x80 : {
+L_I64DivU : {
   uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a / b;
   NEXT_AT(3);
 }
-L_0x81 : {
+L_I64RemS : {
   int64_t a = I64(S(0)), b = I64(S(1));
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = b == -1 ? 0 : uint64_t(a % b);
   NEXT_AT(3);
 }
-L_0x82 : {
+L_I64RemU : {
   uint64_t a = S(0), b = S(1);
   if (b == 0) TRAP(IntegerDivideByZero, nullptr);
   S(2) = a % b;
   NEXT_AT(3);
 }
-  BIN64I(0x83, a & b)
-  BIN64I(0x84, a | b)
-  BIN64I(0x85, a ^ b)
-  BIN64I(0x86, a << (b & 63))
-  BIN64I(0x87, uint64_t(I64(a) >> (b & 63)))
-  BIN64I(0x88, a >> (b & 63))
-  BIN64I(0x89, rotl64(a, b))
-  BIN64I(0x8A, rotr64(a, b))
+  BIN64I(I64And, a & b)
+  BIN64I(I64Or, a | b)
+  BIN64I(I64Xor, a ^ b)
+  BIN64I(I64Shl, a << (b & 63))
+  BIN64I(I64ShrS, uint64_t(I64(a) >> (b & 63)))
+  BIN64I(I64ShrU, a >> (b & 63))
+  BIN64I(I64Rotl, rotl64(a, b))
+  BIN64I(I64Rotr, rotr64(a, b))
   // ---- f32 ---- (abs/neg/copysign act on the sign bit only, NaN payloads untouched)
-  UN(0x8B, a & 0x7FFFFFFFu)
-  UN(0x8C, (a ^ 0x80000000u) & 0xFFFFFFFFu)
-  UN(0x8D, bits(quiet_round(f32(a), std::ceil(f32(a)))))
-  UN(0x8E, bits(quiet_round(f32(a), std::floor(f32(a)))))
-  UN(0x8F, bits(quiet_round(f32(a), std::trunc(f32(a)))))
-  UN(0x90, bits(std::nearbyint(f32(a))))
-  UN(0x91, bits(std::sqrt(f32(a))))
-  BINF32A(0x92, bits(a + b))
-  BINF32A(0x93, bits(a - b))
-  BINF32A(0x94, bits(a * b))
-  BINF32A(0x95, bits(a / b))
-  BIN64(0x96, fmin32(a, b))
-  BIN64(0x97, fmax32(a, b))
-  BIN64(0x98, (a & 0x7FFFFFFFu) | (b & 0x80000000u))
+  UN(F32Abs, a & 0x7FFFFFFFu)
+  UN(F32Neg, (a ^ 0x80000000u) & 0xFFFFFFFFu)
+  UN(F32Ceil, bits(quiet_round(f32(a), std::ceil(f32(a)))))
+  UN(F32Floor, bits(quiet_round(f32(a), std::floor(f32(a)))))
+  UN(F32Trunc, bits(quiet_round(f32(a), std::trunc(f32(a)))))
+  UN(F32Nearest, bits(std::nearbyint(f32(a))))
+  UN(F32Sqrt, bits(std::sqrt(f32(a))))
+  BINF32A(F32Add, bits(a + b))
+  BINF32A(F32Sub, bits(a - b))
+  BINF32A(F32Mul, bits(a * b))
+  BINF32A(F32Div, bits(a / b))
+  BIN64(F32Min, fmin32(a, b))
+  BIN64(F32Max, fmax32(a, b))
+  BIN64(F32Copysign, (a & 0x7FFFFFFFu) | (b & 0x80000000u))
   // ---- f64 ----
-  UN(0x99, a & 0x7FFFFFFFFFFFFFFFull)
-  UN(0x9A, a ^ 0x8000000000000000ull)
-  UN(0x9B, bits(quiet_round(f64(a), std::ceil(f64(a)))))
-  UN(0x9C, bits(quiet_round(f64(a), std::floor(f64(a)))))
-  UN(0x9D, bits(quiet_round(f64(a), std::trunc(f64(a)))))
-  UN(0x9E, bits(std::nearbyint(f64(a))))
-  UN(0x9F, bits(std::sqrt(f64(a))))
-  BINF64A(0xA0, bits(a + b))
-  BINF64A(0xA1, bits(a - b))
-  BINF64A(0xA2, bits(a * b))
-  BINF64A(0xA3, bits(a / b))
-  BIN64(0xA4, fmin64(a, b))
-  BIN64(0xA5, fmax64(a, b))
-  BIN64(0xA6, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))
+  UN(F64Abs, a & 0x7FFFFFFFFFFFFFFFull)
+  UN(F64Neg, a ^ 0x8000000000000000ull)
+  UN(F64Ceil, bits(quiet_round(f64(a), std::ceil(f64(a)))))
+  UN(F64Floor, bits(quiet_round(f64(a), std::floor(f64(a)))))
+  UN(F64Trunc, bits(quiet_round(f64(a), std::trunc(f64(a)))))
+  UN(F64Nearest, bits(std::nearbyint(f64(a))))
+  UN(F64Sqrt, bits(std::sqrt(f64(a))))
+  BINF64A(F64Add, bits(a + b))
+  BINF64A(F64Sub, bits(a - b))
+  BINF64A(F64Mul, bits(a * b))
+  BINF64A(F64Div, bits(a / b))
+  BIN64(F64Min, fmin64(a, b))
+  BIN64(F64Max, fmax64(a, b))
+  BIN64(F64Copysign, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))
   // ---- conversions ----
-  UN(0xA7, a & 0xFFFFFFFFu)
+  UN(I32WrapI64, a & 0xFFFFFFFFu)
 #define TRUNC(name, F, conv, lo, hi, IT, W)                         \
   L_##name : {                                                  \
     F x = conv(S(0));                                           \
@@ -1333,42 +928,42 @@ L_0x82 : {
     S(1) = W(IT(x));                                            \
     NEXT_AT(2);                                                     \
   }
-  TRUNC(0xA8, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
-  TRUNC(0xA9, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)
-  TRUNC(0xAA, double, f64, -2147483649.0, 2147483648.0, int32_t, uint32_t)
-  TRUNC(0xAB, double, f64, -1.0, 4294967296.0, uint32_t, uint32_t)
-  UN(0xAC, uint64_t(int64_t(I32(a))))
-  UN(0xAD, a & 0xFFFFFFFFu)
-  TRUNC(0xAE, float, f32, -9223373136366403584.0f, 9223372036854775808.0f, int64_t, uint64_t)
-  TRUNC(0xAF, float, f32, -1.0f, 18446744073709551616.0f, uint64_t, uint64_t)
-  TRUNC(0xB0, double, f64, -9223372036854777856.0, 9223372036854775808.0, int64_t, uint64_t)
-  TRUNC(0xB1, double, f64, -1.0, 18446744073709551616.0, uint64_t, uint64_t)
-  UN(0xB2, bits(float(I32(a))))
-  UN(0xB3, bits(float(U32(a))))
-  UN(0xB4, bits(float(I64(a))))
-  UN(0xB5, bits(float(a)))
-  UN(0xB6, bits(float(f64(a))))
-  UN(0xB7, bits(double(I32(a))))
-  UN(0xB8, bits(double(U32(a))))
-  UN(0xB9, bits(double(I64(a))))
-  UN(0xBA, bits(double(a)))
-  UN(0xBB, bits(double(f32(a))))
-  UN(0xC0, uint32_t(int32_t(int8_t(a))))
-  UN(0xC1, uint32_t(int32_t(int16_t(a))))
-  UN(0xC2, uint64_t(int64_t(int8_t(a))))
-  UN(0xC3, uint64_t(int64_t(int16_t(a))))
-  UN(0xC4, uint64_t(int64_t(int32_t(a))))
-  UN(fc0, uint32_t(sat<int32_t>(f32(a), -2147483904.0f, 2147483648.0f, INT32_MIN, INT32_MAX)))
-  UN(fc1, sat<uint32_t>(f32(a), -1.0f, 4294967296.0f, 0u, UINT32_MAX))
-  UN(fc2, uint32_t(sat<int32_t>(f64(a), -2147483649.0, 2147483648.0, INT32_MIN, INT32_MAX)))
-  UN(fc3, sat<uint32_t>(f64(a), -1.0, 4294967296.0, 0u, UINT32_MAX))
-  UN(fc4, uint64_t(sat<int64_t>(f32(a), -9223373136366403584.0f, 9223372036854775808.0f, INT64_MIN, INT64_MAX)))
-  UN(fc5, sat<uint64_t>(f32(a), -1.0f, 18446744073709551616.0f, uint64_t(0), UINT64_MAX))
-  UN(fc6, uint64_t(sat<int64_t>(f64(a), -9223372036854777856.0, 9223372036854775808.0, INT64_MIN, INT64_MAX)))
-  UN(fc7, sat<uint64_t>(f64(a), -1.0, 18446744073709551616.0, uint64_t(0), UINT64_MAX))
+  TRUNC(I32TruncF32S, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
+  TRUNC(I32TruncF32U, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)
+  TRUNC(I32TruncF64S, double, f64, -2147483649.0, 2147483648.0, int32_t, uint32_t)
+  TRUNC(I32TruncF64U, double, f64, -1.0, 4294967296.0, uint32_t, uint32_t)
+  UN(I64ExtendI32S, uint64_t(int64_t(I32(a))))
+  UN(I64ExtendI32U, a & 0xFFFFFFFFu)
+  TRUNC(I64TruncF32S, float, f32, -9223373136366403584.0f, 9223372036854775808.0f, int64_t, uint64_t)
+  TRUNC(I64TruncF32U, float, f32, -1.0f, 18446744073709551616.0f, uint64_t, uint64_t)
+  TRUNC(I64TruncF64S, double, f64, -9223372036854777856.0, 9223372036854775808.0, int64_t, uint64_t)
+  TRUNC(I64TruncF64U, double, f64, -1.0, 18446744073709551616.0, uint64_t, uint64_t)
+  UN(F32ConvertI32S, bits(float(I32(a))))
+  UN(F32ConvertI32U, bits(float(U32(a))))
+  UN(F32ConvertI64S, bits(float(I64(a))))
+  UN(F32ConvertI64U, bits(float(a)))
+  UN(F32DemoteF64, bits(float(f64(a))))
+  UN(F64ConvertI32S, bits(double(I32(a))))
+  UN(F64ConvertI32U, bits(double(U32(a))))
+  UN(F64ConvertI64S, bits(double(I64(a))))
+  UN(F64ConvertI64U, bits(double(a)))
+  UN(F64PromoteF32, bits(double(f32(a))))
+  UN(I32Extend8S, uint32_t(int32_t(int8_t(a))))
+  UN(I32Extend16S, uint32_t(int32_t(int16_t(a))))
+  UN(I64Extend8S, uint64_t(int64_t(int8_t(a))))
+  UN(I64Extend16S, uint64_t(int64_t(int16_t(a))))
+  UN(I64Extend32S, uint64_t(int64_t(int32_t(a))))
+  UN(I32TruncSatF32S, uint32_t(sat<int32_t>(f32(a), -2147483904.0f, 2147483648.0f, INT32_MIN, INT32_MAX)))
+  UN(I32TruncSatF32U, sat<uint32_t>(f32(a), -1.0f, 4294967296.0f, 0u, UINT32_MAX))
+  UN(I32TruncSatF64S, uint32_t(sat<int32_t>(f64(a), -2147483649.0, 2147483648.0, INT32_MIN, INT32_MAX)))
+  UN(I32TruncSatF64U, sat<uint32_t>(f64(a), -1.0, 4294967296.0, 0u, UINT32_MAX))
+  UN(I64TruncSatF32S, uint64_t(sat<int64_t>(f32(a), -9223373136366403584.0f, 9223372036854775808.0f, INT64_MIN, INT64_MAX)))
+  UN(I64TruncSatF32U, sat<uint64_t>(f32(a), -1.0f, 18446744073709551616.0f, uint64_t(0), UINT64_MAX))
+  UN(I64TruncSatF64S, uint64_t(sat<int64_t>(f64(a), -9223372036854777856.0, 9223372036854775808.0, INT64_MIN, INT64_MAX)))
+  UN(I64TruncSatF64U, sat<uint64_t>(f64(a), -1.0, 18446744073709551616.0, uint64_t(0), UINT64_MAX))
 
   // ---- bulk memory and tables ----
-L_mem_init : {
+L_MemoryInit : {
   uint64_t* sp = fp + *pc++;
   uint32_t seg = *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
@@ -1379,10 +974,10 @@ L_mem_init : {
   if (n) std::memcpy(mem + dst, inst->module->data_bytes.p + d.first + src, n);
   NEXT();
 }
-L_data_drop:
+L_DataDrop:
   inst->data_dropped[pc[1]] = 1;
   NEXT_AT(2);
-L_mem_copy : {
+L_MemoryCopy : {
   uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
@@ -1390,7 +985,7 @@ L_mem_copy : {
   if (n) std::memmove(mem + dst, mem + src, n);
   NEXT();
 }
-L_mem_fill : {
+L_MemoryFill : {
   uint64_t* sp = fp + *pc++;
   uint32_t n = U32(sp[-1]), val = U32(sp[-2]), dst = U32(sp[-3]);
   sp -= 3;
@@ -1398,7 +993,7 @@ L_mem_fill : {
   if (n) std::memset(mem + dst, int(val & 0xFF), n);
   NEXT();
 }
-L_table_init : {
+L_TableInit : {
   uint64_t* sp = fp + *pc++;
   uint32_t seg = pc[0];
   Table* t = inst->tables[pc[1]];
@@ -1411,10 +1006,10 @@ L_table_init : {
   for (uint32_t i = 0; i < n; i++) t->elems[dst + i] = refs[src + i];
   NEXT();
 }
-L_elem_drop:
+L_ElemDrop:
   inst->elem_refs[pc[1]] = nullptr;
   NEXT_AT(2);
-L_table_copy : {
+L_TableCopy : {
   uint64_t* sp = fp + *pc++;
   Table* d = inst->tables[pc[0]];
   Table* st = inst->tables[pc[1]];
@@ -1425,7 +1020,7 @@ L_table_copy : {
   if (n) std::memmove(d->elems + dst, st->elems + src, size_t(n) * 8);
   NEXT();
 }
-L_table_grow : {
+L_TableGrow : {
   uint64_t* sp = fp + *pc++;
   Table* t = inst->tables[*pc++];
   uint32_t n = U32(sp[-1]);
@@ -1435,10 +1030,10 @@ L_table_grow : {
   sp[-1] = table_grow(s, t, n, init, &old) ? old : 0xFFFFFFFFu;
   NEXT();
 }
-L_table_size:
+L_TableSize:
   fp[pc[0]] = inst->tables[pc[1]]->size;
   NEXT_AT(2);
-L_table_fill : {
+L_TableFill : {
   uint64_t* sp = fp + *pc++;
   Table* t = inst->tables[*pc++];
   uint32_t n = U32(sp[-1]), i = U32(sp[-3]);
@@ -1469,11 +1064,15 @@ done:
 
 #ifdef K32_WASM_PROFILE
 namespace {
-int op_of(int32_t off) {
+#define K32_R(n, name) #name,
+const char* const kHandlerNames[] = {K32_WASM_HANDLERS};
+#undef K32_R
+// The handler's label (its first entry in K32_WASM_HANDLERS).
+const char* op_of(int32_t off) {
   const HandlerWords t = handler_words();
-  for (uint32_t i = 0; i < op::kCount; i++)
-    if (t[i] == off) return int(i);
-  return -1;
+  for (uint32_t i = 0; i < kHandlerCount; i++)
+    if (kHandlerOps[i] < op::kCount && t[kHandlerOps[i]] == off) return kHandlerNames[i];
+  return "?";
 }
 void profile_dump() {
   uint64_t total = 0;
@@ -1484,7 +1083,7 @@ void profile_dump() {
     for (PairCount& p : prof_single)
       if (p.n && (!best || p.n > best->n)) best = &p;
     if (!best) break;
-    std::fprintf(stderr, "  op 0x%03x %6.2f%%\n", op_of(best->b), 100.0 * best->n / total);
+    std::fprintf(stderr, "  op %-16s %6.2f%%\n", op_of(best->b), 100.0 * best->n / total);
     best->n = 0;
   }
   for (int k = 0; k < 40; k++) {
@@ -1492,7 +1091,7 @@ void profile_dump() {
     for (PairCount& p : prof_pairs)
       if (p.n && (!best || p.n > best->n)) best = &p;
     if (!best) break;
-    std::fprintf(stderr, "  pair 0x%03x 0x%03x %6.2f%%\n", op_of(best->a), op_of(best->b), 100.0 * best->n / total);
+    std::fprintf(stderr, "  pair %-16s %-16s %6.2f%%\n", op_of(best->a), op_of(best->b), 100.0 * best->n / total);
     best->n = 0;
   }
 }

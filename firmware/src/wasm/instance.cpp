@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "internal.h"
+#include "opcodes.h"
 
 namespace k32 {
 namespace wasm {
@@ -146,9 +147,9 @@ Trap run_segments(const Module* m, Instance* inst) {
 
 uint64_t const_value(const Instance* inst, const ConstExpr& e) {
   switch (e.op) {
-    case 0x23: return inst->globals[e.value]->bits;
-    case 0xD0: return 0;
-    case 0xD2: return uint64_t(uintptr_t(inst->funcs[e.value]));
+    case opc::kGlobalGet: return inst->globals[e.value]->bits;
+    case opc::kRefNull: return 0;
+    case opc::kRefFunc: return uint64_t(uintptr_t(inst->funcs[e.value]));
     default: return e.value;
   }
 }

@@ -70,7 +70,7 @@ struct Limits32 {
 
 // A constant expression of WebAssembly 2.0 is exactly one instruction.
 struct ConstExpr {
-  uint8_t op;      // 0x41 i32.const .. 0x44, 0x23 global.get, 0xD0 ref.null, 0xD2 ref.func
+  uint8_t op;      // opcodes.h: a constant (i32.const .. f64.const), global.get, ref.null or ref.func
   uint64_t value;  // bits, or the global / function index
 };
 

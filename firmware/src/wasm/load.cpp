@@ -1,8 +1,10 @@
 // Module decoding: sections, imports/exports, segments and constant expressions.
-// Function bodies are validated and compiled by compile.cpp.
+// Function bodies are validated and compiled by the compiler (compiler.h).
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
+#include "opcodes.h"
 #include "reader.h"
 
 namespace k32 {
@@ -121,11 +123,11 @@ struct Loader {
     e->op = op;
     e->value = 0;
     switch (op) {
-      case 0x41: e->value = uint32_t(int32_t(r.sleb(32))); got = ValType::I32; break;
-      case 0x42: e->value = uint64_t(r.sleb(64)); got = ValType::I64; break;
-      case 0x43: e->value = r.fixed32(); got = ValType::F32; break;
-      case 0x44: e->value = r.fixed64(); got = ValType::F64; break;
-      case 0x23: {
+      case opc::kI32Const: e->value = uint32_t(int32_t(r.sleb(32))); got = ValType::I32; break;
+      case opc::kI64Const: e->value = uint64_t(r.sleb(64)); got = ValType::I64; break;
+      case opc::kF32Const: e->value = r.fixed32(); got = ValType::F32; break;
+      case opc::kF64Const: e->value = r.fixed64(); got = ValType::F64; break;
+      case opc::kGlobalGet: {
         uint32_t g = r.u32();
         if (r.failed()) return false;
         if (g >= m->globals.n) return r.invalid("unknown global");
@@ -135,14 +137,14 @@ struct Loader {
         got = m->globals[g].type;
         break;
       }
-      case 0xD0: {
-        ValType t;
+      case opc::kRefNull: {
+        ValType t = ValType::FuncRef;
         if (!reftype(&t)) return false;
         e->value = uint8_t(t);
         got = t;
         break;
       }
-      case 0xD2: {
+      case opc::kRefFunc: {
         uint32_t f = r.u32();
         if (r.failed()) return false;
         if (f >= m->func_types.n) return r.invalid("unknown function");
@@ -151,19 +153,21 @@ struct Loader {
         got = ValType::FuncRef;
         break;
       }
-      case 0x0B: return r.invalid("type mismatch: empty constant expression");
+      case opc::kEnd: return r.invalid("type mismatch: empty constant expression");
       default:
-        if ((op >= 0x45 && op <= 0xC4) || op == 0x20 || op == 0x21 || op == 0x22 || op == 0x24 ||
-            op == 0x10 || op == 0x00 || op == 0x01 || op == 0x1A || op == 0x1B)
+        if (opc::info(op).group() == opc::Group::Numeric || op == opc::kLocalGet || op == opc::kLocalSet ||
+            op == opc::kLocalTee || op == opc::kGlobalSet || op == opc::kCall || op == opc::kUnreachable ||
+            op == opc::kNop || op == opc::kDrop || op == opc::kSelect)
           return r.invalid("constant expression required");
         return r.malformed("illegal opcode in constant expression");
     }
     if (r.failed()) return false;
     uint8_t end = r.u8();
     if (r.failed()) return false;
-    if (end != 0x0B) {
-      if (end == 0x41 || end == 0x42 || end == 0x43 || end == 0x44 || end == 0x23 || end == 0xD0 ||
-          end == 0xD2 || (end >= 0x45 && end <= 0xC4) || end == 0x1A)
+    if (end != opc::kEnd) {
+      opc::Group g = opc::info(end).group();
+      if (g == opc::Group::Constant || g == opc::Group::Numeric || end == opc::kGlobalGet || end == opc::kRefNull ||
+          end == opc::kRefFunc || end == opc::kDrop)
         return r.invalid("type mismatch: constant expression has extra instructions");
       return r.malformed("illegal opcode: constant expression must end with end");
     }
@@ -179,13 +183,13 @@ struct Loader {
       uint32_t first = m->type_pool.n;
       ft.nparams = r.u32();
       for (uint32_t k = 0; k < ft.nparams && !r.failed(); k++) {
-        ValType t;
+        ValType t = ValType::FuncRef;
         if (!valtype(&t)) return false;
         if (!m->type_pool.push(a, t)) return oom();
       }
       ft.nresults = r.u32();
       for (uint32_t k = 0; k < ft.nresults && !r.failed(); k++) {
-        ValType t;
+        ValType t = ValType::FuncRef;
         if (!valtype(&t)) return false;
         if (!m->type_pool.push(a, t)) return oom();
       }
@@ -375,7 +379,7 @@ struct Loader {
           if (r.failed()) return false;
           if (f >= m->func_types.n) return r.invalid("unknown function");
           refs[f] = 1;
-          e = {0xD2, f};
+          e = {opc::kRefFunc, f};
         }
         if (!m->elem_items.push(a, e)) return oom();
       }
@@ -457,7 +461,7 @@ struct Loader {
     r.section = kNames[id];
     switch (id) {
       case 0: {
-        uint32_t off, len;
+        uint32_t off = 0, len = 0;
         if (!name(&off, &len)) return false;
         m->names.n = off;  // the custom section's name is not kept
         r.p = r.end;

@@ -1,8 +1,6 @@
 // Bounds-checked reader of the WebAssembly binary format. The first error sticks; every
 // read after it returns 0, so decoding code can check once per construct.
 #pragma once
-#include <cstdio>
-
 #include "internal.h"
 
 namespace k32 {
@@ -18,14 +16,7 @@ struct Reader {
   bool failed() const { return err->kind != Error::None; }
   uint32_t offset() const { return uint32_t(p - base); }
 
-  bool fail(Error::Kind kind, const char* msg) {
-    if (!failed()) {
-      err->kind = kind;
-      std::snprintf(err->message, sizeof err->message, "%s section @0x%x: %s", section,
-                    unsigned(offset()), msg);
-    }
-    return false;
-  }
+  bool fail(Error::Kind kind, const char* msg);  // records the first error; false
   bool malformed(const char* msg) { return fail(Error::Malformed, msg); }
   bool invalid(const char* msg) { return fail(Error::Invalid, msg); }
 
@@ -41,77 +32,14 @@ struct Reader {
   }
 
   // Unsigned LEB128 of at most `bits` bits; rejects overlong encodings' unused bits.
-  uint64_t uleb(unsigned bits) {
-    uint64_t r = 0;
-    unsigned shift = 0;
-    for (;;) {
-      if (failed()) return 0;
-      if (p >= end) {
-        malformed("unexpected end of LEB128");
-        return 0;
-      }
-      uint8_t b = *p++;
-      if (shift + 7 >= bits && shift < 64) {
-        unsigned used = bits - shift;  // payload bits allowed in this byte
-        if ((b & 0x80) || (used < 7 && (b & 0x7F) >> used)) {
-          if (b & 0x80) malformed("integer representation too long");
-          else malformed("integer too large");
-          return 0;
-        }
-      }
-      r |= uint64_t(b & 0x7F) << shift;
-      if (!(b & 0x80)) return r;
-      shift += 7;
-    }
-  }
+  uint64_t uleb(unsigned bits);
 
-  int64_t sleb(unsigned bits) {
-    int64_t r = 0;
-    unsigned shift = 0;
-    uint8_t b;
-    for (;;) {
-      if (failed()) return 0;
-      if (p >= end) {
-        malformed("unexpected end of LEB128");
-        return 0;
-      }
-      b = *p++;
-      if (shift + 7 >= bits) {
-        // last permitted byte: no continuation; unused bits must sign-extend
-        if (b & 0x80) {
-          malformed("integer representation too long");
-          return 0;
-        }
-        unsigned used = bits - shift;  // 1..7 payload bits incl. sign
-        if (used < 7) {
-          int8_t rest = int8_t(b << 1) >> (used + 1);  // bits above the payload
-          int8_t sign = (b >> (used - 1)) & 1 ? -1 : 0;
-          if (rest != sign) {
-            malformed("integer too large");
-            return 0;
-          }
-        }
-      }
-      r |= int64_t(uint64_t(b & 0x7F) << shift);
-      shift += 7;
-      if (!(b & 0x80)) break;
-    }
-    if (shift < 64 && (b & 0x40)) r |= int64_t(~uint64_t(0) << shift);
-    return r;
-  }
+  // Signed LEB128 of at most `bits` bits; unused bits of the last byte must sign-extend.
+  int64_t sleb(unsigned bits);
 
   uint32_t u32() { return uint32_t(uleb(32)); }
 
-  uint32_t fixed32() {
-    if (failed()) return 0;
-    if (end - p < 4) {
-      malformed("unexpected end");
-      return 0;
-    }
-    uint32_t v = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-    p += 4;
-    return v;
-  }
+  uint32_t fixed32();
   uint64_t fixed64() {
     uint64_t lo = fixed32();
     uint64_t hi = fixed32();

@@ -1,0 +1,151 @@
+// The fused instructions: one instruction doing the work of two or three of ops.h, for the
+// sequences compiled C spends most of its time in. Each pattern, as the compiler sees it:
+//
+//   kFuse          `a op2 (x op1 k)`            a hash or checksum round: a ^ rotl(x, 7),
+//                                                s + (x >> 3), h | (x & 0xFF)
+//   kShlAdd        `(x << k1) + k2`              an element address in a static array
+//   kMulAdd        `x * k1 + k2`                 linear congruences, string hashes
+//   kRevImm        `k - x`, `k << x`, `k >> x`   a constant first operand: `1 << n`, `31 - n`
+//   kJmpTest       `if (x & k)`                  a flag or character-class test and its jump
+//   kAddJmpCmp     `i = i + k; if (i < n)`       a loop's step and its test
+//   kAddJmpIf      `i = i + k; if (c)`           … on a condition computed before the step
+//   kAddLoad       `p = p + 4; v = *q`           a pointer walk and the load after it
+//   kAddAdd        `i = i + 1; j = j + 4`        two induction variables
+//   kAddCopyN      `p = p + k; q = p`            a step, then values moved (a tee, a rotation)
+//   kAddCallDirect `f(n - 1)`                    a recursive call on a decremented argument
+//   kLoadJmpCmp    `while (a[i] < x)`            a search loop's load and test
+//   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
+//   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
+//   kCopyNJmp      `a = b; continue`             values moved around a loop, then its jump
+//
+// A paired instruction keeps the first instruction's operand words where they were and puts
+// the second's right after them (the second's opcode word is not written), so the compiler
+// fuses by rewriting one opcode word and emitting the rest, and the executor finds every
+// operand at a fixed position: the names below. The second instruction still runs second and
+// sees the first's result (`i = i + k` is stored before `i < n` is tested).
+#pragma once
+#include "ops.h"
+
+namespace k32 {
+namespace wasm {
+namespace op {
+enum : uint32_t {
+  kCopyNJmp = kFusedBase,  // kCopyN then kJmp: [n, (src, dst) x n, target]
+  // + (fuse1_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: result to dst, 1: to the
+  // accumulator); [a, x, k, dst]
+  kFuse,
+  kAddJmpCmp = kFuse + 64,               // + compare index: add, then [b, target]
+  kAddJmpCmpI = kAddJmpCmp + kCompares,  // + compare index: add, then [imm, target]
+  // + compare index: i32.load [addr, offset, dst], then [b, target]
+  kLoadJmpCmp = kAddJmpCmpI + kCompares,
+  // + compare index: [n, (src, dst) x n], then [a, b, target]; with an add first
+  kCopyNJmpCmp = kLoadJmpCmp + kCompares,
+  kAddCopyNJmpCmp = kCopyNJmpCmp + kCompares,
+  // + compare index: an i32.load8_u at `x + k` (wrapping at 2^32) [x, k, dst], then [imm, target]
+  kLoad8JmpCmpI = kAddCopyNJmpCmp + kCompares,
+  // + rev_index * 2 + (0: to dst, 1: to the accumulator); [k, b, dst]
+  kRevImm = kLoad8JmpCmpI + kCompares,
+  // jump when `a & k` is zero (+0) or not (+1), a from a slot (+0) or the accumulator (+2):
+  // the and-immediate's [a, k, dst (unused)], then [target]
+  kJmpTest = kRevImm + 8,
+  kAddLoad = kJmpTest + 4,  // add, then an i32.load [addr, offset, dst]
+  kAddAdd,                  // add, then another add-immediate [x, k, sum]
+  kAddCopyN,                // add, then copies [n, (src, dst) x n]
+  kAddCopyNJmp,             // kAddCopyN then kJmp: add, [n, (src, dst) x n, target]
+  kAddJmpIf,                // add, then a kJmpIf [cond, target]
+  kAddJmpUnless,            // add, then a kJmpUnless [cond, target]
+  kAddCallDirect,           // add, then a kCallDirect [offset, base]
+  kShlAdd,                  // [x, k1, k2, dst]
+  kMulAdd,                  // [x, k1, k2, dst]
+  // select with a constant operand, which the instruction carries (select moves bits, so any
+  // constant below 2^32 of any type): + 0 the first ([imm, b, cond, dst]), + 1 the second
+  // ([a, imm, cond, dst]), + 2 both
+  kSelectImm,
+  kCount = kSelectImm + 3,
+};
+
+// Operand words, counted from the first word after the opcode.
+// The first instruction of a pair:
+enum AddImmWords : uint32_t { kAddX, kAddK, kAddSum, kAddEnd };       // i32 `sum = x + k`
+enum LoadWords : uint32_t { kLoadAddr, kLoadOffset, kLoadDst, kLoadEnd };  // a load (wrap: x, k)
+// The second instruction, from where the first one's words end:
+enum CmpJmpWords : uint32_t { kCmpB, kCmpTarget, kCmpEnd };     // compare the first's result with b
+enum CondJmpWords : uint32_t { kCondSlot, kCondTarget, kCondEnd };
+enum CallWords : uint32_t { kCallOffset, kCallBase, kCallEnd };
+// copies [n, (src, dst) x n] then a compare-and-jump [a, b, target]
+enum CopyWords : uint32_t { kCopyCount, kCopyFirst };
+enum TestCmpWords : uint32_t { kTestA, kTestB, kTestTarget, kTestEnd };
+// kFuse [a, x, k, dst]; kShlAdd and kMulAdd [x, k1, k2, dst]; kRevImm [k, b, dst]
+enum FuseWords : uint32_t { kFuseA, kFuseX, kFuseK, kFuseDst, kFuseEnd };
+enum ScaleWords : uint32_t { kScaleX, kScaleK, kScaleAdd, kScaleDst, kScaleEnd };
+// kJmpTest: the and-immediate's words, then the target
+enum TestWords : uint32_t { kAndA, kAndK, kAndDst, kAndTarget, kAndEnd };
+
+// i32 operators of kFuse: op1 rotl rotr shl shr_u shr_s and xor add; op2 (commutative)
+// xor add and or
+constexpr int fuse1_index(uint32_t o) {
+  return o == opc::kI32Rotl ? 0 : o == opc::kI32Rotr ? 1 : o == opc::kI32Shl ? 2 : o == opc::kI32ShrU ? 3
+         : o == opc::kI32ShrS ? 4 : o == opc::kI32And ? 5 : o == opc::kI32Xor ? 6 : o == opc::kI32Add ? 7 : -1;
+}
+constexpr int fuse2_index(uint32_t o) {
+  return o == opc::kI32Xor ? 0 : o == opc::kI32Add ? 1 : o == opc::kI32And ? 2 : o == opc::kI32Or ? 3 : -1;
+}
+// i32 operators of kRevImm: sub shl shr_s shr_u
+constexpr int rev_index(uint32_t o) {
+  return o == opc::kI32Sub ? 0 : o >= opc::kI32Shl && o <= opc::kI32ShrU ? int(o - opc::kI32Shl + 1) : -1;
+}
+}  // namespace op
+}  // namespace wasm
+}  // namespace k32
+
+// The executor's handlers of the fused instructions (exec_fused.inc), as K32_R(opcode, label).
+#define K32_REG_FUSE(i)                                                                          \
+  K32_R(op::kFuse + i * 8 + 0, fu##i##_0s) K32_R(op::kFuse + i * 8 + 1, fu##i##_0a)                \
+  K32_R(op::kFuse + i * 8 + 2, fu##i##_1s) K32_R(op::kFuse + i * 8 + 3, fu##i##_1a)                \
+  K32_R(op::kFuse + i * 8 + 4, fu##i##_2s) K32_R(op::kFuse + i * 8 + 5, fu##i##_2a)                \
+  K32_R(op::kFuse + i * 8 + 6, fu##i##_3s) K32_R(op::kFuse + i * 8 + 7, fu##i##_3a)
+#define K32_REG_FUSED_CMP(i)                                                                     \
+  K32_R(op::kAddJmpCmp + i, ajc##i) K32_R(op::kAddJmpCmpI + i, ajci##i)                            \
+  K32_R(op::kLoadJmpCmp + i, ljc##i) K32_R(op::kLoad8JmpCmpI + i, l8jc##i)                         \
+  K32_R(op::kCopyNJmpCmp + i, cjc##i) K32_R(op::kAddCopyNJmpCmp + i, acjc##i)
+#define K32_FUSED_HANDLERS                                                                       \
+  K32_REG_FUSE(0) K32_REG_FUSE(1) K32_REG_FUSE(2) K32_REG_FUSE(3)                                  \
+  K32_REG_FUSE(4) K32_REG_FUSE(5) K32_REG_FUSE(6) K32_REG_FUSE(7)                                  \
+  K32_FOR_EACH_COMPARE_INDEX(K32_REG_FUSED_CMP)                                                    \
+  K32_R(op::kJmpTest + 0, jtest_zs) K32_R(op::kJmpTest + 1, jtest_nzs)                             \
+  K32_R(op::kJmpTest + 2, jtest_za) K32_R(op::kJmpTest + 3, jtest_nza)                             \
+  K32_R(op::kRevImm + 0, rev_sub_s) K32_R(op::kRevImm + 1, rev_sub_a)                              \
+  K32_R(op::kRevImm + 2, rev_shl_s) K32_R(op::kRevImm + 3, rev_shl_a)                              \
+  K32_R(op::kRevImm + 4, rev_shr_s_s) K32_R(op::kRevImm + 5, rev_shr_s_a)                          \
+  K32_R(op::kRevImm + 6, rev_shr_u_s) K32_R(op::kRevImm + 7, rev_shr_u_a)                          \
+  K32_R(op::kAddLoad, add_load) K32_R(op::kAddAdd, add_add)                                        \
+  K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
+  K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
+  K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kShlAdd, shl_add) K32_R(op::kMulAdd, mul_add)          \
+  K32_R(op::kAddCallDirect, add_call_direct)
+
+namespace k32 {
+namespace wasm {
+namespace op {
+// kFuse's operators, by their index (the executor instantiates every pair).
+template <int I>
+inline uint32_t fuse_op1(uint32_t x, uint32_t k) {
+  if constexpr (I == 0) return k & 31 ? (x << (k & 31)) | (x >> (32 - (k & 31))) : x;  // rotl
+  if constexpr (I == 1) return k & 31 ? (x >> (k & 31)) | (x << (32 - (k & 31))) : x;  // rotr
+  if constexpr (I == 2) return x << (k & 31);
+  if constexpr (I == 3) return x >> (k & 31);
+  if constexpr (I == 4) return uint32_t(int32_t(x) >> (k & 31));
+  if constexpr (I == 5) return x & k;
+  if constexpr (I == 6) return x ^ k;
+  return x + k;
+}
+template <int I>
+inline uint32_t fuse_op2(uint32_t a, uint32_t t) {
+  if constexpr (I == 0) return a ^ t;
+  if constexpr (I == 1) return a + t;
+  if constexpr (I == 2) return a & t;
+  return a | t;
+}
+}  // namespace op
+}  // namespace wasm
+}  // namespace k32
