@@ -12,6 +12,7 @@
 #include "core/channels/channel_hub.h"
 #include "core/api/api_server.h"
 #include "core/api/metrics_api.h"
+#include "core/api/portforward_route.h"
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
@@ -430,6 +431,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     n->api->add_route(podserver::make_log_route(&n->store, n->kubelet, [n]() { return n->current_token(); }));
     // kubectl top: the metrics API, fed by every node's usage report.
     api::mount_metrics_api(n->api, &n->store, new api::MetricsStore());
+    // kubectl port-forward: a pod's k32_handle through the API's pods/portforward.
+    n->api->add_route(api::make_portforward_route(&n->store, [n]() { return n->current_token(); }));
     // `k32 image push`: a module into this node's wasm://sd/ store, behind the API's token.
     n->api->add_route(make_sd_image_route(cfg.sd_dir));
     // Pods bound to this node start at once instead of at the next sync period.

@@ -228,6 +228,18 @@ void ResponseWriter::head(int status, const std::string& content_type, const std
   else out->append("Connection: close\r\n\r\n", 21);
 }
 
+bool ResponseWriter::switch_protocols(const std::vector<Header>& headers) {
+  if (started_) return false;
+  started_ = true;
+  status_ = 101;
+  keep_alive_ = false;
+  std::string out = "HTTP/1.1 101 Switching Protocols\r\n";
+  for (const auto& h : headers) out += h.name + ": " + h.value + "\r\n";
+  out += "\r\n";
+  if (!conn_->send_all(out.data(), out.size())) broken_ = true;
+  return !broken_;
+}
+
 bool ResponseWriter::send(int status, const std::string& content_type, const std::string& body) {
   if (started_) return false;
   started_ = true;

@@ -59,6 +59,10 @@ class ResponseWriter {
   bool write_chunk(const std::string& data);
   bool end_stream();
 
+  // 101 Switching Protocols with exactly these headers (no Content-Length, no keep-alive
+  // Connection header: the upgrade's own "Connection: Upgrade" must be the only one, or Go
+  // clients drop it); the connection then belongs to the caller and closes after it.
+  bool switch_protocols(const std::vector<Header>& headers);
   bool started() const { return started_; }
   bool keep_alive() const { return keep_alive_ && !broken_; }
   void close_after() { keep_alive_ = false; }
