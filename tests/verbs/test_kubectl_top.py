@@ -75,6 +75,7 @@ def test_metrics_api_is_discoverable_like_metrics_server(sim_cluster):
     assert p.returncode == 0 and "PodMetrics" in p.stdout and "NodeMetrics" in p.stdout, p.stderr
 
 
+@pytest.mark.slow
 def test_node_metrics_are_the_nodes_heap(sim_cluster):
     names = set(nodes(sim_cluster))
     items = wait_until(lambda: (got := raw(sim_cluster, "/apis/metrics.k8s.io/v1beta1/nodes")["items"])
@@ -95,6 +96,7 @@ def test_node_metrics_are_the_nodes_heap(sim_cluster):
     assert missing.returncode != 0 and "NotFound" in missing.stderr + missing.stdout
 
 
+@pytest.mark.slow
 def test_pod_metrics_are_linear_memory_and_interpreter_time(sim_cluster, pods):
     items = pod_metrics(sim_cluster)
     busy, idle = items["busy"]["containers"][0], items["idle"]["containers"][0]
@@ -111,6 +113,7 @@ def test_pod_metrics_are_linear_memory_and_interpreter_time(sim_cluster, pods):
     assert [i["metadata"]["name"] for i in sel["items"]] == ["idle"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", sorted(KUBECTLS))
 def test_kubectl_top_nodes(sim_cluster, version):
     names = set(nodes(sim_cluster))
@@ -129,6 +132,7 @@ def test_kubectl_top_nodes(sim_cluster, version):
         assert re.fullmatch(r"\d+m", r[1]) and re.fullmatch(r"\d+Mi", r[3]), r
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", sorted(KUBECTLS))
 def test_kubectl_top_pods(sim_cluster, pods, version):
     pod_metrics(sim_cluster)

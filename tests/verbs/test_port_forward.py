@@ -7,8 +7,10 @@ import json
 import os
 import re
 import socket
+import ssl
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -120,9 +122,9 @@ def test_undeclared_port_is_refused_on_the_error_stream(sim_cluster, pod):
         assert "does not declare container port 9999" in err, err
 
 
+@pytest.mark.slow
 def test_port_forward_needs_the_token(sim_factory):
     """With a token set, the upgrade is refused without it and works with it."""
-    import ssl
     cluster = sim_factory(workers=0, token="pf-secret-token")
     cluster.up()
     ensure_namespace(cluster, NS)

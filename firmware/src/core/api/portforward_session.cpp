@@ -182,6 +182,7 @@ class Session {
         buf.erase(0, used);
         bool moved = false;
         if (!handle(f, &moved, &err)) return fail(err);
+        if (client_left_) return;
         if (moved) idle_deadline = port::monotonic_ms() + K32_PORTFORWARD_IDLE_MS;
       }
       const uint64_t now = port::monotonic_ms();
@@ -358,8 +359,8 @@ class Session {
       case http::spdy::kPing:
         return tunnel_.write(http::spdy::ping(f.value));
       case http::spdy::kGoAway:
-        *err = "the client said GOAWAY";
-        return false;
+        client_left_ = true;  // kubectl ends its sessions so: a normal end
+        return true;
       case http::spdy::kSynReply:
         tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kProtocolError));
         return true;
@@ -376,6 +377,7 @@ class Session {
   http::spdy::HeaderEncoder encoder_;
   std::vector<std::unique_ptr<Stream>> streams_;
   uint32_t last_stream_ = 0;
+  bool client_left_ = false;
 };
 
 }  // namespace
