@@ -14,7 +14,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from verbs_helpers import apply, echo_pod, ensure_namespace, kubectl_binaries, wait_running, worker_name
 
 NS = "verbs-pf"
