@@ -43,6 +43,8 @@
 #define K32_REG_SID(b, h) K32_REG_SI(b, h)
 #define K32_REG_SIC(b, h) K32_REG_SI(b, h)
 #define K32_REG_SIAC(b, h) K32_REG_SIA(b, h)
+// Kept out of clang-format: macro rows grouped by meaning, one group a line.
+// clang-format off
 #define K32_REG_SIA(b, h)                                                                    \
   K32_REG_SI(b, h) K32_R(op::acc_op(op::kSSA, b), h##_v0) K32_R(op::acc_op(op::kSIA, b), h##_v1) \
   K32_R(op::acc_op(op::kASS, b), h##_v2) K32_R(op::acc_op(op::kASA, b), h##_v3)                  \
@@ -83,6 +85,7 @@
 #define K32_REG_JMP_CMP(i)                                                                   \
   K32_R(op::kJmpCmp + i, jc##i) K32_R(op::kJmpCmpI + i, jci##i) K32_R(op::kJmpCmpA + i, jca##i) \
   K32_R(op::kJmpCmpAI + i, jcai##i) K32_R(op::kJmpCmpSA + i, jcsa##i)
+// clang-format on
 
 namespace k32 {
 namespace wasm {

@@ -26,6 +26,8 @@
 #pragma once
 #include <cstdint>
 
+// Kept out of clang-format: the tables are aligned by column, one instruction a row.
+// clang-format off
 #define K32_WASM_OPCODES(X) \
   X(Unreachable,        0x00, Control,    _,   _,   _,    S,     unreachable) \
   X(Nop,                0x01, Control,    _,   _,   _,    N,     _) \
@@ -234,6 +236,7 @@
   X(TableGrow,          0x0F, Variable,   _,   _,   _,    S,     TableGrow) \
   X(TableSize,          0x10, Variable,   _,   _,   _,    S,     TableSize) \
   X(TableFill,          0x11, Variable,   _,   _,   _,    S,     TableFill)
+// clang-format on
 
 
 namespace k32 {
