@@ -13,6 +13,7 @@ def provision(dut, *args):
     return CliRunner().invoke(main, ["provision", "--port", dut.console_url, "--wait", "0", *args])
 
 
+@pytest.mark.slow
 def test_token_on_and_off(target, cluster, dut):
     before = cluster.token
     dut.close()                            # `k32 provision` opens the console itself

@@ -70,6 +70,7 @@ def port_8000(request):
     srv.server_close()
 
 
+@pytest.mark.slow
 def test_probe_allowed_then_denied(target, cluster, port_8000):
     host = port_8000
     probe, policy = example("egress.yaml"), example("egress-policy.yaml")

@@ -28,6 +28,7 @@ def https_url(request, target):
     srv.server_close()
 
 
+@pytest.mark.slow
 def test_https_call_from_the_probes(target, cluster, https_url):
     probe = example("egress.yaml")
     out = cluster.kubectl("apply", "-f", str(probe))

@@ -1,6 +1,8 @@
 """A pod whose Wasm module traps is restarted (restartPolicy: Always) and counts it."""
 import json
 
+import pytest
+
 from hil_examples import example
 from k32.testing.poll import wait_until
 
@@ -10,6 +12,7 @@ def _pod(cluster, name):
     return json.loads(body) if code == 200 else None
 
 
+@pytest.mark.slow
 def test_trap_restarts_the_pod(cluster):
     manifest = example("trap.yaml")          # a pod named "trap" whose handler traps
     assert cluster.kubectl("apply", "-f", str(manifest)).returncode == 0

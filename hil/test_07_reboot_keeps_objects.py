@@ -2,11 +2,14 @@
 Runs last: it restarts the control plane."""
 import json
 
+import pytest
+
 from k32.testing.poll import wait_until
 
 CM = "/api/v1/namespaces/default/configmaps"
 
 
+@pytest.mark.slow
 def test_reboot_keeps_objects(target):
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hil-keep"},
             "data": {"text": "survives ☕ a reboot"}}

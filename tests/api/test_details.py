@@ -34,6 +34,7 @@ def get_pod(cluster, name):
     return json.loads(kubectl(cluster, "get", "pod", name, "-n", NS, "-o", "json"))
 
 
+@pytest.mark.slow
 def test_qos_class_follows_resources_and_survives_the_kubelet(ns):
     kubectl(ns, "apply", "-f", "-", input=pod("qos-none"))
     kubectl(ns, "apply", "-f", "-", input=pod("qos-burst", {"requests": {"memory": "64Ki"}}))

@@ -106,6 +106,7 @@ def quota_row(kc, name):
     return out.splitlines()[1]
 
 
+@pytest.mark.slow
 def test_resource_quota_protobuf_create_status_columns(kc):
     name = "q-" + kc.suffix
     # `kubectl create quota` sends a protobuf body.

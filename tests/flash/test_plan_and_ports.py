@@ -81,6 +81,7 @@ def test_platformio_without_its_platform_says_how_to_pass_an_app(tmp_path):
     assert "PlatformIO" in err[0] and "--no-build --app" in err[0]
 
 
+@pytest.mark.slow
 def test_old_bundle_flag_still_works_with_a_warning(board_files):
     """--bundle was renamed --data-bundle; scripts that still pass it get the same plan."""
     bundle, app, boot = board_files("s3")
