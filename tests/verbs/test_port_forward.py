@@ -16,7 +16,10 @@ import urllib.request
 import pytest
 from verbs_helpers import apply, echo_pod, ensure_namespace, kubectl_binaries, wait_running, worker_name
 
+from k32.boards import load_common
+
 NS = "verbs-pf"
+LIMITS = load_common()
 KUBECTLS = kubectl_binaries()
 # (kubectl label, environment): the tunnel each kubectl takes by default, and SPDY forced.
 VARIANTS = [(v, {}) for v in sorted(KUBECTLS)] + [
@@ -142,3 +145,105 @@ def test_port_forward_needs_the_token(sim_factory):
     with forward(cluster, "1.37", {}, "pod/web", 8080) as (port, _):
         status, body = get(port, "/t")
         assert status == 200 and body.endswith(b"GET /t\n")
+
+
+def upgrade(cluster, headers: dict, method="GET") -> tuple[socket.socket, bytes]:
+    """Opens a plain-HTTP connection to the API port and sends an upgrade request for the
+    test pod; returns the socket and the response head."""
+    cp = next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
+    s = socket.create_connection((cp["ip"], cp["apiPort"]), timeout=10)
+    lines = [f"{method} /api/v1/namespaces/{NS}/pods/web/portforward HTTP/1.1", "Host: k"]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
+    s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return s, head
+
+
+WS = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "SPDY/3.1+portforward.k8s.io"}
+SPDY = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1", "X-Stream-Protocol-Version": "portforward.k8s.io"}
+
+
+def whole_response(s: socket.socket, head: bytes) -> bytes:
+    """head plus the rest of its Content-Length body (the connection stays open)."""
+    m = re.search(rb"Content-Length: (\d+)", head)
+    want = head.index(b"\r\n\r\n") + 4 + (int(m.group(1)) if m else 0)
+    s.settimeout(15)
+    while len(head) < want:
+        chunk = s.recv(4096)
+        assert chunk, head
+        head += chunk
+    s.close()
+    return head
+
+
+def read_to_close(s: socket.socket) -> bytes:
+    data = b""
+    s.settimeout(15)
+    while chunk := s.recv(4096):
+        data += chunk
+    return data
+
+
+def test_upgrade_handshakes_and_refusals(sim_cluster, pod):
+    s, head = upgrade(sim_cluster, WS)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    assert b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in head
+    assert b"Sec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io" in head
+    s.close()
+    s, head = upgrade(sim_cluster, {**WS, "Sec-WebSocket-Protocol": "v4.channel.k8s.io"})
+    assert head.startswith(b"HTTP/1.1 400") and b"speaks SPDY/3.1+portforward.k8s.io" in whole_response(s, head)
+    s, head = upgrade(sim_cluster, {"Connection": "keep-alive"})
+    assert head.startswith(b"HTTP/1.1 400") and b"Upgrade request required" in whole_response(s, head)
+    s, head = upgrade(sim_cluster, {**SPDY, "X-Stream-Protocol-Version": "v9.example"}, method="POST")
+    assert head.startswith(b"HTTP/1.1 400"), head
+
+
+def test_invalid_frames_end_the_session(sim_cluster, pod):
+    # An unmasked WebSocket frame: the server closes the connection.
+    s, head = upgrade(sim_cluster, WS)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    s.sendall(b"\x82\x04abcd")
+    assert read_to_close(s) is not None
+    # A SYN_STREAM whose header block is not zlib: GOAWAY (PROTOCOL_ERROR), then close.
+    s, head = upgrade(sim_cluster, SPDY, method="POST")
+    assert head.startswith(b"HTTP/1.1 101") and b"X-Stream-Protocol-Version: portforward.k8s.io" in head, head
+    block = b"not zlib at all"
+    payload = (1).to_bytes(4, "big") + (0).to_bytes(4, "big") + b"\0\0" + block
+    s.sendall(b"\x80\x03\x00\x01\x00" + len(payload).to_bytes(3, "big") + payload)
+    data = read_to_close(s)
+    assert data[:4] == b"\x80\x03\x00\x07" and data[12:16] == (1).to_bytes(4, "big"), data
+    # A frame longer than the limit: GOAWAY before its bytes are read.
+    s, head = upgrade(sim_cluster, SPDY, method="POST")
+    s.sendall(b"\x00\x00\x00\x01\x00\xff\xff\xff")
+    assert read_to_close(s)[:4] == b"\x80\x03\x00\x07"
+    logs = "".join(open(n["log"]).read() for n in sim_cluster.status()["nodes"] if n["role"] == "control-plane")
+    assert "websocket frame from the client is not masked" in logs
+    assert "SPDY header block does not start a zlib stream" in logs
+    assert f"over the {LIMITS['PORTFORWARD_FRAME_MAX']}-byte limit" in logs
+
+
+def test_sessions_are_capped(sim_cluster, pod):
+    held = []
+    try:
+        for _ in range(LIMITS["PORTFORWARD_SESSIONS_MAX"]):
+            # Sessions of the tests before may take a moment to notice their client left.
+            deadline = time.monotonic() + 5
+            while True:
+                s, head = upgrade(sim_cluster, SPDY, method="POST")
+                if head.startswith(b"HTTP/1.1 101") or time.monotonic() > deadline:
+                    break
+                s.close()
+                time.sleep(0.2)
+            assert head.startswith(b"HTTP/1.1 101"), head
+            held.append(s)
+        s, head = upgrade(sim_cluster, SPDY, method="POST")
+        assert head.startswith(b"HTTP/1.1 429") and b"port-forward sessions at once" in whole_response(s, head)
+    finally:
+        for s in held:
+            s.close()

@@ -23,16 +23,15 @@ class Tunnel {
   enum class Read { Ok, Timeout, Closed, Error };
   // Appends what arrives within timeout_ms to *spdy (SPDY bytes).
   Read read(std::string* spdy, uint32_t timeout_ms, std::string* err) {
-    std::string chunk(K32_PORTFORWARD_READ_CHUNK, '\0');
-    const int n = c_->recv(&chunk[0], chunk.size(), timeout_ms);
+    chunk_.resize(K32_PORTFORWARD_READ_CHUNK);  // allocated once, on the first read
+    const int n = c_->recv(&chunk_[0], chunk_.size(), timeout_ms);
     if (n == 0) return Read::Closed;
     if (n < 0) return n == -ETIMEDOUT || n == -EAGAIN ? Read::Timeout : Read::Closed;
-    chunk.resize(static_cast<size_t>(n));
     if (kind_ == TunnelKind::Spdy) {
-      spdy->append(chunk);
+      spdy->append(chunk_, 0, static_cast<size_t>(n));
       return Read::Ok;
     }
-    ws_.append(chunk);
+    ws_.append(chunk_, 0, static_cast<size_t>(n));
     for (;;) {
       http::ws::Frame f;
       size_t used = 0;
@@ -69,7 +68,8 @@ class Tunnel {
   bool send_raw(const std::string& b) { return c_->send_all(b.data(), b.size()); }
   http::Conn* c_;
   TunnelKind kind_;
-  std::string ws_;  // WebSocket bytes not yet a whole frame
+  std::string ws_;     // WebSocket bytes not yet a whole frame
+  std::string chunk_;  // one read's bytes
 };
 
 struct Stream {
@@ -90,7 +90,9 @@ bool hop_header(const std::string& name) {
   return false;
 }
 
-std::string response_bytes(int status, const std::vector<http::Header>& headers, const std::string& body, bool close) {
+// The pod's answer as HTTP/1.1 bytes; a HEAD answer keeps the length and drops the body.
+std::string response_bytes(int status, const std::vector<http::Header>& headers, const std::string& body, bool close,
+                           bool head = false) {
   std::string out = "HTTP/1.1 " + text::to_string(static_cast<int64_t>(status)) + " " + http::reason_phrase(status) + "\r\n";
   for (const auto& h : headers) {
     if (hop_header(h.name) || http::is_internal_header(h.name)) continue;
@@ -99,7 +101,7 @@ std::string response_bytes(int status, const std::vector<http::Header>& headers,
   out += "Content-Length: " + text::to_string(static_cast<int64_t>(body.size())) + "\r\n";
   if (close) out += "Connection: close\r\n";
   out += "\r\n";
-  out += body;
+  if (!head) out += body;
   return out;
 }
 
@@ -313,7 +315,7 @@ class Session {
       const std::string* conn_hdr = rq.header("Connection");
       const bool close = (conn_hdr && text::iequals(text::trim(*conn_hdr), "close")) || rq.version == "HTTP/1.0";
       http::ClientResponse resp = target_.call(rq);
-      if (!send_data(s->id, response_bytes(resp.status, resp.headers, rq.method == "HEAD" ? "" : resp.body, close)))
+      if (!send_data(s->id, response_bytes(resp.status, resp.headers, resp.body, close, rq.method == "HEAD")))
         return false;
       if (close) return finish(s, "");
     }
