@@ -368,9 +368,12 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define I32(x) int32_t(uint32_t(x))
 #define I64(x) int64_t(x)
 // The i32 compares in ops.h order (kJmpCmp + index): index, operand type, operator.
+// Kept out of clang-format: ten compare forms, five a line.
+// clang-format off
 #define FOR_EACH_COMPARE(M)                                                                  \
   M(0, uint32_t, ==) M(1, uint32_t, !=) M(2, int32_t, <) M(3, uint32_t, <) M(4, int32_t, >) \
   M(5, uint32_t, >) M(6, int32_t, <=) M(7, uint32_t, <=) M(8, int32_t, >=) M(9, uint32_t, >=)
+// clang-format on
 // Operand sources and result sinks of the accumulator variants (see ops.h).
 #define SRC_S(i) fp[pc[i]]
 #define SRC_A(i) acc

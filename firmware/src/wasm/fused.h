@@ -99,6 +99,8 @@ constexpr int rev_index(uint32_t o) {
 }  // namespace k32
 
 // The executor's handlers of the fused instructions (exec_fused.inc), as K32_R(opcode, label).
+// Kept out of clang-format: handler rows paired by meaning (each `s` form beside its `a`).
+// clang-format off
 #define K32_REG_FUSE(i)                                                                          \
   K32_R(op::kFuse + i * 8 + 0, fu##i##_0s) K32_R(op::kFuse + i * 8 + 1, fu##i##_0a)                \
   K32_R(op::kFuse + i * 8 + 2, fu##i##_1s) K32_R(op::kFuse + i * 8 + 3, fu##i##_1a)                \
@@ -123,6 +125,7 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
   K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kShlAdd, shl_add) K32_R(op::kMulAdd, mul_add)          \
   K32_R(op::kAddCallDirect, add_call_direct)
+// clang-format on
 
 namespace k32 {
 namespace wasm {
