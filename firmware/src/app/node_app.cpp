@@ -21,6 +21,7 @@
 #include "k32_board.h"
 #include "core/podserver/log_proxy.h"
 #include "core/podserver/pod_server.h"
+#include "core/controllers/controller_manager.h"
 #include "core/sched/scheduler.h"
 #include "core/node/node_heartbeat.h"
 #include "core/node/node_lifecycle.h"
@@ -105,6 +106,7 @@ struct Node {
   podserver::PodServer* pod_server = nullptr;
   podserver::PeerAuth* pod_auth = nullptr;
   sched::Scheduler* scheduler = nullptr;
+  controllers::ControllerManager* controllers = nullptr;
   port::Mutex token_mu;
   std::string token;
   std::string api_ca_file;  // set when the API port also speaks TLS
@@ -545,6 +547,10 @@ int run_node(const node::NodeConfig& cfg_in) {
   port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION), heartbeat_main, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) {
     n->scheduler = new sched::Scheduler(&n->store);
+    n->controllers = new controllers::ControllerManager(n->api);
+    n->controllers->attach();
+    controllers::ControllerManager* cm = n->controllers;
+    n->scheduler->set_after_pass([cm]() { cm->pass(); });
     port::thread_start("scheduler", K32_SCHEDULER_STACK_BYTES, static_cast<port::Region>(K32_SCHEDULER_STACK_REGION), &sched::Scheduler::thread_main, n->scheduler);
   }
   port::thread_start("kubelet", K32_KUBELET_SYNC_STACK_BYTES, static_cast<port::Region>(K32_KUBELET_SYNC_STACK_REGION), &kubelet::Kubelet::thread_main, n->kubelet);

@@ -33,6 +33,7 @@ class Kind:
     namespaced: bool
     definition: str     # upstream definition name
     status: bool = False  # has a /status subresource
+    scale: bool = False   # has a /scale subresource (autoscaling/v1 Scale)
 
     @property
     def api_version(self) -> str:
@@ -79,13 +80,17 @@ def read_kinds_table(path: Path = KINDS_TABLE) -> tuple:
         package = row["group"].split(".")[0] if row["group"] else "core"
         kinds.append(Kind(row["group"], row["version"], row["kind"], row["plural"], row["namespaced"],
                           f"io.k8s.api.{package}.{row['version']}.{row['kind']}",
-                          status="status" in row["subresources"].split(",")))
+                          status="status" in row["subresources"].split(","),
+                          scale="scale" in row["subresources"].split(",")))
     if not kinds:
         raise KindsTableError(f"{path}: no K32_KIND rows")
     return tuple(kinds)
 
 
 SERVED_KINDS = read_kinds_table()
+
+# The body of every /scale subresource.
+SCALE_DEFINITION = "io.k8s.api.autoscaling.v1.Scale"
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 # Meta types every document carries even when no served kind references them.
@@ -136,6 +141,9 @@ PATCH_KEYS = {
     ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", "mapping"): ("merge", "name"),
     ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", "overhead"): ("merge", "name"),
     ("io.k8s.api.core.v1.PodVolumeHealth", "healthConditions"): ("merge", "status"),
+    ("io.k8s.api.apps.v1.DeploymentSpec", "strategy"): ("retainKeys", None),
+    ("io.k8s.api.apps.v1.DeploymentStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.apps.v1.ReplicaSetStatus", "conditions"): ("merge", "type"),
 }
 
 # Defaults Kubernetes applies to list-map key fields before merging (its OpenAPI v3 documents

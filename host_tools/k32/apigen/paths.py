@@ -1,7 +1,7 @@
 """The REST paths of the served kinds, as Kubernetes publishes them in its OpenAPI
 documents (operation ids, x-kubernetes-action, x-kubernetes-group-version-kind and
 the query parameters clients look for, fieldValidation above all)."""
-from .kinds import Kind
+from .kinds import SCALE_DEFINITION, Kind
 from .source import REF_PREFIX
 
 _META = REF_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -80,6 +80,12 @@ def _op(k: Kind, verb, action, params, responses, consumes=None, produces=None, 
     return op
 
 
+def _scale_op(op):
+    """A /scale operation reads and writes autoscaling/v1 Scale, not the kind itself."""
+    op["x-kubernetes-group-version-kind"] = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    return op
+
+
 def kind_paths(k: Kind) -> dict:
     obj = REF_PREFIX + k.definition
     lst = REF_PREFIX + k.definition + "List"
@@ -118,6 +124,16 @@ def kind_paths(k: Kind) -> dict:
                        consumes=["*/*"], suffix="Status"),
             "patch": _op(k, "patch", "patch", [_body(_META + "Patch")] + write + [FORCE],
                          _ok(obj, ("200", "201")), consumes=PATCH_TYPES, suffix="Status"),
+        }
+    if k.scale:
+        scale = REF_PREFIX + SCALE_DEFINITION
+        out[item + "/scale"] = {
+            "parameters": [name_param] + ns_param + [PRETTY],
+            "get": _scale_op(_op(k, "read", "get", [], _ok(scale), suffix="Scale")),
+            "put": _scale_op(_op(k, "replace", "put", [_body(scale)] + write, _ok(scale, ("200", "201")),
+                                 consumes=["*/*"], suffix="Scale")),
+            "patch": _scale_op(_op(k, "patch", "patch", [_body(_META + "Patch")] + write + [FORCE],
+                                   _ok(scale, ("200", "201")), consumes=PATCH_TYPES, suffix="Scale")),
         }
     if k.namespaced:
         out[f"{base}/{k.plural}"] = {

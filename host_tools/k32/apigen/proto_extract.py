@@ -25,6 +25,8 @@ PACKAGES = {
     ("api", "discovery/v1"): "io.k8s.api.discovery.v1",
     ("api", "coordination/v1"): "io.k8s.api.coordination.v1",
     ("api", "networking/v1"): "io.k8s.api.networking.v1",
+    ("api", "apps/v1"): "io.k8s.api.apps.v1",
+    ("api", "autoscaling/v1"): "io.k8s.api.autoscaling.v1",
     ("apimachinery", "pkg/apis/meta/v1"): "io.k8s.apimachinery.pkg.apis.meta.v1",
     ("apimachinery", "pkg/runtime"): "io.k8s.apimachinery.pkg.runtime",
     ("apimachinery", "pkg/util/intstr"): "io.k8s.apimachinery.pkg.util.intstr",

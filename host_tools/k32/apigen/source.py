@@ -5,7 +5,7 @@ import copy
 import json
 from importlib import resources
 
-from .kinds import FIELD_DEFAULTS, META_DEFINITIONS, PATCH_KEYS, SERVED_KINDS
+from .kinds import FIELD_DEFAULTS, META_DEFINITIONS, PATCH_KEYS, SCALE_DEFINITION, SERVED_KINDS
 
 KUBERNETES_VERSION = "1.37.0"
 REF_PREFIX = "#/definitions/"
@@ -90,6 +90,8 @@ def _roots():
     roots = list(META_DEFINITIONS)
     for k in SERVED_KINDS:
         roots += [k.definition, k.definition + "List"]
+    if any(k.scale for k in SERVED_KINDS):
+        roots.append(SCALE_DEFINITION)
     return roots
 
 

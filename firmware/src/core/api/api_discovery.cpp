@@ -50,6 +50,11 @@ json::Value resource_list(const std::string& gv) {
       if (sub == "binding") {
         s.set("kind", "Binding");
         s.set("verbs", string_array("create"));
+      } else if (sub == "scale") {
+        s.set("group", "autoscaling");
+        s.set("version", "v1");
+        s.set("kind", "Scale");
+        s.set("verbs", string_array("get,patch,update"));
       } else if (sub == "log") {
         s.set("kind", "Pod");
         s.set("verbs", string_array("get"));

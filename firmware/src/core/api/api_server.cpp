@@ -207,7 +207,9 @@ void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, cons
     }
     return;
   }
-  if (m == "GET" || m == "HEAD") {
+  if (info.subresource == "scale") {
+    do_scale(req, w, info);
+  } else if (m == "GET" || m == "HEAD") {
     if (watch) do_watch(req, w, info);
     else do_get(req, w, info);
   } else if (m == "PUT") {

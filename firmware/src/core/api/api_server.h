@@ -54,6 +54,16 @@ class ApiServer {
   // Server-side helpers the node's own controllers use (no HTTP round trip).
   store::ObjectStore* store() { return store_; }
 
+  // In-process writes for the control plane's controllers (api_local.cpp): the same defaults,
+  // validation, managedFields and deletion rules as a request from kubectl, under the field
+  // manager "kube-controller-manager". `sub` is "" or "status".
+  ApiError local_create(const ResourceInfo& r, const std::string& ns, json::Value obj, json::Value* stored);
+  ApiError local_update(const ResourceInfo& r, const json::Value& old, json::Value obj, const std::string& sub,
+                        json::Value* stored);
+  // propagation: "Background", "Foreground" or "Orphan" (what happens to the object's dependents).
+  ApiError local_delete(const ResourceInfo& r, const std::string& ns, const std::string& name,
+                        const std::string& propagation, const std::string& uid_precondition);
+
  private:
   void serve_discovery(http::Request& req, http::ResponseWriter& w, bool* handled);
   void serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
@@ -67,11 +77,16 @@ class ApiServer {
   void do_patch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
   void do_delete(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
   void do_delete_collection(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
+  // GET/PUT/PATCH of <deployments|replicasets>/NAME/scale (api_scale.cpp).
+  void do_scale(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
 
   // Writes (create/update) shared by POST, PUT, PATCH and apply.
   ApiError write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
                         const http::Request& req, json::Value* stored, std::vector<std::string>* warnings);
-  ApiError finish_delete(const RequestInfo& info, const json::Value& obj, int64_t grace, json::Value* out);
+  // propagation "Foreground"/"Orphan" leave the object to the garbage collector behind the
+  // foregroundDeletion/orphan finalizer; "" or "Background" delete it now.
+  ApiError finish_delete(const RequestInfo& info, const json::Value& obj, int64_t grace, const std::string& propagation,
+                         json::Value* out);
   std::vector<json::Value> list_objects(const RequestInfo& info, uint64_t* rv);
   void finalize_namespace(const std::string& ns);
 

@@ -67,6 +67,20 @@ ApiError from_store(store::Result r, const RequestInfo& info, const std::string&
   return internal("unknown store result");
 }
 
+// DeleteOptions.propagationPolicy (query or body), or the older orphanDependents flag.
+ApiError propagation_policy(const http::Request& req, const json::Value& opts, std::string* out) {
+  bool present = false;
+  std::string p = req.query_param("propagationPolicy", &present);
+  if (!present) p = opts["propagationPolicy"].as_string();
+  if (p.empty() && opts["orphanDependents"].is_bool()) p = opts["orphanDependents"].as_bool() ? "Orphan" : "Background";
+  if (p.empty() && req.query_param("orphanDependents") == "true") p = "Orphan";
+  if (!p.empty() && p != "Background" && p != "Foreground" && p != "Orphan")
+    return invalid("DeleteOptions", "", {{"propagationPolicy", "Unsupported value: \"" + p +
+                                                                  "\": supported values: \"Background\", \"Foreground\", \"Orphan\""}});
+  *out = p;
+  return ApiError();
+}
+
 }  // namespace
 
 ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
@@ -388,9 +402,21 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
   }
 }
 
-ApiError ApiServer::finish_delete(const RequestInfo& info, const json::Value& obj, int64_t grace, json::Value* out) {
+ApiError ApiServer::finish_delete(const RequestInfo& info, const json::Value& given, int64_t grace,
+                                  const std::string& propagation, json::Value* out) {
   const ResourceInfo& r = *info.res;
   std::string name = info.name;
+  json::Value obj = given;
+  // Foreground and Orphan deletions are finished by the garbage collector: it removes the
+  // finalizer once the dependents are gone (or no longer point at this object).
+  const char* gc_finalizer = propagation == "Foreground" ? "foregroundDeletion" : propagation == "Orphan" ? "orphan" : nullptr;
+  if (gc_finalizer && obj["metadata"]["deletionTimestamp"].is_null()) {
+    json::Value& fins = obj.at_or_insert("metadata").at_or_insert("finalizers");
+    if (!fins.is_array()) fins = json::Value::array();
+    bool present = false;
+    for (const auto& f : fins.items()) present = present || f.as_string() == gc_finalizer;
+    if (!present) fins.push(gc_finalizer);
+  }
   const json::Value& md = obj["metadata"];
   const KindStrategy& kind_rules = *r.strategy;
   bool has_finalizers = !md["finalizers"].items().empty();
@@ -431,6 +457,12 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
       return;
     }
   }
+  std::string propagation;
+  ApiError perr = propagation_policy(req, opts, &propagation);
+  if (!perr.ok()) {
+    send_error(w, perr);
+    return;
+  }
   int64_t grace = -1;
   if (!opts["gracePeriodSeconds"].is_null()) grace = opts["gracePeriodSeconds"].as_int();
   std::string gq = req.query_param("gracePeriodSeconds");
@@ -455,7 +487,7 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
       return;
     }
     json::Value out;
-    ApiError err = finish_delete(info, obj, grace, &out);
+    ApiError err = finish_delete(info, obj, grace, propagation, &out);
     if (err.code == 409 && attempt + 1 < kPatchRetries) continue;
     if (!err.ok()) {
       send_error(w, err);
@@ -468,6 +500,20 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
 }
 
 void ApiServer::do_delete_collection(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
+  json::Value opts;
+  if (!req.body.empty()) {
+    ApiError err = decode_body(req, &opts);
+    if (!err.ok()) {
+      send_error(w, err);
+      return;
+    }
+  }
+  std::string propagation;
+  ApiError perr = propagation_policy(req, opts, &propagation);
+  if (!perr.ok()) {
+    send_error(w, perr);
+    return;
+  }
   uint64_t rv = 0;
   std::vector<json::Value> objs = list_objects(info, &rv);
   std::string sel = req.query_param("labelSelector");
@@ -487,7 +533,7 @@ void ApiServer::do_delete_collection(http::Request& req, http::ResponseWriter& w
     one.ns = o.path_str({"metadata", "namespace"});
     one.name = o.path_str({"metadata", "name"});
     json::Value out;
-    if (finish_delete(one, o, 0, &out).ok()) items.push(out);
+    if (finish_delete(one, o, 0, propagation, &out).ok()) items.push(out);
   }
   send_json(w, 200, list);
 }

@@ -157,6 +157,13 @@ bool pod_memory_charge(const json::Value& pod, int64_t* out, std::string* err) {
   return true;
 }
 
+// The uid of the pod's managing controller (ownerReferences[].controller), or "".
+static std::string controller_uid(const json::Value& pod) {
+  for (const auto& o : pod["metadata"]["ownerReferences"].items())
+    if (o["controller"].as_bool()) return o["uid"].as_string();
+  return "";
+}
+
 Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods) {
   Decision d;
   int64_t want_mem = 0, want_ipc = 0;
@@ -165,11 +172,15 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     d.message = err;
     return d;
   }
-  // What each node already carries.
-  std::map<std::string, int64_t> used_mem, used_ipc, used_pods;
+  // What each node already carries, and how many of the pod's siblings (pods of the same
+  // controller, such as one ReplicaSet) each runs: kube-scheduler's default topology spread
+  // puts replicas on different nodes before it packs them by free room.
+  std::map<std::string, int64_t> used_mem, used_ipc, used_pods, siblings;
+  std::string owner = controller_uid(pod);
   for (const auto& p : pods) {
     const std::string& n = p["spec"]["nodeName"].str();
     if (n.empty() || terminated(p)) continue;
+    if (!owner.empty() && controller_uid(p) == owner) siblings[n] += 1;
     int64_t m = 0, i = 0;
     pod_memory_charge(p, &m, nullptr);
     pod_request(p, kIpcResource, &i, nullptr);
@@ -179,7 +190,7 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
   }
   // Reasons in kube-scheduler's wording, counted per node.
   std::map<std::string, int> reasons;
-  int64_t best_free = -1;
+  int64_t best_free = -1, best_siblings = 0;
   for (const auto& node : nodes) {
     const std::string& name = node["metadata"]["name"].str();
     const char* why = nullptr;
@@ -203,8 +214,11 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
       reasons[why]++;
       continue;
     }
-    if (free_mem > best_free || (free_mem == best_free && name < d.node)) {
+    int64_t sib = siblings[name];
+    if (d.node.empty() || sib < best_siblings ||
+        (sib == best_siblings && (free_mem > best_free || (free_mem == best_free && name < d.node)))) {
       best_free = free_mem;
+      best_siblings = sib;
       d.node = name;
     }
   }
@@ -310,6 +324,7 @@ void Scheduler::run() {
   for (;;) {
     seen = st_->current_rv();
     pass();
+    if (after_pass_) after_pass_();
     st_->wait_newer(seen, 1000);
   }
 }

@@ -1,8 +1,10 @@
 // The control plane's scheduler: binds Pending pods to Ready nodes. Filters: nodeSelector,
 // required node affinity, taints (NotReady and unschedulable nodes taint themselves)
 // vs tolerations, memory and hardware.kube32.io/ipc requests vs allocatable, pod count.
-// Among the nodes that fit it picks the one with the most free memory (name breaks ties).
+// Among the nodes that fit it picks the one running the fewest pods of the same controller
+// (replicas spread over nodes), then the one with the most free memory (name breaks ties).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,11 +41,15 @@ class Scheduler {
   // Runs passes on every store change (and at least every second), forever.
   void run();
   static void thread_main(void* self) { static_cast<Scheduler*>(self)->run(); }
+  // Work that shares the scheduler's loop (the control plane's controllers): run after each
+  // pass, on the same wake-ups, so it needs no thread of its own. Set before run().
+  void set_after_pass(std::function<void()> f) { after_pass_ = std::move(f); }
 
  private:
   void bind(const json::Value& pod, const std::string& node);
   void mark_unschedulable(const json::Value& pod, const std::string& message);
   store::ObjectStore* st_;
+  std::function<void()> after_pass_;
 };
 
 }  // namespace sched

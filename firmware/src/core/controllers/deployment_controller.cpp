@@ -1,0 +1,405 @@
+#include "core/controllers/deployment_controller.h"
+
+#include <algorithm>
+
+#include "core/api/workloads.h"
+#include "core/controllers/replicaset_controller.h"
+#include "core/util/log.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace controllers {
+
+namespace {
+
+constexpr const char* kChangeCause = "kubernetes.io/change-cause";
+constexpr const char* kDesiredAnnotation = "deployment.kubernetes.io/desired-replicas";
+constexpr const char* kMaxAnnotation = "deployment.kubernetes.io/max-replicas";
+
+// A template as Kubernetes compares them: absent, null and empty values are the same
+// (kubectl sends "creationTimestamp": null and "resources": {}), key order does not matter.
+json::Value normalized(const json::Value& v) {
+  if (v.is_array()) {
+    json::Value a = json::Value::array();
+    for (const auto& x : v.items()) a.push(normalized(x));
+    return a;
+  }
+  if (!v.is_object()) return v;
+  json::Value o = json::Value::object();
+  for (const auto& m : v.members()) {
+    json::Value n = normalized(m.second);
+    if (n.is_null() || ((n.is_object() || n.is_array()) && n.size() == 0)) continue;
+    o.members().push_back({m.first, std::move(n)});
+  }
+  std::sort(o.members().begin(), o.members().end(),
+            [](const json::Value::Member& a, const json::Value::Member& b) { return a.first < b.first; });
+  return o;
+}
+
+json::Value without_hash(const json::Value& tpl) {
+  json::Value t = tpl;
+  if (json::Value* md = t.find("metadata"))
+    if (json::Value* labels = md->find("labels")) labels->erase(kTemplateHashLabel);
+  return normalized(t);
+}
+
+int64_t revision_of(const json::Value& rs) {
+  uint64_t v = 0;
+  text::parse_uint(rs["metadata"]["annotations"][kRevisionAnnotation].as_string(), INT64_MAX, &v);
+  return static_cast<int64_t>(v);
+}
+
+int64_t spec_replicas(const json::Value& o) { return o["spec"]["replicas"].as_int(1); }
+
+// maxSurge and maxUnavailable resolved against the replica count (surge rounds up,
+// unavailable down; both zero would stall, so unavailable becomes 1, as upstream does).
+void rolling_bounds(const json::Value& d, int64_t* surge, int64_t* unavailable) {
+  int64_t r = spec_replicas(d);
+  const json::Value& ru = d["spec"]["strategy"]["rollingUpdate"];
+  *surge = 0;
+  *unavailable = 0;
+  if (d["spec"]["strategy"]["type"].as_string() != "RollingUpdate") return;
+  api::workloads::int_or_percent(ru["maxSurge"], r, true, surge);
+  api::workloads::int_or_percent(ru["maxUnavailable"], r, false, unavailable);
+  if (*surge == 0 && *unavailable == 0) *unavailable = 1;
+  if (*unavailable > r) *unavailable = r;
+}
+
+json::Value condition(const char* type, const char* status, const std::string& reason, const std::string& message,
+                      const json::Value& old_conds, int64_t now_s, bool progressed) {
+  json::Value c = json::Value::object();
+  c.set("type", type);
+  c.set("status", status);
+  std::string now = text::rfc3339(now_s);
+  std::string update = now, transition = now;
+  for (const auto& oc : old_conds.items()) {
+    if (oc["type"].as_string() != type) continue;
+    if (oc["status"].as_string() == status) transition = oc["lastTransitionTime"].as_string(now);
+    if (oc["status"].as_string() == status && oc["reason"].as_string() == reason && !progressed)
+      update = oc["lastUpdateTime"].as_string(now);
+  }
+  c.set("lastUpdateTime", update);
+  c.set("lastTransitionTime", transition);
+  c.set("reason", reason);
+  c.set("message", message);
+  return c;
+}
+
+const json::Value* find_condition(const json::Value& conds, const char* type) {
+  for (const auto& c : conds.items())
+    if (c["type"].as_string() == type) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string pod_template_hash(const json::Value& tpl, int64_t collision_count) {
+  std::string data = json::dump(without_hash(tpl));
+  if (collision_count > 0) data += text::to_string(collision_count);
+  uint32_t h = 2166136261u;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  // rand.SafeEncodeString of the decimal value: no vowels, no look-alike characters.
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string dec = text::to_string(static_cast<int64_t>(h)), out;
+  for (char c : dec) out.push_back(kAlphabet[static_cast<unsigned char>(c) % 27]);
+  return out;
+}
+
+void DeploymentController::pass(int64_t now_s, int64_t* wake_s) {
+  for (const auto& d : api_->store()->list("apps/deployments", "", nullptr)) sync(d, now_s, wake_s);
+}
+
+std::vector<json::Value> DeploymentController::owned_replicasets(const json::Value& d) {
+  std::string uid = d.path_str({"metadata", "uid"});
+  std::vector<json::Value> out;
+  for (const auto& dep : index_->dependents_of(uid)) {
+    const OwnerRef* c = dep.controller_ref();
+    if (dep.resource != "apps/replicasets" || !c || c->uid != uid) continue;
+    json::Value rs;
+    if (api_->store()->get(dep.resource, dep.ns, dep.name, &rs) && rs.path_str({"metadata", "uid"}) == dep.uid)
+      out.push_back(std::move(rs));
+  }
+  std::sort(out.begin(), out.end(), [](const json::Value& a, const json::Value& b) {
+    std::string ta = a.path_str({"metadata", "creationTimestamp"}), tb = b.path_str({"metadata", "creationTimestamp"});
+    return ta != tb ? ta < tb : a.path_str({"metadata", "name"}) < b.path_str({"metadata", "name"});
+  });
+  return out;
+}
+
+void DeploymentController::set_revision(json::Value* rs, int64_t revision, const json::Value& d) {
+  std::string want = text::to_string(revision);
+  const json::Value& cause = d["metadata"]["annotations"][kChangeCause];
+  const json::Value& ann = (*rs)["metadata"]["annotations"];
+  if (ann[kRevisionAnnotation].as_string() == want && (cause.is_null() || ann[kChangeCause] == cause)) return;
+  json::Value upd = *rs;
+  json::Value& a = upd.at_or_insert("metadata").at_or_insert("annotations");
+  if (!a.is_object()) a = json::Value::object();
+  a.set(kRevisionAnnotation, want);
+  if (!cause.is_null()) a.set(kChangeCause, cause);
+  json::Value stored;
+  if (api_->local_update(*api::find_by_kind("apps/v1", "ReplicaSet"), *rs, std::move(upd), "", &stored).ok()) *rs = stored;
+}
+
+bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision, json::Value* out) {
+  const json::Value& dmd = d["metadata"];
+  int64_t collisions = d["status"]["collisionCount"].as_int();
+  std::string hash = pod_template_hash(d["spec"]["template"], collisions);
+  std::string name = dmd["name"].str() + "-" + hash;
+  json::Value tpl = d["spec"]["template"];
+  json::Value& labels = tpl.at_or_insert("metadata").at_or_insert("labels");
+  if (!labels.is_object()) labels = json::Value::object();
+  labels.set(kTemplateHashLabel, hash);
+  json::Value selector = d["spec"]["selector"];
+  json::Value& ml = selector.at_or_insert("matchLabels");
+  if (!ml.is_object()) ml = json::Value::object();
+  ml.set(kTemplateHashLabel, hash);
+
+  json::Value rs = json::Value::object();
+  rs.set("apiVersion", "apps/v1");
+  rs.set("kind", "ReplicaSet");
+  json::Value& md = rs.set("metadata", json::Value::object());
+  md.set("name", name);
+  md.set("namespace", dmd["namespace"]);
+  md.set("labels", labels);
+  json::Value& ann = md.set("annotations", json::Value::object());
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  ann.set(kRevisionAnnotation, text::to_string(revision));
+  ann.set(kDesiredAnnotation, text::to_string(spec_replicas(d)));
+  ann.set(kMaxAnnotation, text::to_string(spec_replicas(d) + surge));
+  if (!dmd["annotations"][kChangeCause].is_null()) ann.set(kChangeCause, dmd["annotations"][kChangeCause]);
+  json::Value ref = json::Value::object();
+  ref.set("apiVersion", "apps/v1");
+  ref.set("kind", "Deployment");
+  ref.set("name", dmd["name"]);
+  ref.set("uid", dmd["uid"]);
+  ref.set("controller", true);
+  ref.set("blockOwnerDeletion", true);
+  json::Value refs = json::Value::array();
+  refs.push(ref);
+  md.set("ownerReferences", refs);
+  json::Value& spec = rs.set("spec", json::Value::object());
+  spec.set("replicas", 0);
+  if (!d["spec"]["minReadySeconds"].is_null()) spec.set("minReadySeconds", d["spec"]["minReadySeconds"]);
+  spec.set("selector", selector);
+  spec.set("template", tpl);
+  const api::ResourceInfo* rsr = api::find_by_kind("apps/v1", "ReplicaSet");
+  api::ApiError e = api_->local_create(*rsr, dmd["namespace"].str(), std::move(rs), out);
+  if (e.ok()) return true;
+  if (e.reason == "AlreadyExists") {
+    // The name is taken by another template (or another owner): count a collision, so the
+    // next hash differs, as upstream does.
+    json::Value upd = d;
+    upd.at_or_insert("status").set("collisionCount", collisions + 1);
+    json::Value stored;
+    api_->local_update(*api::find_by_kind("apps/v1", "Deployment"), d, std::move(upd), "status", &stored);
+  } else {
+    logf("[DEPLOY] %s/%s: cannot create ReplicaSet %s: %s", dmd["namespace"].as_string().c_str(),
+         dmd["name"].as_string().c_str(), name.c_str(), e.message.c_str());
+  }
+  return false;
+}
+
+bool DeploymentController::scale_rs(const json::Value& d, json::Value* rs, int64_t replicas) {
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  std::string desired = text::to_string(spec_replicas(d)), max = text::to_string(spec_replicas(d) + surge);
+  const json::Value& ann = (*rs)["metadata"]["annotations"];
+  if (spec_replicas(*rs) == replicas && ann[kDesiredAnnotation].as_string() == desired && ann[kMaxAnnotation].as_string() == max)
+    return true;
+  json::Value upd = *rs;
+  upd.at_or_insert("spec").set("replicas", replicas);
+  json::Value& a = upd.at_or_insert("metadata").at_or_insert("annotations");
+  if (!a.is_object()) a = json::Value::object();
+  a.set(kDesiredAnnotation, desired);
+  a.set(kMaxAnnotation, max);
+  json::Value stored;
+  if (!api_->local_update(*api::find_by_kind("apps/v1", "ReplicaSet"), *rs, std::move(upd), "", &stored).ok()) return false;
+  *rs = stored;
+  return true;
+}
+
+void DeploymentController::roll(const json::Value& d, json::Value* new_rs, std::vector<json::Value>* old_rss) {
+  int64_t r = spec_replicas(d);
+  if (d["spec"]["strategy"]["type"].as_string() == "Recreate") {
+    // Every old pod stops before a new one starts.
+    bool old_running = false;
+    for (auto& rs : *old_rss) {
+      if (spec_replicas(rs) > 0) scale_rs(d, &rs, 0);
+      std::string uid = rs.path_str({"metadata", "uid"});
+      if (count_pods(index_->dependents_of(uid), uid, 0, 0, nullptr).active > 0) old_running = true;
+    }
+    if (!old_running) scale_rs(d, new_rs, r);
+    return;
+  }
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  auto total = [&]() {
+    int64_t t = spec_replicas(*new_rs);
+    for (const auto& rs : *old_rss) t += spec_replicas(rs);
+    return t;
+  };
+  // The new ReplicaSet grows as far as maxSurge allows.
+  int64_t nr = spec_replicas(*new_rs);
+  if (nr > r) {
+    scale_rs(d, new_rs, r);
+  } else if (nr < r) {
+    int64_t room = r + surge - total();
+    if (room > 0) scale_rs(d, new_rs, nr + std::min(room, r - nr));
+  }
+  // Old ReplicaSets shrink while at least replicas - maxUnavailable pods stay available:
+  // first the pods that are not available anyway, then available ones, oldest first.
+  int64_t min_available = r - unavailable;
+  int64_t new_unavailable = spec_replicas(*new_rs) - (*new_rs)["status"]["availableReplicas"].as_int();
+  int64_t max_down = total() - min_available - new_unavailable;
+  if (max_down <= 0) return;
+  for (auto& rs : *old_rss) {
+    if (max_down <= 0) break;
+    int64_t unhealthy = spec_replicas(rs) - rs["status"]["availableReplicas"].as_int();
+    int64_t n = std::min(std::max<int64_t>(unhealthy, 0), max_down);
+    if (n > 0 && scale_rs(d, &rs, spec_replicas(rs) - n)) max_down -= n;
+  }
+  int64_t available = (*new_rs)["status"]["availableReplicas"].as_int();
+  for (const auto& rs : *old_rss) available += std::min(rs["status"]["availableReplicas"].as_int(), spec_replicas(rs));
+  int64_t down = std::min(available - min_available, max_down);
+  for (auto& rs : *old_rss) {
+    if (down <= 0) break;
+    int64_t n = std::min(spec_replicas(rs), down);
+    if (n > 0 && scale_rs(d, &rs, spec_replicas(rs) - n)) down -= n;
+  }
+}
+
+void DeploymentController::cleanup_history(const json::Value& d, const std::vector<json::Value>& old_rss) {
+  int64_t limit = d["spec"]["revisionHistoryLimit"].as_int(10);
+  std::vector<const json::Value*> idle;
+  for (const auto& rs : old_rss)
+    if (spec_replicas(rs) == 0 && rs["status"]["replicas"].as_int() == 0 && rs["metadata"]["deletionTimestamp"].is_null())
+      idle.push_back(&rs);
+  if (static_cast<int64_t>(idle.size()) <= limit) return;
+  std::sort(idle.begin(), idle.end(), [](const json::Value* a, const json::Value* b) { return revision_of(*a) < revision_of(*b); });
+  const api::ResourceInfo* rsr = api::find_by_kind("apps/v1", "ReplicaSet");
+  for (size_t i = 0; i < idle.size() - static_cast<size_t>(limit); ++i)
+    api_->local_delete(*rsr, idle[i]->path_str({"metadata", "namespace"}), idle[i]->path_str({"metadata", "name"}), "Background",
+                       idle[i]->path_str({"metadata", "uid"}));
+}
+
+void DeploymentController::update_status(const json::Value& d, const json::Value* new_rs, const std::vector<json::Value>& all,
+                                         int64_t now_s, int64_t* wake_s) {
+  int64_t r = spec_replicas(d);
+  int64_t replicas = 0, ready = 0, available = 0, wanted = 0;
+  for (const auto& rs : all) {
+    replicas += rs["status"]["replicas"].as_int();
+    ready += rs["status"]["readyReplicas"].as_int();
+    available += rs["status"]["availableReplicas"].as_int();
+    wanted += spec_replicas(rs);
+  }
+  int64_t updated = new_rs ? (*new_rs)["status"]["replicas"].as_int() : 0;
+  const json::Value& old = d["status"];
+  json::Value st = json::Value::object();
+  st.set("observedGeneration", d["metadata"]["generation"].as_int());
+  if (replicas) st.set("replicas", replicas);
+  if (updated) st.set("updatedReplicas", updated);
+  if (ready) st.set("readyReplicas", ready);
+  if (available) st.set("availableReplicas", available);
+  if (wanted > available) st.set("unavailableReplicas", wanted - available);
+  if (!old["collisionCount"].is_null()) st.set("collisionCount", old["collisionCount"]);
+  bool progressed = old["replicas"].as_int() != replicas || old["updatedReplicas"].as_int() != updated ||
+                    old["readyReplicas"].as_int() != ready || old["availableReplicas"].as_int() != available ||
+                    old["observedGeneration"].as_int() != st["observedGeneration"].as_int();
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  const json::Value& oc = old["conditions"];
+  json::Value conds = json::Value::array();
+  bool min_ok = available >= r - unavailable;
+  conds.push(condition("Available", min_ok ? "True" : "False", min_ok ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                       min_ok ? "Deployment has minimum availability." : "Deployment does not have minimum availability.", oc, now_s,
+                       false));
+  std::string rs_name = new_rs ? (*new_rs)["metadata"]["name"].str() : std::string();
+  bool complete = new_rs && updated == r && replicas == r && available == r;
+  if (d["spec"]["paused"].as_bool()) {
+    conds.push(condition("Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", oc, now_s, false));
+  } else if (complete) {
+    conds.push(condition("Progressing", "True", "NewReplicaSetAvailable",
+                         "ReplicaSet \"" + rs_name + "\" has successfully progressed.", oc, now_s, false));
+  } else {
+    // No progress for progressDeadlineSeconds: the rollout has failed (kubectl rollout status exits 1).
+    const json::Value* prev = find_condition(oc, "Progressing");
+    int64_t since = prev && !progressed ? text::parse_rfc3339((*prev)["lastUpdateTime"].as_string()) : now_s;
+    if (since < 0) since = now_s;
+    int64_t deadline = d["spec"]["progressDeadlineSeconds"].as_int(600);
+    bool exceeded = prev && (*prev)["reason"].as_string() == "ProgressDeadlineExceeded" && !progressed;
+    if (!exceeded && now_s - since > deadline) exceeded = true;
+    if (exceeded) {
+      conds.push(condition("Progressing", "False", "ProgressDeadlineExceeded",
+                           "ReplicaSet \"" + rs_name + "\" has timed out progressing.", oc, now_s, false));
+    } else {
+      conds.push(condition("Progressing", "True", "ReplicaSetUpdated", "ReplicaSet \"" + rs_name + "\" is progressing.", oc,
+                           now_s, progressed));
+      int64_t at = since + deadline + 1;
+      if (*wake_s == 0 || at < *wake_s) *wake_s = at;
+    }
+  }
+  st.set("conditions", conds);
+  if (st == old) return;
+  json::Value upd = d;
+  upd.set("status", st);
+  json::Value stored;
+  api_->local_update(*api::find_by_kind("apps/v1", "Deployment"), d, std::move(upd), "status", &stored);
+}
+
+void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t* wake_s) {
+  if (!given["metadata"]["deletionTimestamp"].is_null()) return;  // the garbage collector's now
+  json::Value d = given;
+  std::vector<json::Value> rss = owned_replicasets(d);
+  json::Value want = normalized(d["spec"]["template"]);
+  json::Value new_rs;
+  bool have_new = false;
+  std::vector<json::Value> old_rss;
+  int64_t max_old = 0;
+  for (auto& rs : rss) {
+    if (!have_new && without_hash(rs["spec"]["template"]) == want) {
+      new_rs = std::move(rs);
+      have_new = true;
+    } else {
+      max_old = std::max(max_old, revision_of(rs));
+      old_rss.push_back(std::move(rs));
+    }
+  }
+  bool paused = d["spec"]["paused"].as_bool();
+  if (!have_new && !paused) {
+    if (!create_new_rs(d, max_old + 1, &new_rs)) return;  // retried on the next pass
+    have_new = true;
+  }
+  if (have_new) {
+    // A template seen before (rollout undo) becomes the newest revision again.
+    if (revision_of(new_rs) <= max_old || revision_of(new_rs) == 0) set_revision(&new_rs, max_old + 1, d);
+    std::string rev = text::to_string(revision_of(new_rs));
+    if (d["metadata"]["annotations"][kRevisionAnnotation].as_string() != rev) {
+      json::Value upd = d;
+      json::Value& a = upd.at_or_insert("metadata").at_or_insert("annotations");
+      if (!a.is_object()) a = json::Value::object();
+      a.set(kRevisionAnnotation, rev);
+      json::Value stored;
+      if (!api_->local_update(*api::find_by_kind("apps/v1", "Deployment"), d, std::move(upd), "", &stored).ok()) return;
+      d = stored;
+    }
+  }
+  if (paused) {
+    // A paused Deployment only scales, and only when no rollout is half-way.
+    bool old_active = false;
+    for (const auto& rs : old_rss) old_active = old_active || spec_replicas(rs) > 0;
+    if (have_new && !old_active) scale_rs(d, &new_rs, spec_replicas(d));
+  } else {
+    roll(d, &new_rs, &old_rss);
+    cleanup_history(d, old_rss);
+  }
+  std::vector<json::Value> all = old_rss;
+  if (have_new) all.push_back(new_rs);
+  update_status(d, have_new ? &new_rs : nullptr, all, now_s, wake_s);
+}
+
+}  // namespace controllers
+}  // namespace k32

@@ -1,0 +1,160 @@
+#include "core/controllers/owner_index.h"
+
+#include "core/api/resources.h"
+#include "core/util/text.h"
+
+namespace k32 {
+namespace controllers {
+
+namespace {
+
+std::string key_of(const std::string& resource, const std::string& ns, const std::string& name) {
+  return resource + "/" + ns + "/" + name;
+}
+
+bool has_gc_finalizer(const json::Value& md) {
+  for (const auto& f : md["finalizers"].items())
+    if (f.as_string() == "foregroundDeletion" || f.as_string() == "orphan") return true;
+  return false;
+}
+
+bool relevant_to_workloads(const std::string& resource) {
+  return resource == "apps/deployments" || resource == "apps/replicasets";
+}
+
+}  // namespace
+
+const OwnerRef* Dependent::controller_ref() const {
+  for (const auto& o : owners)
+    if (o.controller) return &o;
+  return nullptr;
+}
+
+OwnerKey owner_key(const OwnerRef& o, const std::string& ns) {
+  const api::ResourceInfo* r = api::find_by_kind(o.api_version, o.kind);
+  if (!r) return {"", ns, o.name};
+  return {r->store_id(), r->namespaced ? ns : std::string(), o.name};
+}
+
+const api::ResourceInfo* resource_by_store_id(const std::string& store_id) {
+  for (const auto& r : api::all_resources())
+    if (r.store_id() == store_id) return &r;
+  return nullptr;
+}
+
+void OwnerIndex::attach(store::ObjectStore* st) {
+  st->add_listener([this](const store::Event& ev) { observe(ev); });
+  // One resource at a time, so at most one resource's objects are copied at once.
+  for (const auto& r : api::all_resources()) {
+    if (r.read_only) continue;
+    std::vector<json::Value> objs = st->list(r.store_id(), "", nullptr);
+    port::LockGuard<port::Mutex> lock(mu_);
+    for (const auto& o : objs) {
+      if (!o["metadata"]["ownerReferences"].items().empty()) put_locked(r.store_id(), o, true);
+      if (!o["metadata"]["deletionTimestamp"].is_null() && has_gc_finalizer(o["metadata"]))
+        gc_work_[o.path_str({"metadata", "uid"})] = {r.store_id(), o.path_str({"metadata", "namespace"}),
+                                                     o.path_str({"metadata", "name"})};
+    }
+  }
+}
+
+void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj, bool added) {
+  const json::Value& md = obj["metadata"];
+  std::string key = key_of(resource, md["namespace"].as_string(), md["name"].as_string());
+  erase_locked(key);
+  Dependent d;
+  d.resource = resource;
+  d.ns = md["namespace"].as_string();
+  d.name = md["name"].as_string();
+  d.uid = md["uid"].as_string();
+  d.deleting = !md["deletionTimestamp"].is_null();
+  d.created_s = text::parse_rfc3339(md["creationTimestamp"].as_string());
+  for (const auto& o : md["ownerReferences"].items()) {
+    OwnerRef r;
+    r.uid = o["uid"].as_string();
+    r.api_version = o["apiVersion"].as_string();
+    r.kind = o["kind"].as_string();
+    r.name = o["name"].as_string();
+    r.controller = o["controller"].as_bool();
+    if (r.uid.empty()) continue;
+    by_owner_.insert({r.uid, key});
+    // A new dependent may point at an owner that is already gone.
+    if (added && !gc_work_.count(r.uid)) gc_work_[r.uid] = owner_key(r, d.ns);
+    d.owners.push_back(std::move(r));
+  }
+  if (resource == "pods") {
+    const json::Value& st = obj["status"];
+    d.phase = st["phase"].as_string("Pending");
+    d.bound = !obj["spec"]["nodeName"].as_string().empty();
+    for (const auto& c : st["conditions"].items()) {
+      if (c["type"].as_string() != "Ready") continue;
+      d.ready = c["status"].as_string() == "True";
+      d.ready_since_s = text::parse_rfc3339(c["lastTransitionTime"].as_string());
+    }
+  }
+  by_key_[key] = std::move(d);
+}
+
+void OwnerIndex::erase_locked(const std::string& key) {
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return;
+  for (const auto& o : it->second.owners) {
+    auto range = by_owner_.equal_range(o.uid);
+    for (auto j = range.first; j != range.second;) {
+      if (j->second == key) j = by_owner_.erase(j);
+      else ++j;
+    }
+  }
+  by_key_.erase(it);
+}
+
+void OwnerIndex::observe(const store::Event& ev) {
+  const json::Value& md = ev.object["metadata"];
+  std::string uid = md["uid"].as_string();
+  port::LockGuard<port::Mutex> lock(mu_);
+  bool owned = !md["ownerReferences"].items().empty();
+  std::string key = key_of(ev.resource, ev.ns, ev.name);
+  bool was_owned = by_key_.count(key) > 0;
+  if (ev.type == store::EventType::Deleted) {
+    erase_locked(key);
+    if (by_owner_.count(uid)) gc_work_[uid] = {ev.resource, ev.ns, ev.name};
+  } else {
+    if (owned) put_locked(ev.resource, ev.object, ev.type == store::EventType::Added);
+    else erase_locked(key);
+    if (!md["deletionTimestamp"].is_null() && has_gc_finalizer(md)) gc_work_[uid] = {ev.resource, ev.ns, ev.name};
+  }
+  if (owned || was_owned || relevant_to_workloads(ev.resource)) dirty_ = true;
+}
+
+std::vector<Dependent> OwnerIndex::dependents_of(const std::string& owner_uid) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  std::vector<Dependent> out;
+  auto range = by_owner_.equal_range(owner_uid);
+  for (auto it = range.first; it != range.second; ++it) {
+    auto d = by_key_.find(it->second);
+    if (d != by_key_.end()) out.push_back(d->second);
+  }
+  return out;
+}
+
+bool OwnerIndex::has_dependents(const std::string& owner_uid) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  return by_owner_.count(owner_uid) > 0;
+}
+
+std::map<std::string, OwnerKey> OwnerIndex::take_gc_work() {
+  port::LockGuard<port::Mutex> lock(mu_);
+  std::map<std::string, OwnerKey> out;
+  out.swap(gc_work_);
+  return out;
+}
+
+bool OwnerIndex::take_dirty() {
+  port::LockGuard<port::Mutex> lock(mu_);
+  bool d = dirty_;
+  dirty_ = false;
+  return d;
+}
+
+}  // namespace controllers
+}  // namespace k32

@@ -1,0 +1,88 @@
+// What the control plane's controllers know about owned objects, kept up to date from the
+// object store's change events: for each object with ownerReferences, its owners and (for
+// pods) the few status facts replica counting needs. The controllers read this instead of
+// listing every pod on every pass, so their memory grows with a few dozen bytes per owned
+// object, not with whole pods.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/api/resources.h"
+#include "core/store/object_store.h"
+#include "port.h"
+
+namespace k32 {
+namespace controllers {
+
+struct OwnerRef {
+  std::string uid;
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  bool controller = false;
+};
+
+// An owned object. Pod fields are meaningful for pods only.
+struct Dependent {
+  std::string resource;  // store id: "pods", "apps/replicasets"
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::vector<OwnerRef> owners;
+  bool deleting = false;      // has a deletionTimestamp
+  std::string phase;          // pods: status.phase
+  bool ready = false;         // pods: the Ready condition is True
+  int64_t ready_since_s = 0;  // pods: when it turned Ready
+  bool bound = false;         // pods: has a node
+  int64_t created_s = 0;
+
+  // The owner that is the managing controller ("controller": true), or nullptr.
+  const OwnerRef* controller_ref() const;
+};
+
+// An object the garbage collector must look at: its dependents may have to go.
+struct OwnerKey {
+  std::string resource;
+  std::string ns;
+  std::string name;
+};
+
+class OwnerIndex {
+ public:
+  // Registers for the store's change events, then reads what the store holds already.
+  void attach(store::ObjectStore* st);
+  // The store listener: cheap, under the index's own lock.
+  void observe(const store::Event& ev);
+
+  // Copies of the dependents of one owner.
+  std::vector<Dependent> dependents_of(const std::string& owner_uid);
+  bool has_dependents(const std::string& owner_uid);
+
+  // Owners whose dependents the garbage collector must check (deleted owners, owners being
+  // deleted in the foreground or with orphaning, owners of newly made objects); taken once.
+  std::map<std::string, OwnerKey> take_gc_work();
+  // Whether a Deployment, ReplicaSet or an owned pod changed since the last call.
+  bool take_dirty();
+
+ private:
+  void put_locked(const std::string& resource, const json::Value& obj, bool added);
+  void erase_locked(const std::string& key);
+
+  port::Mutex mu_;
+  std::map<std::string, Dependent> by_key_;               // "resource/ns/name"
+  std::multimap<std::string, std::string> by_owner_;      // owner uid -> key
+  std::map<std::string, OwnerKey> gc_work_;
+  bool dirty_ = true;
+};
+
+// Where an owner reference points, for a dependent in namespace `ns`: resource "" when the
+// API serves no such kind; a cluster-scoped owner has no namespace.
+OwnerKey owner_key(const OwnerRef& o, const std::string& ns);
+// The served kind with this store id ("apps/replicasets"), or nullptr.
+const api::ResourceInfo* resource_by_store_id(const std::string& store_id);
+
+}  // namespace controllers
+}  // namespace k32
