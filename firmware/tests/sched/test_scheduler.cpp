@@ -89,6 +89,21 @@ int main() {
   CHECK(d.node.empty());
   CHECK(d.message.find("Too many pods") != std::string::npos);
 
+  // Replicas spread: a pod of a ReplicaSet goes to the node with the fewest of its siblings,
+  // before the one with the most free memory (w1 runs one sibling, cp none).
+  {
+    std::vector<json::Value> two{node("cp", "control-plane", true), node("w1", "worker", true, "8Mi")};
+    json::Value sibling = pod("", "64Ki", nullptr, "w1");
+    json::Value refs = parse("[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"uid\":\"rs-1\",\"controller\":true}]");
+    sibling.at_or_insert("metadata").set("ownerReferences", refs);
+    json::Value next = pod("");
+    next.at_or_insert("metadata").set("ownerReferences", refs);
+    std::vector<json::Value> on_w1{sibling};
+    CHECK_EQ(sched::schedule(next, two, on_w1).node, std::string("cp"));
+    // A pod of no controller still goes by free memory.
+    CHECK_EQ(sched::schedule(pod(""), two, on_w1).node, std::string("w1"));
+  }
+
   // Malformed request quantity: a clear message, no placement.
   d = sched::schedule(pod("", "lots"), nodes, none);
   CHECK(d.node.empty());

@@ -55,7 +55,15 @@ def kubectl_old() -> Path:
     return target
 
 
-KUBECTLS = {"1.37": kubectl_current, "1.20": kubectl_old}
+def kubectl_system() -> Path:
+    """The system's kubectl (1.32 on the CI image): a third client version between the two."""
+    candidate = Path("/usr/bin/kubectl")
+    if candidate.is_file():
+        return candidate
+    raise ToolError(f"{candidate} missing: install a kubectl 1.32 there")
+
+
+KUBECTLS = {"1.37": kubectl_current, "1.32": kubectl_system, "1.20": kubectl_old}
 
 
 def kubectl(version: str = "1.37") -> Path:

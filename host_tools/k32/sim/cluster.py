@@ -590,7 +590,7 @@ class SimCluster:
     def kubectl(self, *args: str, version: str = "1.37", input: str | None = None,
                 timeout: float = 60.0, check: bool = False, env: dict | None = None
                 ) -> subprocess.CompletedProcess:
-        """Run kubectl `version` ("1.37" or "1.20") against this cluster's context."""
+        """Run kubectl `version` ("1.37", "1.32" or "1.20") against this cluster's context."""
         from k32.build.tools import kubectl
         argv = [str(kubectl(version)), "--kubeconfig", str(self.kubeconfig),
                 "--context", self.context, *args]

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/api/selectors.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -62,6 +63,31 @@ void ReplicaSetController::pass(int64_t now_s, int64_t* wake_s) {
   for (const auto& rs : api_->store()->list("apps/replicasets", "", nullptr)) sync(rs, now_s, wake_s);
 }
 
+int64_t ReplicaSetController::adopt_orphans(const json::Value& rs, int64_t max) {
+  api::LabelSelector sel;
+  std::string err;
+  if (!api::label_selector_from_json(rs["spec"]["selector"], &sel, &err) || sel.reqs.empty()) return 0;
+  const api::ResourceInfo* pod_res = api::find_by_kind("v1", "Pod");
+  int64_t n = 0;
+  for (const auto& p : api_->store()->list("pods", rs["metadata"]["namespace"].str(), nullptr)) {
+    if (n >= max) break;
+    const json::Value& pmd = p["metadata"];
+    bool controlled = false;
+    for (const auto& o : pmd["ownerReferences"].items()) controlled = controlled || o["controller"].as_bool();
+    std::string phase = p["status"]["phase"].as_string();
+    if (controlled || !pmd["deletionTimestamp"].is_null() || phase == "Succeeded" || phase == "Failed" ||
+        !sel.matches(pmd["labels"]))
+      continue;
+    json::Value upd = p;
+    json::Value& refs = upd.at_or_insert("metadata").at_or_insert("ownerReferences");
+    if (!refs.is_array()) refs = json::Value::array();
+    refs.push(owner_reference(rs));
+    json::Value stored;
+    if (api_->local_update(*pod_res, p, std::move(upd), "", &stored).ok()) ++n;
+  }
+  return n;
+}
+
 bool ReplicaSetController::create_pod(const json::Value& rs, std::string* err) {
   const json::Value& tpl = rs["spec"]["template"];
   json::Value pod = json::Value::object();
@@ -92,6 +118,9 @@ void ReplicaSetController::sync(const json::Value& rs, int64_t now_s, int64_t* w
   std::string failure;
   // A ReplicaSet being deleted makes no more pods; the garbage collector takes its own.
   if (md["deletionTimestamp"].is_null()) {
+    // A ReplicaSet seen for the first time adopts the orphans its selector matches (those
+    // left by an orphaning delete of its predecessor) before it makes new pods.
+    if (c.active < want && rs["status"]["observedGeneration"].is_null()) c.active += adopt_orphans(rs, want - c.active);
     if (c.active < want) {
       int64_t n = std::min<int64_t>(want - c.active, K32_CONTROLLER_POD_BURST);
       for (int64_t i = 0; i < n; ++i)

@@ -20,6 +20,8 @@ class ReplicaSetController {
 
  private:
   bool create_pod(const json::Value& rs, std::string* err);
+  // Makes up to `max` matching pods without a controller its own; returns how many.
+  int64_t adopt_orphans(const json::Value& rs, int64_t max);
   api::ApiServer* api_;
   OwnerIndex* index_;
 };

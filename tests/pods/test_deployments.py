@@ -1,0 +1,243 @@
+"""Deployments and ReplicaSets on a simulated cluster of a control plane and two workers,
+driven by real kubectl 1.20, 1.32 and 1.37: create, scale across nodes, a rolling update
+whose pod counts a watch records (never more than replicas + maxSurge pods, never fewer
+than replicas - maxUnavailable ready), rollout undo to the earlier ReplicaSet, and deletion
+collecting the ReplicaSets and pods through their owner references."""
+import json
+import threading
+import time
+
+import pytest
+from kubernetes import client, watch
+
+from pods_helpers import nodes, wait_until
+
+IMAGE = "kube32.io/embedded/echo"
+IMAGE2 = "wasm://embedded/echo"  # the same module under its other name: a new template
+VERSIONS = ["1.20", "1.32", "1.37"]
+
+
+def kc(cluster, version, *args, timeout=90.0):
+    p = cluster.kubectl(*args, version=version, timeout=timeout)
+    assert p.returncode == 0, f"kubectl {version} {' '.join(args)}: {p.stderr}"
+    return p.stdout
+
+
+def get_json(cluster, *args):
+    p = cluster.kubectl("get", *args, "-o", "json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def pods_of(cluster, ns, app):
+    return get_json(cluster, "pods", "-n", ns, "-l", f"app={app}")["items"]
+
+
+def ready(pod):
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions") or [])
+
+
+def running_pods(cluster, ns, app, n):
+    def check():
+        live = [p for p in pods_of(cluster, ns, app) if not p["metadata"].get("deletionTimestamp")]
+        return live if len(live) == n and all(p["status"].get("phase") == "Running" and ready(p) for p in live) else None
+    return wait_until(check, timeout=30.0, interval=0.3)
+
+
+class PodCountWatch:
+    """Watches the pods of one app with the official client and records, after every event,
+    how many are not terminating and how many of those are Ready."""
+
+    def __init__(self, api_client, ns, app):
+        self.core = client.CoreV1Api(api_client)
+        self.ns, self.app = ns, app
+        self.state = {}
+        self.samples = []  # (live, ready live)
+        self.names = set()
+        self.w = watch.Watch()
+        self.stopping = False
+        self.error = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            self._follow()
+        except Exception as e:  # the stream breaks when stop() closes it; otherwise a failure
+            if not self.stopping:
+                self.error = e
+
+    def _follow(self):
+        for ev in self.w.stream(self.core.list_namespaced_pod, self.ns, label_selector=f"app={self.app}",
+                                timeout_seconds=120):
+            pod = ev["object"]
+            name = pod.metadata.name
+            self.names.add(name)
+            if ev["type"] == "DELETED":
+                self.state.pop(name, None)
+            else:
+                is_ready = any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])
+                self.state[name] = (pod.metadata.deletion_timestamp is None, is_ready)
+            live = [s for s in self.state.values() if s[0]]
+            self.samples.append((len(live), sum(1 for s in live if s[1])))
+
+    def stop(self):
+        self.stopping = True
+        self.w.stop()
+        self.thread.join(timeout=130)
+        assert self.error is None, f"the pod watch failed: {self.error!r}"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, version):
+    ns = "deploy-" + version.replace(".", "")
+    app = "web"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, version, "create", "namespace", ns)
+
+    kc(sim_cluster, version, "create", "deployment", app, "--image", IMAGE, "-n", ns)
+    [pod] = running_pods(sim_cluster, ns, app, 1)
+    [rs] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    dep = get_json(sim_cluster, "deployment", app, "-n", ns)
+    h = rs["metadata"]["labels"]["pod-template-hash"]
+    assert rs["metadata"]["name"] == f"{app}-{h}" and pod["metadata"]["labels"]["pod-template-hash"] == h
+    [rs_owner] = rs["metadata"]["ownerReferences"]
+    assert (rs_owner["kind"], rs_owner["uid"], rs_owner["controller"]) == ("Deployment", dep["metadata"]["uid"], True)
+    [pod_owner] = pod["metadata"]["ownerReferences"]
+    assert (pod_owner["kind"], pod_owner["uid"]) == ("ReplicaSet", rs["metadata"]["uid"])
+    assert rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+
+    # scale --replicas=5: five pods Running, spread over every node of the cluster.
+    kc(sim_cluster, version, "scale", "deployment", app, "--replicas=5", "-n", ns)
+    pods = running_pods(sim_cluster, ns, app, 5)
+    assert pods, pods_of(sim_cluster, ns, app)
+    assert {p["spec"]["nodeName"] for p in pods} == set(nodes(sim_cluster)), [p["spec"]["nodeName"] for p in pods]
+    out = kc(sim_cluster, version, "get", "deployment", app, "-n", ns)
+    head, row = out.splitlines()[:2]
+    assert head.split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
+    assert wait_until(lambda: kc(sim_cluster, version, "get", "deployment", app, "-n", ns).splitlines()[1].split()[1:4]
+                      == ["5/5", "5", "5"]), out
+    out = kc(sim_cluster, version, "get", "replicasets", "-n", ns)
+    assert out.splitlines()[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
+    assert out.splitlines()[1].split()[:4] == [rs["metadata"]["name"], "5", "5", "5"], out
+
+    # Rolling update one pod at a time: maxSurge 1, maxUnavailable 0.
+    kc(sim_cluster, version, "patch", "deployment", app, "-n", ns, "-p",
+       '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}')
+    watcher = PodCountWatch(k8s_client, ns, app)
+    try:
+        assert wait_until(lambda: watcher.samples and watcher.samples[-1] == (5, 5)), watcher.samples
+        start = len(watcher.samples)
+        kc(sim_cluster, version, "set", "image", f"deployment/{app}", f"echo={IMAGE2}", "-n", ns)
+        status = kc(sim_cluster, version, "rollout", "status", f"deployment/{app}", "-n", ns, "--timeout=90s")
+        assert "successfully rolled out" in status
+        assert wait_until(lambda: watcher.samples[-1] == (5, 5) and len(watcher.state) == 5), watcher.samples[-5:]
+    finally:
+        watcher.stop()
+    during = watcher.samples[start:]
+    assert max(live for live, _ in during) <= 6, during  # replicas + maxSurge
+    assert min(rdy for _, rdy in during) >= 5, during    # replicas - maxUnavailable
+    assert len(watcher.names) >= 10, watcher.names       # five pods replaced by five new ones
+    new = running_pods(sim_cluster, ns, app, 5)
+    assert all(p["spec"]["containers"][0]["image"] == IMAGE2 for p in new)
+    assert all(p["metadata"]["labels"]["pod-template-hash"] != h for p in new)
+    history = kc(sim_cluster, version, "rollout", "history", f"deployment/{app}", "-n", ns)
+    assert [ln.split()[0] for ln in history.splitlines() if ln[:1].isdigit()] == ["1", "2"], history
+
+    # rollout undo: back to the first ReplicaSet, which becomes revision 3.
+    kc(sim_cluster, version, "rollout", "undo", f"deployment/{app}", "-n", ns)
+    kc(sim_cluster, version, "rollout", "status", f"deployment/{app}", "-n", ns, "--timeout=90s")
+    back = running_pods(sim_cluster, ns, app, 5)
+    assert back and all(p["metadata"]["labels"]["pod-template-hash"] == h for p in back)
+    first = get_json(sim_cluster, "replicaset", rs["metadata"]["name"], "-n", ns)
+    assert first["spec"]["replicas"] == 5
+    assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert get_json(sim_cluster, "deployment", app, "-n", ns)["spec"]["template"]["spec"]["containers"][0]["image"] == IMAGE
+
+    # delete deployment: its ReplicaSets and pods are collected.
+    kc(sim_cluster, version, "delete", "deployment", app, "-n", ns, "--wait=false")
+    assert wait_until(lambda: not get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+                      and not pods_of(sim_cluster, ns, app), timeout=30.0), \
+        (get_json(sim_cluster, "replicasets", "-n", ns)["items"], pods_of(sim_cluster, ns, app))
+
+
+def test_deletion_propagation_orphan_and_foreground(sim_cluster):
+    """--cascade=orphan leaves the pods, without their owner reference (and a Deployment's
+    next ReplicaSet adopts them); --cascade=foreground keeps the owner, with the
+    foregroundDeletion finalizer, until its dependents are gone."""
+    ns = "deploy-gc"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "solo"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "solo"}},
+                 "template": {"metadata": {"labels": {"app": "solo"}},
+                              "spec": {"containers": [{"name": "echo", "image": IMAGE}]}}}}))
+    assert p.returncode == 0, p.stderr
+    solo = running_pods(sim_cluster, ns, "solo", 2)
+    assert solo
+    kc(sim_cluster, "1.37", "delete", "replicaset", "solo", "-n", ns, "--cascade=orphan", "--wait=false")
+    assert wait_until(lambda: sim_cluster.kubectl("get", "replicaset", "solo", "-n", ns).returncode != 0)
+    left = pods_of(sim_cluster, ns, "solo")
+    assert sorted(p["metadata"]["name"] for p in left) == sorted(p["metadata"]["name"] for p in solo)
+    assert all(not p["metadata"].get("ownerReferences") for p in left), left
+    kc(sim_cluster, "1.37", "delete", "pod", "-n", ns, "--wait=false", *[p["metadata"]["name"] for p in left])
+
+    kc(sim_cluster, "1.37", "create", "deployment", "keep", "--image", IMAGE, "--replicas=2", "-n", ns)
+    before = running_pods(sim_cluster, ns, "keep", 2)
+    assert before
+    [rs] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    kc(sim_cluster, "1.37", "delete", "replicaset", rs["metadata"]["name"], "-n", ns, "--cascade=orphan", "--wait=false")
+
+    def adopted():
+        try:
+            again = get_json(sim_cluster, "replicaset", rs["metadata"]["name"], "-n", ns)
+        except AssertionError:
+            return None
+        ps = pods_of(sim_cluster, ns, "keep")
+        uid = again["metadata"]["uid"]
+        return ps if uid != rs["metadata"]["uid"] and all(
+            [o["uid"] for o in p["metadata"].get("ownerReferences", [])] == [uid] for p in ps) else None
+    after = wait_until(adopted, timeout=20.0)
+    assert after, pods_of(sim_cluster, ns, "keep")
+    assert sorted(p["metadata"]["name"] for p in after) == sorted(p["metadata"]["name"] for p in before)
+
+    kc(sim_cluster, "1.37", "delete", "deployment", "keep", "-n", ns, "--cascade=foreground", "--wait=false")
+    dep = sim_cluster.kubectl("get", "deployment", "keep", "-n", ns, "-o", "json")
+    if dep.returncode == 0:  # caught before the collector finished
+        md = json.loads(dep.stdout)["metadata"]
+        assert md.get("deletionTimestamp") and "foregroundDeletion" in md["finalizers"], md
+    assert wait_until(lambda: sim_cluster.kubectl("get", "deployment", "keep", "-n", ns).returncode != 0, timeout=30.0)
+    assert not get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    assert wait_until(lambda: not pods_of(sim_cluster, ns, "keep"), timeout=30.0)
+
+
+def test_scale_subresource_and_validation(sim_cluster):
+    ns = "deploy-api"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    bad = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"},
+        "spec": {"selector": {"matchLabels": {"app": "a"}},
+                 "template": {"metadata": {"labels": {"app": "b"}},
+                              "spec": {"containers": [{"name": "c", "image": IMAGE}]}}}}))
+    assert bad.returncode != 0 and "`selector` does not match template `labels`" in bad.stderr, bad.stderr
+    kc(sim_cluster, "1.37", "create", "deployment", "sc", "--image", IMAGE, "-n", ns)
+    dep = get_json(sim_cluster, "deployment", "sc", "-n", ns)
+    spec = dep["spec"]
+    assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
+    assert (spec["revisionHistoryLimit"], spec["progressDeadlineSeconds"]) == (10, 600)
+    assert spec["template"]["spec"]["restartPolicy"] == "Always"
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/sc/scale"
+    status, _, body = sim_cluster.request("GET", path)
+    scale = json.loads(body)
+    assert status == 200 and (scale["apiVersion"], scale["kind"]) == ("autoscaling/v1", "Scale"), body
+    assert scale["spec"]["replicas"] == 1 and scale["status"]["selector"] == "app=sc"
+    status, _, body = sim_cluster.request("PATCH", path, '{"spec":{"replicas":-1}}',
+                                          headers={"Content-Type": "application/merge-patch+json"})
+    assert status == 422 and b"spec.replicas" in body, body
+    status, _, body = sim_cluster.request("PATCH", path, '{"spec":{"replicas":3}}',
+                                          headers={"Content-Type": "application/merge-patch+json"})
+    assert status == 200 and json.loads(body)["spec"]["replicas"] == 3, body
+    assert running_pods(sim_cluster, ns, "sc", 3)
+    kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
