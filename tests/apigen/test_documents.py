@@ -51,7 +51,12 @@ def test_served_kinds_have_gvk_and_nothing_else_is_served(docs):
         gvks = defs[k.definition]["x-kubernetes-group-version-kind"]
         assert {"group": k.group, "version": k.version, "kind": k.kind} in gvks
         assert k.definition + "List" in defs
-    assert not [n for n in defs if n.startswith("io.k8s.api.apps.")]
+    # Only the served kinds' closure: no StatefulSet or DaemonSet rides along with apps/v1.
+    assert not [n for n in defs if n.startswith(("io.k8s.api.apps.v1.StatefulSet", "io.k8s.api.apps.v1.DaemonSet",
+                                                 "io.k8s.api.batch."))]
+    # The /scale subresource's body.
+    assert "io.k8s.api.autoscaling.v1.Scale" in defs
+    assert "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale" in v2["paths"]
     # OpenAPI types, not JSON-schema unions.
     assert defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]["name"]["type"] == "string"
     assert defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"] == {"type": "string", "format": "int-or-string"}
