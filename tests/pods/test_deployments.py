@@ -16,6 +16,9 @@ IMAGE = "kube32.io/embedded/echo"
 IMAGE2 = "wasm://embedded/echo"  # the same module under its other name: a new template
 VERSIONS = ["1.20", "1.32", "1.37"]
 
+# Each test drives pods through their whole life on the shared cluster: seconds, not milliseconds.
+pytestmark = pytest.mark.slow
+
 
 def kc(cluster, version, *args, timeout=90.0):
     p = cluster.kubectl(*args, version=version, timeout=timeout)

@@ -24,6 +24,24 @@ def test_kube32_catalog_applies_to_the_simulator_without_drift(sim_cluster, tmp_
 
 
 @pytest.mark.slow
+def test_check_reports_drift_on_a_scaled_deployment(sim_cluster, tmp_path):
+    """The counter service asks for two replicas: a Deployment. Scaling it by hand is drift
+    `--check` names (spec.replicas); applying again restores it."""
+    base = _bundle_and_args(sim_cluster, tmp_path)
+    assert k32(*base).exit_code == 0
+    p = sim_cluster.kubectl("scale", "deployment", "counter", "-n", "counter", "--replicas=3")
+    assert p.returncode == 0, p.stderr
+    check = k32(*base, "--check")
+    assert check.exit_code != 0, check.output
+    assert "Deployment" in check.output and "spec.replicas" in check.output, check.output
+    assert k32(*base).exit_code == 0
+    check = k32(*base, "--check")
+    assert check.exit_code == 0 and "ok: no drift" in check.output, check.output
+    dep = sim_cluster.kubectl("get", "deployment", "counter", "-n", "counter", "-o", "jsonpath={.spec.replicas}")
+    assert dep.stdout == "2", dep.stdout
+
+
+@pytest.mark.slow
 def test_reapply_is_idempotent_on_the_simulator(sim_cluster, tmp_path):
     """Server-side apply of the same bytes twice changes nothing (list-map keys defaulted)."""
     base = _bundle_and_args(sim_cluster, tmp_path)

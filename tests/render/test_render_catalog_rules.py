@@ -187,7 +187,12 @@ def test_kube32_egress_and_dependency_policies():
     pod = next(o for o in echo if o["kind"] == "Pod")
     assert pod["spec"]["containers"][0]["image"] == "wasm://embedded/echo"
     counter = kube32.render_service(defs["counter"])
-    assert [o["metadata"]["name"] for o in counter if o["kind"] == "Pod"] == ["counter-0", "counter-1"]
+    # Two replicas: one Deployment the control plane keeps at two pods, no bare Pods.
+    assert not [o for o in counter if o["kind"] == "Pod"]
+    [dep] = [o for o in counter if o["kind"] == "Deployment"]
+    assert dep["apiVersion"] == "apps/v1" and dep["spec"]["replicas"] == 2
+    assert dep["spec"]["selector"]["matchLabels"] == dep["spec"]["template"]["metadata"]["labels"]
+    assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == "wasm://sd/counter"
 
 
 def test_kube32_names_the_field_it_cannot_honour(tmp_path):

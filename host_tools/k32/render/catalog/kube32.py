@@ -1,5 +1,5 @@
 """Target kube32: the same ServiceDefinitions -> what a Kube32 cluster serves:
-Namespace, Pod(s) with wasm:// images, Service, Ingress (class kube32), egress
+Namespace, a Pod (or a Deployment for several replicas) with a wasm:// image, Service, Ingress (class kube32), egress
 NetworkPolicies. A field the user wrote that Kube32 cannot honour is an error naming the
 field -- never silently dropped. Defaults of those fields are inert on Kube32 (docs/renderers.md)."""
 from __future__ import annotations
@@ -59,9 +59,7 @@ def _meta(d, name, labels=True):
     return m
 
 
-def _pods(d):
-    n = d.sd["availability"]["replicas"]
-    names = [d.name] if n == 1 else [f"{d.name}-{i}" for i in range(n)]
+def _container(d):
     container = {"name": d.name, "image": d.sd["source"]["image"]}
     ports = []
     for p in _ports(d):
@@ -69,9 +67,20 @@ def _pods(d):
             ports.append({"name": p["name"], "containerPort": p["targetPort"]})
     if ports:
         container["ports"] = ports
-    return [{"apiVersion": "v1", "kind": "Pod", "metadata": _meta(d, name),
-             "spec": {"restartPolicy": "Always", "containers": [dict(container)]}}
-            for name in names]
+    return container
+
+
+def _workload(d):
+    """One replica: a Pod (the kubelet restarts it). More: a Deployment, so the control plane
+    keeps that many running, spreads them over the nodes and rolls image changes out."""
+    n = d.sd["availability"]["replicas"]
+    spec = {"restartPolicy": "Always", "containers": [_container(d)]}
+    if n == 1:
+        return [{"apiVersion": "v1", "kind": "Pod", "metadata": _meta(d, d.name), "spec": spec}]
+    labels = {NAME_LABEL: d.name}
+    return [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(d, d.name),
+             "spec": {"replicas": n, "selector": {"matchLabels": dict(labels)},
+                      "template": {"metadata": {"labels": dict(labels)}, "spec": spec}}}]
 
 
 def _ports(d):
@@ -132,7 +141,7 @@ def render_service(d: ServiceDef) -> list[dict]:
                                                               "labels": {NAME_LABEL: d.name}}}
     # Policies before pods: a Kube32 worker denies calls until it has loaded them anyway,
     # but applying them first means no pod ever runs unrestricted.
-    return [ns] + _policies(d) + _service(d) + _pods(d) + _ingresses(d)
+    return [ns] + _policies(d) + _service(d) + _workload(d) + _ingresses(d)
 
 
 def render_catalog(defs, source: dict) -> ManifestSet:
