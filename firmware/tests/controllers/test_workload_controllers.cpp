@@ -118,5 +118,30 @@ int main() {
   }
   CHECK_EQ(list(&st, "apps/replicasets").size(), 0u);
   CHECK_EQ(list(&st, "pods").size(), 0u);
+
+  // minReadySeconds: pods Ready for 5 s of the 60 required are not available yet; Recreate
+  // starts no new pod while an old one still runs.
+  json::Value slow = parse(
+      "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"slow\"},\"spec\":{\"replicas\":2,"
+      "\"minReadySeconds\":60,\"strategy\":{\"type\":\"Recreate\"},\"selector\":{\"matchLabels\":{\"app\":\"slow\"}},"
+      "\"template\":{\"metadata\":{\"labels\":{\"app\":\"slow\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"a\"}]}}}}");
+  CHECK(api.local_create(*dep_res, "default", slow, &stored).ok());
+  for (int i = 0; i < 4; ++i) cm.pass();
+  run_pods(&st, port::wall_time_s() - 5);
+  for (int i = 0; i < 4; ++i) cm.pass();
+  CHECK(st.get("apps/deployments", "default", "slow", &d));
+  CHECK_EQ(d["status"]["readyReplicas"].as_int(), 2);
+  CHECK_EQ(d["status"]["availableReplicas"].as_int(), 0);
+  upd = d;
+  upd.at_or_insert("spec").at_or_insert("template").at_or_insert("spec").at_or_insert("containers").items()[0].set("image", "b");
+  CHECK(api.local_update(*dep_res, d, upd, "", &stored).ok());
+  for (int i = 0; i < 4; ++i) cm.pass();
+  int old_pods = 0, new_pods = 0;
+  for (const auto& p : list(&st, "pods")) {
+    bool is_new = p["spec"]["containers"].items()[0]["image"].as_string() == "b";
+    (is_new ? new_pods : old_pods) += p["metadata"]["deletionTimestamp"].is_null() ? 1 : 0;
+  }
+  CHECK_EQ(old_pods, 0);
+  CHECK_EQ(new_pods, 2);
   TEST_MAIN_END();
 }
