@@ -5,11 +5,9 @@ than replicas - maxUnavailable ready), rollout undo to the earlier ReplicaSet, a
 collecting the ReplicaSets and pods through their owner references."""
 import json
 import threading
-import time
 
 import pytest
 from kubernetes import client, watch
-
 from pods_helpers import nodes, wait_until
 
 IMAGE = "kube32.io/embedded/echo"
