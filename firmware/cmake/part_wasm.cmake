@@ -8,6 +8,13 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND TARGET k32wasm)
   # local-zeroing loop of a call inline instead of a memset call
   target_compile_options(k32wasm PRIVATE -fno-gcse -fno-tree-loop-distribute-patterns)
 endif()
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND K32_PLATFORM STREQUAL "host" AND NOT K32_FUZZ AND TARGET k32wasm)
+  # Every handler of the dispatch loop starts on a 16-byte boundary: an indirect jump's target
+  # then begins a fresh fetch block on x86, and one handler's speed no longer depends on where
+  # the code before it happens to end (builds differing only in layout moved single programs of
+  # the benchmark set by 5 %; aligned, the set ran 1 % faster). Board builds optimise for size.
+  set_source_files_properties(src/wasm/exec.cpp PROPERTIES COMPILE_OPTIONS -falign-labels=16)
+endif()
 
 option(K32_WASM_PROFILE "count executed interpreter instructions and pairs (development aid)" OFF)
 if(K32_WASM_PROFILE AND TARGET k32wasm)

@@ -59,6 +59,13 @@
 #define K32_REG_STORE(b, h)                                                                  \
   K32_R(b, h) K32_R(op::kAbs + b - opc::kI32Load, h##_a) K32_R(op::kWrap + b - opc::kI32Load, h##_w)              \
   K32_R(op::store_acc(op::kBaseV, b), h##_bv) K32_R(op::store_acc(op::kWrapV, b), h##_wv)        \
+  K32_R(op::store_acc(op::kWrapAddr, b), h##_waddr) K32_R(op::store_acc(op::kAbsV, b), h##_av)    \
+  K32_R(op::store_imm(op::kImmBase, b), h##_ib) K32_R(op::store_imm(op::kImmWrap, b), h##_iw)      \
+  K32_R(op::store_imm(op::kImmAbs, b), h##_ia)
+// 8-byte stores have no constant-value forms (a constant is written from a slot)
+#define K32_REG_STORE64(b, h)                                                                \
+  K32_R(b, h) K32_R(op::kAbs + b - opc::kI32Load, h##_a) K32_R(op::kWrap + b - opc::kI32Load, h##_w) \
+  K32_R(op::store_acc(op::kBaseV, b), h##_bv) K32_R(op::store_acc(op::kWrapV, b), h##_wv)        \
   K32_R(op::store_acc(op::kWrapAddr, b), h##_waddr) K32_R(op::store_acc(op::kAbsV, b), h##_av)
 #define K32_REG_Load0(b, h) K32_REG_LOAD(b, h)
 #define K32_REG_Load1(b, h) K32_REG_LOAD(b, h)
@@ -67,7 +74,7 @@
 #define K32_REG_Store0(b, h) K32_REG_STORE(b, h)
 #define K32_REG_Store1(b, h) K32_REG_STORE(b, h)
 #define K32_REG_Store2(b, h) K32_REG_STORE(b, h)
-#define K32_REG_Store3(b, h) K32_REG_STORE(b, h)
+#define K32_REG_Store3(b, h) K32_REG_STORE64(b, h)
 #define K32_WASM_HANDLERS                                                                    \
   K32_R(op::kCount, bad)                                                                     \
   K32_WASM_OPCODES(K32_REG_ROW)                                                              \
@@ -490,7 +497,7 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   }
 #define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
 #define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
-#define STORE(name, T)                                               \
+#define STORE64(name, T)                                             \
   STOREH(name, EA_BASE2(S(0)), S(1), T, 3)                           \
   STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2)                      \
   STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3)                       \
@@ -498,6 +505,12 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3)                       \
   STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3)                    \
   STOREH(name##_av, uint64_t(pc[1]), acc, T, 2)
+// … and with the value a constant carried by the instruction (stores up to 4 bytes)
+#define STORE(name, T)                                               \
+  STORE64(name, T)                                                   \
+  STOREH(name##_ib, EA_BASE2(S(0)), pc[1], T, 3)                     \
+  STOREH(name##_iw, EA_WRAP2(S(0)), pc[1], T, 3)                     \
+  STOREH(name##_ia, uint64_t(pc[1]), pc[0], T, 2)
 #define JUMP(at)                                  \
   do {                                            \
     const uint32_t* t_ = (at) + int32_t(*(at));   \
@@ -760,7 +773,7 @@ do_call : {
   LOAD(I64Load32S, int32_t, uint64_t(int64_t(v)))
   LOAD(I64Load32U, uint32_t, v)
   STORE(I32Store, uint32_t)
-  STORE(I64Store, uint64_t)
+  STORE64(I64Store, uint64_t)
   STORE(I32Store8, uint8_t)
   STORE(I32Store16, uint16_t)
 L_MemorySize:
@@ -1073,7 +1086,7 @@ namespace {
 #define K32_R(n, name) #name,
 const char* const kHandlerNames[] = {K32_WASM_HANDLERS};
 #undef K32_R
-// The handler's label (its first entry in K32_WASM_HANDLERS).
+// The handler's label (its first entry in K32_WASM_HANDLERS) and opcode.
 const char* op_of(int32_t off) {
   const HandlerWords t = handler_words();
   for (uint32_t i = 0; i < kHandlerCount; i++)

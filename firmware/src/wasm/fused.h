@@ -34,7 +34,7 @@ enum : uint32_t {
   // + (fuse1_index(op1) * 4 + fuse2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [a, x, k, dst]
   kFuse,
-  kAddJmpCmp = kFuse + 64,               // + compare index: add, then [b, target]
+  kAddJmpCmp = kFuse + 7 * 8,            // + compare index: add, then [b, target]
   kAddJmpCmpI = kAddJmpCmp + kCompares,  // + compare index: add, then [imm, target]
   // + compare index: i32.load [addr, offset, dst], then [b, target]
   kLoadJmpCmp = kAddJmpCmpI + kCompares,
@@ -81,11 +81,11 @@ enum ScaleWords : uint32_t { kScaleX, kScaleK, kScaleAdd, kScaleDst, kScaleEnd }
 // kJmpTest: the and-immediate's words, then the target
 enum TestWords : uint32_t { kAndA, kAndK, kAndDst, kAndTarget, kAndEnd };
 
-// i32 operators of kFuse: op1 rotl rotr shl shr_u shr_s and xor add; op2 (commutative)
-// xor add and or
+// i32 operators of kFuse: op1 rotl shl shr_u shr_s and xor add (no rotr: compilers write a
+// rotate by a constant as rotl); op2 (commutative) xor add and or
 constexpr int fuse1_index(uint32_t o) {
-  return o == opc::kI32Rotl ? 0 : o == opc::kI32Rotr ? 1 : o == opc::kI32Shl ? 2 : o == opc::kI32ShrU ? 3
-         : o == opc::kI32ShrS ? 4 : o == opc::kI32And ? 5 : o == opc::kI32Xor ? 6 : o == opc::kI32Add ? 7 : -1;
+  return o == opc::kI32Rotl ? 0 : o == opc::kI32Shl ? 1 : o == opc::kI32ShrU ? 2 : o == opc::kI32ShrS ? 3
+         : o == opc::kI32And ? 4 : o == opc::kI32Xor ? 5 : o == opc::kI32Add ? 6 : -1;
 }
 constexpr int fuse2_index(uint32_t o) {
   return o == opc::kI32Xor ? 0 : o == opc::kI32Add ? 1 : o == opc::kI32And ? 2 : o == opc::kI32Or ? 3 : -1;
@@ -112,7 +112,7 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kCopyNJmpCmp + i, cjc##i) K32_R(op::kAddCopyNJmpCmp + i, acjc##i)
 #define K32_FUSED_HANDLERS                                                                       \
   K32_REG_FUSE(0) K32_REG_FUSE(1) K32_REG_FUSE(2) K32_REG_FUSE(3)                                  \
-  K32_REG_FUSE(4) K32_REG_FUSE(5) K32_REG_FUSE(6) K32_REG_FUSE(7)                                  \
+  K32_REG_FUSE(4) K32_REG_FUSE(5) K32_REG_FUSE(6)                                                  \
   K32_FOR_EACH_COMPARE_INDEX(K32_REG_FUSED_CMP)                                                    \
   K32_R(op::kJmpTest + 0, jtest_zs) K32_R(op::kJmpTest + 1, jtest_nzs)                             \
   K32_R(op::kJmpTest + 2, jtest_za) K32_R(op::kJmpTest + 3, jtest_nza)                             \
@@ -134,12 +134,11 @@ namespace op {
 template <int I>
 inline uint32_t fuse_op1(uint32_t x, uint32_t k) {
   if constexpr (I == 0) return k & 31 ? (x << (k & 31)) | (x >> (32 - (k & 31))) : x;  // rotl
-  if constexpr (I == 1) return k & 31 ? (x >> (k & 31)) | (x << (32 - (k & 31))) : x;  // rotr
-  if constexpr (I == 2) return x << (k & 31);
-  if constexpr (I == 3) return x >> (k & 31);
-  if constexpr (I == 4) return uint32_t(int32_t(x) >> (k & 31));
-  if constexpr (I == 5) return x & k;
-  if constexpr (I == 6) return x ^ k;
+  if constexpr (I == 1) return x << (k & 31);
+  if constexpr (I == 2) return x >> (k & 31);
+  if constexpr (I == 3) return uint32_t(int32_t(x) >> (k & 31));
+  if constexpr (I == 4) return x & k;
+  if constexpr (I == 5) return x ^ k;
   return x + k;
 }
 template <int I>

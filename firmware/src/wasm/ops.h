@@ -88,7 +88,10 @@ enum : uint32_t {
   kAcc = kImmEnd,  // + variant * kAccStride + opc::acc_index(binary opcode); variants below
   kLoadAcc = kAcc + 8 * kAccStride,         // + variant * kLoadStride + (load opcode - 0x28)
   kStoreAcc = kLoadAcc + 6 * kLoadStride,   // + variant * kStoreStride + (store opcode - 0x36)
-  kJmpCmpA = kStoreAcc + 5 * kStoreStride,  // + compare index: [acc, b, target]
+  // + form * kStoreStride + (store opcode - 0x36): a store of up to 4 bytes whose value is
+  // a constant the instruction carries: [addr, imm, offset], [x, imm, k], [imm, ea]
+  kStoreImm = kStoreAcc + 5 * kStoreStride,
+  kJmpCmpA = kStoreImm + 3 * kStoreStride,  // + compare index: [acc, b, target]
   kJmpCmpAI = kJmpCmpA + kCompares,         // + compare index: [acc, imm, target]
   kJmpCmpSA = kJmpCmpAI + kCompares,        // + compare index: [a, acc, target]
   kFusedBase = kJmpCmpSA + kCompares,       // the fused instructions (fused.h) from here
@@ -104,6 +107,8 @@ enum BinVariant : uint32_t { kSSA, kSIA, kASS, kASA, kAIS, kAIA, kSAS, kSAA };
 enum LoadVariant : uint32_t { kBaseAS, kBaseSA, kBaseAA, kWrapAS, kWrapSA, kWrapAA };
 // Store variants: the value (V) or the address (Addr) from the accumulator; abs [value, ea].
 enum StoreVariant : uint32_t { kBaseV, kWrapV = 2, kWrapAddr, kAbsV };
+// Store forms with a constant value, by address form.
+enum StoreImmForm : uint32_t { kImmBase, kImmWrap, kImmAbs };
 
 // The binary opcodes with accumulator variants (opcodes.h: forms SIA): i32 compares and
 // arithmetic, f32/f64 add/sub/mul/div. (i64 operators have immediate forms but no
@@ -118,6 +123,9 @@ constexpr uint32_t load_acc(uint32_t variant, uint32_t load) {
 }
 constexpr uint32_t store_acc(uint32_t variant, uint32_t store) {
   return kStoreAcc + variant * kStoreStride + (store - opc::kI32Store);
+}
+constexpr uint32_t store_imm(uint32_t form, uint32_t store) {
+  return kStoreImm + form * kStoreStride + (store - opc::kI32Store);
 }
 static_assert(opc::kI32GeU - opc::kI32Eq + 1 == kCompares, "the compare-and-jump forms follow the i32 compares");
 }  // namespace op

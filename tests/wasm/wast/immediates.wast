@@ -89,3 +89,48 @@
 (assert_return (invoke "select x+k" (i32.const -2) (i32.const 0)) (i32.const 0))
 (assert_return (invoke "select chain" (i32.const 1)) (i32.const 11))
 (assert_return (invoke "select chain" (i32.const 0)) (i32.const 21))
+
+;; Stores of up to 4 bytes whose value is a constant carry it in the instruction, for every
+;; address form: a slot plus the offset, `x + k` (wrapping at 2^32) and a constant address.
+;; Narrow stores keep the constant's low bits; 8-byte stores take a constant from a slot.
+(module
+  (memory 1)
+  (func (export "base") (param i32) (result i64)
+    (i32.store offset=8 (local.get 0) (i32.const -2))
+    (i32.store8 offset=12 (local.get 0) (i32.const 0x1FF))
+    (i32.store16 offset=13 (local.get 0) (i32.const 0x12345))
+    (i64.load offset=8 (local.get 0)))
+  (func (export "wrap") (param i32) (result i64)
+    (i32.store (i32.add (local.get 0) (i32.const 16)) (i32.const 0x01020304))
+    (i64.store8 (i32.add (local.get 0) (i32.const 20)) (i64.const -1))
+    (i64.store16 (i32.add (local.get 0) (i32.const 21)) (i64.const 0x7FFF0000ABCD))
+    (i64.store32 (i32.add (local.get 0) (i32.const 23)) (i64.const -4294967296))
+    (i64.load (i32.add (local.get 0) (i32.const 16))))
+  (func (export "abs") (result i64)
+    (f32.store (i32.const 32) (f32.const -1.5))
+    (i64.store (i32.const 36) (i64.const 0x1122334455667788))
+    (i64.load (i32.const 32)))
+  (func (export "f64 const") (result f64)
+    (f64.store (i32.const 48) (f64.const 0.1))
+    (f64.load (i32.const 48)))
+  (func (export "oob") (param i32)
+    (i32.store16 offset=65534 (local.get 0) (i32.const 7)))
+  (func (export "wrap oob") (param i32)  ;; x + k wraps to 0xFFFFFFFF: out of bounds
+    (i32.store8 (i32.add (local.get 0) (i32.const -1)) (i32.const 1)))
+  (func (export "loop fill") (param i32) (result i32)  ;; flags[i] = 1 in a loop
+    (local i32)
+    (loop $l
+      (i32.store8 offset=100 (local.get 1) (i32.const 1))
+      (br_if $l (i32.lt_u (local.tee 1 (i32.add (local.get 1) (i32.const 1))) (local.get 0))))
+    (i32.load offset=100 (i32.const 0)))
+)
+(assert_return (invoke "base" (i32.const 0)) (i64.const 0x2345FFFFFFFFFE))
+(assert_return (invoke "base" (i32.const 100)) (i64.const 0x2345FFFFFFFFFE))
+(assert_return (invoke "wrap" (i32.const 0)) (i64.const 0x0000ABCDFF01020304))
+(assert_return (invoke "abs") (i64.const 0x55667788BFC00000))
+(assert_return (invoke "f64 const") (f64.const 0.1))
+(assert_return (invoke "oob" (i32.const 0)))
+(assert_trap (invoke "oob" (i32.const 1)) "out of bounds")
+(assert_trap (invoke "wrap oob" (i32.const 0)) "out of bounds")
+(assert_return (invoke "loop fill" (i32.const 2)) (i32.const 0x00000101))
+(assert_return (invoke "loop fill" (i32.const 4)) (i32.const 0x01010101))
