@@ -196,7 +196,7 @@ def test_upgrade_handshakes_and_refusals(sim_cluster, pod):
     assert b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in head
     assert b"Sec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io" in head
     s.close()
-    s, head = upgrade(sim_cluster, {**WS, "Sec-WebSocket-Protocol": "v4.channel.k8s.io"})
+    s, head = upgrade(sim_cluster, {**WS, "Sec-WebSocket-Protocol": "v5.channel.k8s.io"})
     assert head.startswith(b"HTTP/1.1 400") and b"speaks SPDY/3.1+portforward.k8s.io" in whole_response(s, head)
     s, head = upgrade(sim_cluster, {"Connection": "keep-alive"})
     assert head.startswith(b"HTTP/1.1 400") and b"Upgrade request required" in whole_response(s, head)
@@ -247,3 +247,37 @@ def test_sessions_are_capped(sim_cluster, pod):
     finally:
         for s in held:
             s.close()
+
+
+def test_python_client_channel_protocol(k8s_client, pod):
+    """The official Python client forwards over WebSocket channels (v4.channel.k8s.io)."""
+    from kubernetes import client
+    from kubernetes.stream import portforward
+
+    api = client.CoreV1Api(k8s_client)
+    pf = portforward(api.connect_get_namespaced_pod_portforward, pod, NS, ports="8080,9999")
+    s = pf.socket(8080)
+    s.setblocking(True)
+    s.settimeout(20)
+    s.sendall(b"GET /py HTTP/1.1\r\nHost: x\r\n\r\n")
+    data = b""
+    while not data.endswith(b"GET /py\n"):
+        chunk = s.recv(4096)
+        assert chunk, data
+        data += chunk
+    assert data.startswith(b"HTTP/1.1 200"), data
+    # Keep-alive: a second request on the same forwarded connection, then one that closes it.
+    s.sendall(b"POST /again HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
+    rest = b""
+    while chunk := s.recv(4096):
+        rest += chunk
+    assert rest.startswith(b"HTTP/1.1 200") and rest.endswith(b"POST /again\nhi"), rest
+    s.close()
+    assert pf.error(8080) is None
+    assert "does not declare container port 9999" in (pf.error(9999) or "")
+    pf.close()
+
+
+def test_channel_protocol_needs_ports(sim_cluster, pod):
+    s, head = upgrade(sim_cluster, {**WS, "Sec-WebSocket-Protocol": "v4.channel.k8s.io"})
+    assert head.startswith(b"HTTP/1.1 400") and b"needs ?ports=" in whole_response(s, head)

@@ -19,6 +19,36 @@ namespace {
 
 constexpr const char* kProtocol = "portforward.k8s.io";
 constexpr const char* kTunnelProtocol = "SPDY/3.1+portforward.k8s.io";
+constexpr const char* kChannelProtocol = "v4.channel.k8s.io";
+
+// ?ports=8080,9090 (or the parameter repeated) for the channel protocol; false with *err.
+bool parse_ports(const http::Request& rq, std::vector<uint16_t>* out, std::string* err) {
+  for (const auto& q : http::parse_query(rq.query)) {
+    if (q.name != "ports") continue;
+    for (const auto& part : text::split(q.value, ',')) {
+      uint64_t p = 0;
+      if (!text::parse_uint(text::trim(part), 65535, &p) || p == 0) {
+        *err = "ports: \"" + part + "\" is not a port number (1-65535)";
+        return false;
+      }
+      for (uint16_t have : *out)
+        if (have == p) {
+          *err = "ports: " + part + " is given twice";
+          return false;
+        }
+      out->push_back(static_cast<uint16_t>(p));
+    }
+  }
+  if (out->empty()) {
+    *err = "the WebSocket port-forward protocol needs ?ports=<port>[,<port>...]";
+    return false;
+  }
+  if (out->size() > K32_PORTFORWARD_STREAMS_MAX / 2) {
+    *err = "at most " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_STREAMS_MAX / 2)) + " ports per session";
+    return false;
+  }
+  return true;
+}
 
 std::atomic<uint32_t> g_sessions{0};
 
@@ -85,6 +115,7 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
     if (!parse_path(rq.path, &ns, &name)) return false;
     const bool websocket = header_has(rq, "Upgrade", "websocket");
     const bool spdy = header_has(rq, "Upgrade", "SPDY/3.1");
+    std::vector<uint16_t> channel_ports;  // set: the channel protocol
     if ((rq.method != "GET" && rq.method != "POST") || (!websocket && !spdy) || !header_has(rq, "Connection", "Upgrade")) {
       send_error(w, bad_request("Upgrade request required: pods/portforward speaks SPDY/3.1 (Upgrade: SPDY/3.1) or a "
                                 "WebSocket carrying it (subprotocol " + std::string(kTunnelProtocol) + ")"));
@@ -98,9 +129,17 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
         send_error(w, bad_request("a WebSocket upgrade needs GET, a 16-byte Sec-WebSocket-Key and Sec-WebSocket-Version 13"));
         return true;
       }
-      if (!header_has(rq, "Sec-WebSocket-Protocol", kTunnelProtocol)) {
+      if (header_has(rq, "Sec-WebSocket-Protocol", kTunnelProtocol)) {
+        // kubectl's SPDY tunnel.
+      } else if (header_has(rq, "Sec-WebSocket-Protocol", kChannelProtocol)) {
+        std::string perr;
+        if (!parse_ports(rq, &channel_ports, &perr)) {
+          send_error(w, bad_request(perr));
+          return true;
+        }
+      } else {
         send_error(w, bad_request(std::string("no WebSocket subprotocol offered that this server speaks: it speaks ") +
-                                  kTunnelProtocol));
+                                  kTunnelProtocol + " and " + kChannelProtocol));
         return true;
       }
     } else if (!header_has(rq, "X-Stream-Protocol-Version", kProtocol)) {
@@ -143,14 +182,16 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
     if (websocket) {
       hs.push_back({"Upgrade", "websocket"});
       hs.push_back({"Sec-WebSocket-Accept", http::ws::accept_key(text::trim(*rq.header("Sec-WebSocket-Key")))});
-      hs.push_back({"Sec-WebSocket-Protocol", kTunnelProtocol});
+      hs.push_back({"Sec-WebSocket-Protocol", channel_ports.empty() ? kTunnelProtocol : kChannelProtocol});
     } else {
       hs.push_back({"Upgrade", "SPDY/3.1"});
       hs.push_back({"X-Stream-Protocol-Version", kProtocol});
     }
     if (w.switch_protocols(hs)) {
-      logf("[PORTFORWARD] %s: session opened (%s)", target.pod.c_str(), websocket ? "WebSocket" : "SPDY");
-      run_port_forward(w.conn(), websocket ? TunnelKind::WebSocket : TunnelKind::Spdy, target);
+      logf("[PORTFORWARD] %s: session opened (%s)", target.pod.c_str(),
+           !channel_ports.empty() ? kChannelProtocol : websocket ? kTunnelProtocol : "SPDY/3.1");
+      if (!channel_ports.empty()) run_channel_port_forward(w.conn(), channel_ports, target);
+      else run_port_forward(w.conn(), websocket ? TunnelKind::WebSocket : TunnelKind::Spdy, target);
       logf("[PORTFORWARD] %s: session closed", target.pod.c_str());
     }
     g_sessions.fetch_sub(1);

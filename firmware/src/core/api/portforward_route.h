@@ -2,7 +2,9 @@
 // behind the API's bearer token like every other call. A WebSocket upgrade offering
 // "SPDY/3.1+portforward.k8s.io" (kubectl 1.30+) or an "Upgrade: SPDY/3.1" with
 // X-Stream-Protocol-Version "portforward.k8s.io" (older kubectl, and the fallback) starts a
-// session (portforward_session.h) whose requests reach the pod through its node's pod server.
+// SPDY session; a WebSocket offering "v4.channel.k8s.io" with ?ports= (client libraries)
+// starts a channel session (portforward_session.h). Requests reach the pod through its
+// node's pod server.
 #pragma once
 #include <functional>
 #include <string>

@@ -109,6 +109,13 @@ std::string plain_response(int status, const std::string& message) {
   return response_bytes(status, {{"Content-Type", "text/plain; charset=utf-8"}}, message + "\n", true);
 }
 
+bool port_allowed(const PortForwardTarget& t, uint16_t port) {
+  if (t.ports.empty()) return true;
+  for (uint16_t p : t.ports)
+    if (p == port) return true;
+  return false;
+}
+
 enum class Framing { Complete, Incomplete, Bad };
 
 // Cuts one HTTP request from the front of *in. Content-Length bodies only: a chunked
@@ -285,18 +292,11 @@ class Session {
     Stream* st = s.get();
     streams_.push_back(std::move(s));
     if (!tunnel_.write(http::spdy::syn_reply(st->id, 0, encoder_.encode({})))) return false;
-    if (st->data && !port_allowed(st->port)) {
+    if (st->data && !port_allowed(target_, st->port)) {
       // As the kubelet does for a port nothing listens on: say so on the error stream.
       return finish(st, "pod " + target_.pod + " does not declare container port " + port);
     }
     return true;
-  }
-
-  bool port_allowed(uint16_t port) const {
-    if (target_.ports.empty()) return true;
-    for (uint16_t p : target_.ports)
-      if (p == port) return true;
-    return false;
   }
 
   // Answers every whole request buffered on a data stream; ends the stream when the client
@@ -382,7 +382,136 @@ class Session {
   bool client_left_ = false;
 };
 
+// One port of a channel session: the bytes of its data channel not yet a whole request.
+struct ChannelPort {
+  uint16_t port = 0;
+  std::string in;
+};
+
+class ChannelSession {
+ public:
+  ChannelSession(http::Conn* c, const std::vector<uint16_t>& ports, const PortForwardTarget& t) : c_(c), target_(t) {
+    for (uint16_t p : ports) {
+      ChannelPort cp;
+      cp.port = p;
+      ports_.push_back(std::move(cp));
+    }
+  }
+
+  void run() {
+    // Each channel opens with its port number, little-endian.
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      const uint16_t p = ports_[i].port;
+      const std::string num{static_cast<char>(p & 0xff), static_cast<char>(p >> 8)};
+      if (!send(static_cast<uint8_t>(2 * i), num) || !send(static_cast<uint8_t>(2 * i + 1), num)) return;
+      if (!port_allowed(target_, p) &&
+          !send(static_cast<uint8_t>(2 * i + 1), "pod " + target_.pod + " does not declare container port " +
+                                                     text::to_string(static_cast<int64_t>(p))))
+        return;
+    }
+    std::string buf, chunk;
+    uint64_t idle_deadline = port::monotonic_ms() + K32_PORTFORWARD_IDLE_MS;
+    uint64_t frame_deadline = 0;
+    for (;;) {
+      for (;;) {
+        http::ws::Frame f;
+        size_t used = 0;
+        std::string err;
+        const auto r = http::ws::parse_client_frame(reinterpret_cast<const uint8_t*>(buf.data()), buf.size(),
+                                                    K32_PORTFORWARD_FRAME_MAX, &f, &used, &err);
+        if (r == http::ws::Parse::NeedMore) break;
+        if (r == http::ws::Parse::Error) return fail(err);
+        buf.erase(0, used);
+        if (f.opcode == http::ws::kPing) {
+          if (!raw(http::ws::encode_frame(http::ws::kPong, f.payload))) return;
+          continue;
+        }
+        if (f.opcode == http::ws::kPong) continue;
+        if (f.opcode == http::ws::kClose) {
+          raw(http::ws::encode_frame(http::ws::kClose, f.payload.substr(0, 2)));
+          return;
+        }
+        if (f.opcode != http::ws::kBinary && f.opcode != http::ws::kContinuation)
+          return fail("text message on a v4.channel.k8s.io port-forward (its messages are binary)");
+        if (f.payload.empty()) continue;  // a continuation with nothing in it
+        const uint8_t ch = static_cast<uint8_t>(f.payload[0]);
+        if (ch % 2 || ch / 2u >= ports_.size())
+          return fail("message on channel " + text::to_string(static_cast<int64_t>(ch)) + ", not a data channel of this session");
+        ChannelPort& cp = ports_[ch / 2u];
+        if (!port_allowed(target_, cp.port)) continue;  // refused on its error channel already
+        idle_deadline = port::monotonic_ms() + K32_PORTFORWARD_IDLE_MS;
+        if (cp.in.size() + f.payload.size() - 1 > K32_PORTFORWARD_REQUEST_MAX + K32_HTTP_HEAD_MAX) {
+          send(ch, plain_response(413, "request over " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_REQUEST_MAX)) + " bytes"));
+          return close_normally();
+        }
+        cp.in.append(f.payload, 1, std::string::npos);
+        bool done = false;
+        if (!serve(ch, &cp, &done)) return;
+        if (done) return close_normally();
+      }
+      const uint64_t now = port::monotonic_ms();
+      if (buf.empty()) frame_deadline = 0;
+      else if (!frame_deadline) frame_deadline = now + K32_PORTFORWARD_FRAME_MS;
+      if (frame_deadline && now >= frame_deadline) return fail("a frame was not completed in time");
+      if (now >= idle_deadline) return close_normally();
+      chunk.resize(K32_PORTFORWARD_READ_CHUNK);
+      const int n = c_->recv(&chunk[0], chunk.size(), K32_PORTFORWARD_POLL_MS);
+      if (n == 0 || (n < 0 && n != -ETIMEDOUT && n != -EAGAIN)) return;
+      if (n > 0) buf.append(chunk, 0, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  bool raw(const std::string& b) { return c_->send_all(b.data(), b.size()); }
+  bool send(uint8_t ch, const std::string& bytes) {
+    for (size_t at = 0; at == 0 || at < bytes.size(); at += K32_PORTFORWARD_FRAME_MAX - 1) {
+      std::string m(1, static_cast<char>(ch));
+      m.append(bytes, at, K32_PORTFORWARD_FRAME_MAX - 1);
+      if (!raw(http::ws::encode_frame(http::ws::kBinary, m))) return false;
+    }
+    return true;
+  }
+  void fail(const std::string& why) {
+    logf("[PORTFORWARD] %s: %s; closing the session", target_.pod.c_str(), why.c_str());
+    raw(http::ws::encode_frame(http::ws::kClose, std::string("\x03\xea", 2) + why.substr(0, 120)));  // 1002
+  }
+  void close_normally() { raw(http::ws::encode_frame(http::ws::kClose, std::string("\x03\xe8", 2))); }  // 1000
+
+  // Answers the whole requests buffered for one port; *done when one asked to close (the
+  // channel protocol has no half-close: the connection ends as the kubelet's does).
+  bool serve(uint8_t ch, ChannelPort* cp, bool* done) {
+    for (;;) {
+      http::Request rq;
+      std::string why;
+      int status = 0;
+      const Framing fr = take_request(&cp->in, &rq, &why, &status);
+      if (fr == Framing::Incomplete) return true;
+      if (fr == Framing::Bad) {
+        *done = true;
+        return send(ch, plain_response(status, why));
+      }
+      const std::string* conn_hdr = rq.header("Connection");
+      const bool close = (conn_hdr && text::iequals(text::trim(*conn_hdr), "close")) || rq.version == "HTTP/1.0";
+      http::ClientResponse resp = target_.call(rq);
+      if (!send(ch, response_bytes(resp.status, resp.headers, resp.body, close, rq.method == "HEAD"))) return false;
+      if (close) {
+        *done = true;
+        return true;
+      }
+    }
+  }
+
+  http::Conn* c_;
+  const PortForwardTarget& target_;
+  std::vector<ChannelPort> ports_;
+};
+
 }  // namespace
+
+void run_channel_port_forward(http::Conn* conn, const std::vector<uint16_t>& ports, const PortForwardTarget& target) {
+  ChannelSession s(conn, ports, target);
+  s.run();
+}
 
 void run_port_forward(http::Conn* conn, TunnelKind kind, const PortForwardTarget& target) {
   auto s = std::make_unique<Session>(conn, kind, target);

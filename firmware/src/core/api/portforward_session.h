@@ -32,5 +32,12 @@ enum class TunnelKind { Spdy, WebSocket };
 // Runs the session until the client leaves, a deadline passes or a frame is invalid.
 void run_port_forward(http::Conn* conn, TunnelKind kind, const PortForwardTarget& target);
 
+// The WebSocket channel protocol ("v4.channel.k8s.io", what client libraries such as the
+// Python client use): one connection per port in `ports`, each port a data channel 2i and an
+// error channel 2i+1 whose first message is the port number; every binary message starts
+// with its channel byte. Ends when the client closes, a request asks to close, a deadline
+// passes or a frame is invalid.
+void run_channel_port_forward(http::Conn* conn, const std::vector<uint16_t>& ports, const PortForwardTarget& target);
+
 }  // namespace api
 }  // namespace k32

@@ -158,6 +158,7 @@ void release_container(Container* c) {
   c->module = nullptr;
   c->inst = nullptr;
   c->handle_fn = c->event_fn = c->main_fn = nullptr;
+  c->memory_bytes.store(0);  // a container waiting for its restart holds no linear memory
 }
 
 }  // namespace kubelet
