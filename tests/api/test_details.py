@@ -2,9 +2,10 @@
 class of a pod, which pod spec fields an update may change, duplicate Service port names,
 and how long ConfigMap and Secret names may be."""
 import json
-import time
 
 import pytest
+
+from k32.testing.poll import wait_until
 
 NS = "e2e-details"
 
@@ -40,11 +41,7 @@ def test_qos_class_follows_resources_and_survives_the_kubelet(ns):
     kubectl(ns, "apply", "-f", "-", input=pod("qos-burst", {"requests": {"memory": "64Ki"}}))
     kubectl(ns, "apply", "-f", "-", input=pod("qos-guar", {"limits": {"memory": "64Ki", "cpu": "100m"}}))
     # The kubelet writes status once it has the pod; the class must stay what the API set.
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if get_pod(ns, "qos-none")["status"].get("containerStatuses"):
-            break
-        time.sleep(0.5)
+    wait_until(lambda: get_pod(ns, "qos-none")["status"].get("containerStatuses"), 60, 0.5)
     assert get_pod(ns, "qos-none")["status"].get("containerStatuses"), get_pod(ns, "qos-none")
     assert get_pod(ns, "qos-none")["status"]["qosClass"] == "BestEffort"
     assert get_pod(ns, "qos-burst")["status"]["qosClass"] == "Burstable"

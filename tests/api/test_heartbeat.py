@@ -5,6 +5,8 @@ import time
 
 import pytest
 
+from k32.testing.poll import wait_until
+
 NOT_READY_WITHIN = 40.0
 
 
@@ -17,11 +19,7 @@ def test_stopped_worker_turns_not_ready(sim_factory):
     os.kill(worker["pid"], signal.SIGSTOP)
     try:
         start = time.monotonic()
-        while time.monotonic() - start < NOT_READY_WITHIN + 2:
-            ready = cluster.nodes_ready()
-            if ready.get(worker["name"]) is False:
-                break
-            time.sleep(0.5)
+        wait_until(lambda: cluster.nodes_ready().get(worker["name"]) is False, NOT_READY_WITHIN + 2, 0.5)
         took = time.monotonic() - start
         assert cluster.nodes_ready().get(worker["name"]) is False, \
             f"{worker['name']} still Ready {took:.0f}s after SIGSTOP"

@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from k32 import REPO_ROOT
+from k32.testing.poll import wait_until
 
 EGRESS = REPO_ROOT / "examples" / "egress.yaml"
 POLICY = REPO_ROOT / "examples" / "egress-policy.yaml"
@@ -61,14 +62,15 @@ def probe(cluster, which: str, url: str | None = None) -> str:
 
 
 def wait_for(fn, timeout: float, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last[0]:
-            return last
-        time.sleep(interval)
-    return last
+    """fn() -> (ok, detail): the first answer that is ok, or the last one at the deadline."""
+    last = [None]
+
+    def ok():
+        last[0] = fn()
+        return last[0][0]
+
+    wait_until(ok, timeout, interval)
+    return last[0]
 
 
 def node_log(cluster, role: str) -> str:
@@ -169,9 +171,10 @@ def test_policy_allows_8000_and_denies_other_ports(probes):
         assert ok, body
         assert probe(probes, "worker").startswith("rc=200 ")
         port = other.rsplit(":", 1)[1].rstrip("/")
-        time.sleep(0.5)
-        assert f"[NETPOL] default/egress-probe-cp -> http://127.0.0.1:{port} denied: " in node_log(probes, "cp")
-        assert f"[NETPOL] default/egress-probe-worker -> http://127.0.0.1:{port} denied: " in node_log(probes, "worker")
+        cp_line = f"[NETPOL] default/egress-probe-cp -> http://127.0.0.1:{port} denied: "
+        worker_line = f"[NETPOL] default/egress-probe-worker -> http://127.0.0.1:{port} denied: "
+        assert wait_until(lambda: cp_line in node_log(probes, "cp"), 5), node_log(probes, "cp")
+        assert wait_until(lambda: worker_line in node_log(probes, "worker"), 5), node_log(probes, "worker")
         # https:// of a worker pod: the control plane checks it at the gateway.
         assert probe(probes, "worker", f"https://127.0.0.1:{port}/").startswith("rc=-1 ")
         time.sleep(1.1)  # the [NETPOL] line is rate-limited to one per second

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from k32.testing.clusters import make_test_cluster
+from k32.testing.poll import wait_until
 
 CP = {"node-role.kubernetes.io/control-plane": ""}
 HOPS = 8  # callers in the longest chain the call rules allow (boards/common.yaml CALL_CHAIN_MAX)
@@ -71,13 +72,12 @@ def cluster(request, tmp_path_factory):
                 break
             time.sleep(1)
         assert proc.returncode == 0, proc.stderr
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
+        def all_running():
             out = c.kubectl("get", "pods", "-o", "json")
             items = json.loads(out.stdout)["items"] if out.returncode == 0 else []
-            if len(items) == HOPS + 1 and all(p.get("status", {}).get("phase") == "Running" for p in items):
-                break
-            time.sleep(0.5)
+            return len(items) == HOPS + 1 and all(p.get("status", {}).get("phase") == "Running" for p in items)
+
+        wait_until(all_running, 90, 0.5)
         yield c
     finally:
         c.down()

@@ -12,6 +12,8 @@ import time
 import pytest
 import yaml
 
+from k32.testing.poll import wait_until
+
 SLOW_MS = 8000
 DEFAULT_TIMEOUT_MS = 5000  # the probe passes timeout_ms 0
 
@@ -54,13 +56,12 @@ def cluster(sim_factory):
     c.up()
     proc = c.kubectl("apply", "-f", "-", input=pods())
     assert proc.returncode == 0, proc.stderr
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    def all_running():
         out = c.kubectl("get", "pods", "-o", "json")
         items = json.loads(out.stdout)["items"] if out.returncode == 0 else []
-        if len(items) == 2 and all(p.get("status", {}).get("phase") == "Running" for p in items):
-            break
-        time.sleep(0.5)
+        return len(items) == 2 and all(p.get("status", {}).get("phase") == "Running" for p in items)
+
+    wait_until(all_running, 60, 0.5)
     return c
 
 
