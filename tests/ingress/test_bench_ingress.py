@@ -16,12 +16,13 @@ MEASURED = {"generator", "requests", "errors", "requestsPerSec", "p50_ms", "p99_
 @pytest.mark.bench
 def test_bench_ingress_json_shape():
     args = ["ingress", "--json", "--load", "python", "--requests", "40", "--connections", "2",
-            "--callgrind-requests", "40" if shutil.which("valgrind") else "0",
+            "--callgrind-requests", "40" if shutil.which("valgrind") else "0", "--callgrind-rounds", "2",
             "--backend-timeout", "20"]
     result = CliRunner().invoke(bench, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["generator"] == "python" and report["connections"] == 2
+    assert report["callgrindRounds"] == 2
     rows = {r["case"]: r for r in report["rows"]}
     assert list(rows) == list(CASES)
     for case in ("static", "nginx-static"):
@@ -39,6 +40,9 @@ def test_bench_ingress_json_shape():
         assert row["requestsPerSec"] > 0
         if report["instructions"] == "ok":
             assert isinstance(row["instructionsPerRequest"], int), row
+            # the figure is the median of the rounds, each reported
+            assert len(row["instructionsRounds"]) == 2, row
+            assert min(row["instructionsRounds"]) <= row["instructionsPerRequest"] <= max(row["instructionsRounds"])
             # Static files are served by the measured process itself: clearly above its idle
             # count. For echo it only relays (the pod or worker does the work), a share the
             # idle background (heartbeats, watches) of a loaded machine can equal.

@@ -78,10 +78,16 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
       while (ok) {
         channels::Message m;
         if (sub->next(&m, 1000)) {
-          json::Value line = json::Value::object();
-          line.set("topic", m.topic);
-          line.set("payload", m.payload);
-          ok = w.write_chunk(json::dump(line) + "\n");
+          // {"topic":...,"payload":...} written straight into one buffer: every published
+          // message passes here once per subscribed worker.
+          std::string line;
+          line.reserve(m.topic.size() + m.payload.size() + 32);
+          line.append("{\"topic\":", 9);
+          json::append_escaped(m.topic, &line);
+          line.append(",\"payload\":", 11);
+          json::append_escaped(m.payload, &line);
+          line.append("}\n", 2);
+          ok = w.write_chunk(line);
           last_write = port::monotonic_ms();
         } else if (port::tcp_peer_closed(w.socket())) {
           break;

@@ -31,9 +31,12 @@ IngressController::IngressController(store::ObjectStore* st, channels::Hub* hub,
     : store_(st), hub_(hub), cfg_(std::move(cfg)), pool_(new UpstreamPool()), started_ms_(port::monotonic_ms()) {
   // An Ingress, Service or Pod change makes the table stale; the rebuild itself happens
   // on the request path (at most every K32_INGRESS_REBUILD_MIN_MS) or on the tick.
+  // A Service, Pod or Node change (readiness, the pod server port) makes the cached backends
+  // stale at once: the next request resolves them again.
   store_->add_listener([this](const store::Event& ev) {
     if (ev.resource == "networking.k8s.io/ingresses" || ev.resource == "services" || ev.resource == "pods")
       mark_dirty();
+    if (ev.resource == "services" || ev.resource == "pods" || ev.resource == "nodes") backends_gen_.fetch_add(1);
   });
 }
 
@@ -65,6 +68,35 @@ void IngressController::rebuild_if_due(bool from_tick) {
   last_build_ms_ = now;
   ingresses_ = store_->list("networking.k8s.io/ingresses", "", nullptr);
   table_.build(ingresses_);
+  index_annotations();
+}
+
+void IngressController::index_annotations() {
+  // The event-stream and telemetry paths, read once per rebuild instead of out of every
+  // Ingress's annotations on every request.
+  streams_.clear();
+  telemetry_paths_.clear();
+  for (const auto& ing : ingresses_) {
+    if (!RouteTable::serves(ing)) continue;
+    const json::Value& ann = ing["metadata"]["annotations"];
+    std::string telemetry = ann["kube32.io/cluster-telemetry"].as_string();
+    if (!telemetry.empty()) telemetry_paths_.push_back(telemetry);
+    std::string spec = ann["kube32.io/event-stream"].as_string();
+    if (spec.empty()) continue;
+    for (const auto& part : text::split(spec, ';')) {
+      size_t eq = part.find('=');
+      if (eq == std::string::npos) continue;
+      Stream st;
+      st.ns = ing.path_str({"metadata", "namespace"});
+      st.ingress = ing.path_str({"metadata", "name"});
+      st.path = text::trim(part.substr(0, eq));
+      for (const auto& t : text::split(part.substr(eq + 1), ',')) {
+        std::string topic = text::trim(t);
+        if (!topic.empty()) st.topics.push_back(topic);
+      }
+      streams_.push_back(std::move(st));
+    }
+  }
 }
 
 void IngressController::write_status() {
@@ -156,33 +188,19 @@ bool IngressController::ingress_exists(const std::string& ns, const std::string&
 
 bool IngressController::find_stream(const std::string& path, Stream* out) {
   port::LockGuard<port::Mutex> lock(mu_);
-  for (const auto& ing : ingresses_) {
-    if (!RouteTable::serves(ing)) continue;
-    std::string spec = ing["metadata"]["annotations"]["kube32.io/event-stream"].as_string();
-    if (spec.empty()) continue;
-    for (const auto& part : text::split(spec, ';')) {
-      size_t eq = part.find('=');
-      if (eq == std::string::npos) continue;
-      if (text::trim(part.substr(0, eq)) != path) continue;
-      out->ns = ing.path_str({"metadata", "namespace"});
-      out->ingress = ing.path_str({"metadata", "name"});
-      out->path = path;
-      out->topics.clear();
-      for (const auto& t : text::split(part.substr(eq + 1), ',')) {
-        std::string topic = text::trim(t);
-        if (!topic.empty()) out->topics.push_back(topic);
-      }
-      return true;
-    }
+  // The first Ingress (and the first entry of its annotation) naming the path wins.
+  for (const auto& st : streams_) {
+    if (st.path != path) continue;
+    *out = st;
+    return true;
   }
   return false;
 }
 
 bool IngressController::find_telemetry(const std::string& path) {
   port::LockGuard<port::Mutex> lock(mu_);
-  for (const auto& ing : ingresses_)
-    if (RouteTable::serves(ing) && ing["metadata"]["annotations"]["kube32.io/cluster-telemetry"].as_string() == path)
-      return true;
+  for (const auto& p : telemetry_paths_)
+    if (p == path) return true;
   return false;
 }
 
@@ -211,7 +229,7 @@ void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
   {
     port::LockGuard<port::Mutex> lock(mu_);
     m = table_.match(host ? *host : "", req.path);
-    if (m.found) ++requests_[m.ns + "/" + m.ingress];
+    if (m.found) ++requests_[m.id];
   }
   if (!m.found) {
     send_json_error(w, 404, "NotFound", "no Ingress rule matches " + req.path);
@@ -221,12 +239,12 @@ void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
   else serve_service(req, w, m);
 }
 
-void IngressController::serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m) {
+IngressController::Backends IngressController::resolve_backends(const RouteMatch& m) {
+  Backends out;
   json::Value svc;
   if (!store_->get("services", m.ns, m.backend.service, &svc)) {
-    w.add_header("Retry-After", "2");
-    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " does not exist");
-    return;
+    out.problem = kNoService;
+    return out;
   }
   const json::Value* port = nullptr;
   for (const auto& p : svc["spec"]["ports"].items()) {
@@ -235,30 +253,24 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
       port = &p;
   }
   if (!port) {
-    w.add_header("Retry-After", "2");
-    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " has no port " +
-                                                       (m.backend.port_name.empty() ? text::to_string(m.backend.port_number) : m.backend.port_name));
-    return;
+    out.problem = kNoPort;
+    return out;
   }
-  std::vector<json::Value> pods = api::selected_pods(store_, svc);
   // The Service's ready pods take turns, as kube-proxy spreads connections over its
   // endpoints: a pod on this node (the control plane) is one of them and is called
   // in-process on its turn; worker pods are relayed to on nodes that are Ready, at the pod
   // server port their node reports (7000 on every board; distinct ports for simulated
-  // workers sharing one host). A relay that fails moves on to the next pod.
-  struct Candidate {
-    const json::Value* pod;
-    uint16_t node_port;  // 0: this node's pod, in-process
-  };
-  std::vector<Candidate> candidates;
-  for (const auto& pod : pods) {
+  // workers sharing one host).
+  for (const auto& pod : api::selected_pods(store_, svc)) {
     if (!api::pod_ready(pod) || api::resolve_target_port(*port, pod) <= 0) continue;
+    std::string key = pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"});
     std::string node_name = pod["spec"]["nodeName"].as_string();
     if (node_name == cfg_.node_name) {
-      if (cfg_.local_pods) candidates.push_back(Candidate{&pod, 0});
+      if (cfg_.local_pods) out.list.push_back(BackendRef{key, std::string(), 0});
       continue;
     }
-    if (pod["status"]["podIP"].as_string().empty()) continue;
+    std::string ip = pod["status"]["podIP"].as_string();
+    if (ip.empty()) continue;
     json::Value node;
     if (!store_->get("nodes", "", node_name, &node)) continue;
     bool ready = false;
@@ -267,32 +279,70 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
     int64_t np = node.path({"status", "daemonEndpoints", "kubeletEndpoint", "Port"})
                      ? node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int()
                      : 0;
-    if (ready && np > 0 && np <= 65535) candidates.push_back(Candidate{&pod, static_cast<uint16_t>(np)});
+    if (ready && np > 0 && np <= 65535) out.list.push_back(BackendRef{key, ip, static_cast<uint16_t>(np)});
   }
-  if (candidates.empty()) {
+  return out;
+}
+
+std::shared_ptr<const IngressController::Backends> IngressController::backends_for(const RouteMatch& m) {
+  const std::string key = m.ns + "/" + m.backend.service + ":" +
+                          (m.backend.port_name.empty() ? text::to_string(m.backend.port_number) : m.backend.port_name);
+  // Read the generation before the store: a change while resolving leaves an entry marked
+  // with the older generation, resolved again by the next request.
+  const uint64_t gen = backends_gen_.load();
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    if (backends_built_gen_ == gen) {
+      auto it = backends_.find(key);
+      if (it != backends_.end()) return it->second;
+    }
+  }
+  auto fresh = std::make_shared<const Backends>(resolve_backends(m));
+  port::LockGuard<port::Mutex> lock(mu_);
+  if (backends_built_gen_ != gen) {
+    // A new generation replaces every entry, so services no route asks for any more go too.
+    if (gen < backends_built_gen_) return fresh;  // a newer one is already in place
+    backends_.clear();
+    backends_built_gen_ = gen;
+  }
+  backends_[key] = fresh;
+  return fresh;
+}
+
+void IngressController::serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m) {
+  std::shared_ptr<const Backends> b = backends_for(m);
+  const std::string key = m.ns + "/" + m.backend.service;
+  if (b->problem == kNoService || b->problem == kNoPort || b->list.empty()) {
     w.add_header("Retry-After", "2");
-    send_json_error(w, 503, "ServiceUnavailable", "service " + m.ns + "/" + m.backend.service + " selects no running pod");
+    std::string why = b->problem == kNoService ? "does not exist"
+                      : b->problem == kNoPort  ? "has no port " + (m.backend.port_name.empty() ? text::to_string(m.backend.port_number)
+                                                                                              : m.backend.port_name)
+                                               : "selects no running pod";
+    send_json_error(w, 503, "ServiceUnavailable", "service " + key + " " + why);
     return;
   }
-  std::string key = m.ns + "/" + m.backend.service;
   uint32_t idx;
   {
     port::LockGuard<port::Mutex> lock(mu_);
     idx = rr_[key]++;
   }
-  const std::string token = cfg_.token ? cfg_.token() : std::string();
-  for (size_t tried = 0; tried < candidates.size(); ++tried) {
-    const Candidate& c = candidates[(idx + tried) % candidates.size()];
-    const json::Value& pod = *c.pod;
-    std::string pod_key = pod.path_str({"metadata", "namespace"}) + "/" + pod.path_str({"metadata", "name"});
+  // A relay that fails moves on to the next pod.
+  std::string token;
+  bool token_read = false;
+  for (size_t tried = 0; tried < b->list.size(); ++tried) {
+    const BackendRef& c = b->list[(idx + tried) % b->list.size()];
     if (c.node_port == 0) {
-      req.headers.push_back({"X-Kube32-Pod", pod_key});
+      req.headers.push_back({"X-Kube32-Pod", c.pod_key});
       cfg_.local_pods->serve(req, w);
       return;
     }
-    std::vector<http::Header> extra{{"X-Kube32-Pod", pod_key}, {"X-Forwarded-For", req.peer_ip}};
+    if (!token_read) {
+      token = cfg_.token ? cfg_.token() : std::string();
+      token_read = true;
+    }
+    std::vector<http::Header> extra{{"X-Kube32-Pod", c.pod_key}, {"X-Forwarded-For", req.peer_ip}};
     if (!token.empty()) extra.push_back({podserver::kTokenHeader, token});
-    if (pool_->relay(pod["status"]["podIP"].str(), c.node_port, req, extra, w)) return;
+    if (pool_->relay(c.pod_ip, c.node_port, req, extra, w)) return;
   }
   w.add_header("Retry-After", "2");
   send_json_error(w, 503, "ServiceUnavailable", "no pod of service " + key + " answered");
@@ -314,16 +364,16 @@ void IngressController::serve_static(http::Request& req, http::ResponseWriter& w
     return;
   }
   // Under a Prefix sub-path the matched prefix is stripped before the file lookup.
-  std::string path = req.path;
-  if (m.type != "Exact" && !m.matched_path.empty() && m.matched_path != "/") path = path.substr(m.matched_path.size());
-  std::string rel = path;
-  while (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
-  if (rel.empty()) rel = "index.html";
+  // The file's name is cut out of the request path in one copy.
+  size_t from = 0;
+  if (m.type != "Exact" && !m.matched_path.empty() && m.matched_path != "/") from = m.matched_path.size();
+  while (from < req.path.size() && req.path[from] == '/') ++from;
+  std::string rel = from < req.path.size() ? req.path.substr(from) : std::string("index.html");
   const std::string* ae = req.header("Accept-Encoding");
   bool gzip_ok = http::accepts_encoding(ae, "gzip");
   auto lookup = [&](const std::string& p, bool* gz, bool* gz_only) -> const WebAsset* {
     const WebAsset* plain = web_asset_find(b.resource_name, p);
-    const WebAsset* zipped = web_asset_find(b.resource_name, p + ".gz");
+    const WebAsset* zipped = web_asset_find(b.resource_name, p, ".gz");
     *gz = false;
     *gz_only = !plain && zipped;
     if (zipped && gzip_ok) {
@@ -363,7 +413,7 @@ void IngressController::serve_static(http::Request& req, http::ResponseWriter& w
     w.send(304, "", "");
     return;
   }
-  w.send(200, content_type_for(rel), std::string(reinterpret_cast<const char*>(a->data), a->len));
+  w.send(200, content_type_for(rel), reinterpret_cast<const char*>(a->data), a->len);
 }
 
 void IngressController::viewers_changed(const std::string& key, int delta) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "app/ingress_routes.h"
@@ -50,10 +51,28 @@ class IngressController {
   };
   void mark_dirty() { dirty_ = true; }
   void rebuild_if_due(bool from_tick);
+  void index_annotations();  // streams_ and telemetry_paths_ from ingresses_ (under mu_)
   void tick();
   static void tick_main(void* self);
   void write_status();
   void publish_stats();
+
+  // A Service port's ready backends as the request path needs them: built from the store
+  // once, then kept until a Pod, Service or Node changes (the store listener bumps
+  // backends_gen_), instead of listing and copying every pod of the namespace per request.
+  struct BackendRef {
+    std::string pod_key;  // "ns/name"
+    std::string pod_ip;
+    uint16_t node_port;   // 0: this node's pod, called in-process
+  };
+  struct Backends {
+    int problem = 0;  // 0, or why there are none: kNoService, kNoPort
+    std::vector<BackendRef> list;
+  };
+  static constexpr int kNoService = 1;
+  static constexpr int kNoPort = 2;
+  Backends resolve_backends(const RouteMatch& m);
+  std::shared_ptr<const Backends> backends_for(const RouteMatch& m);
 
   void serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
   void serve_static(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
@@ -71,9 +90,14 @@ class IngressController {
   port::Mutex mu_;
   RouteTable table_;
   std::vector<json::Value> ingresses_;
+  std::vector<Stream> streams_;                  // kube32.io/event-stream paths, in Ingress order
+  std::vector<std::string> telemetry_paths_;     // kube32.io/cluster-telemetry paths
   std::atomic<bool> dirty_{true};
   uint64_t last_build_ms_ = 0;
   std::map<std::string, uint32_t> rr_;           // service key -> next round-robin index
+  std::atomic<uint64_t> backends_gen_{1};        // bumped by every Pod/Service/Node change
+  uint64_t backends_built_gen_ = 0;              // the generation backends_ holds (under mu_)
+  std::map<std::string, std::shared_ptr<const Backends>> backends_;  // "ns/service:port" (under mu_)
   std::map<std::string, int> viewers_;           // "ns/name path" -> SSE viewers
   std::map<std::string, uint32_t> requests_;     // "ns/name" -> requests this second
 };

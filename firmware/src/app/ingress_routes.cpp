@@ -1,5 +1,7 @@
 #include "app/ingress_routes.h"
 
+#include <cctype>
+
 #include "core/util/text.h"
 
 namespace k32 {
@@ -45,7 +47,12 @@ bool RouteTable::serves(const json::Value& ing) {
 }
 
 std::string RouteTable::normalise_host(const std::string& h) {
-  std::string host = text::lower(text::trim(h));
+  // Trimmed and lowered in one copy (this runs on every Ingress request).
+  size_t b = 0, e = h.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(h[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(h[e - 1]))) --e;
+  std::string host(h, b, e - b);
+  for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!host.empty() && host[0] == '[') return host;  // IPv6 literal: not served
   size_t colon = host.rfind(':');
   if (colon != std::string::npos) host.resize(colon);
@@ -53,11 +60,17 @@ std::string RouteTable::normalise_host(const std::string& h) {
   return host;
 }
 
+namespace {
+// A Prefix match of an already normalised rule path: whole segments only.
+bool normalised_prefix_matches(const std::string& r, const std::string& path) {
+  if (r.size() == 1 && r[0] == '/') return true;
+  if (path.size() < r.size() || path.compare(0, r.size(), r) != 0) return false;
+  return path.size() == r.size() || path[r.size()] == '/';
+}
+}  // namespace
+
 bool RouteTable::prefix_matches(const std::string& rule, const std::string& path) {
-  std::string r = rule_path(rule);
-  if (r == "/") return true;
-  if (path == r) return true;
-  return path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/';
+  return normalised_prefix_matches(rule_path(rule), path);
 }
 
 void RouteTable::build(const std::vector<json::Value>& ingresses) {
@@ -74,6 +87,7 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
       d.is_default = true;
       d.ns = ns;
       d.ingress = name;
+      d.id = ns + "/" + name;
       d.backend = backend_of(spec["defaultBackend"]);
       defaults_.push_back(d);
     }
@@ -84,11 +98,14 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
         Route r;
         r.ns = ns;
         r.ingress = name;
+        r.id = ns + "/" + name;
         r.host = text::lower(rule["host"].as_string());
         r.path = p["path"].as_string("/");
         r.type = p["pathType"].as_string("Prefix");
         r.backend = backend_of(p["backend"]);
-        routes_.push_back(r);
+        r.exact = r.type == "Exact";
+        r.rule = r.exact ? r.path : rule_path(r.path);
+        routes_.push_back(std::move(r));
       }
     }
   }
@@ -104,13 +121,12 @@ RouteMatch RouteTable::match(const std::string& host_header, const std::string& 
                      : group == 1 ? (!r.host.empty() && r.host[0] == '*' && wildcard_matches(r.host, host))
                                   : r.host.empty();
       if (!host_ok) continue;
-      bool exact = r.type == "Exact";
-      bool ok = exact ? path == r.path : prefix_matches(r.path, path);
+      bool ok = r.exact ? path == r.rule : normalised_prefix_matches(r.rule, path);
       if (!ok) continue;
-      size_t len = exact ? r.path.size() : rule_path(r.path).size();
+      size_t len = r.rule.size();
       // Longest path wins; on equal length Exact beats Prefix; otherwise the first in
       // namespace/name order (the table's order) keeps the route.
-      if (!best || len > best_len || (len == best_len && exact && best->type != "Exact")) {
+      if (!best || len > best_len || (len == best_len && r.exact && !best->exact)) {
         best = &r;
         best_len = len;
       }
@@ -120,7 +136,8 @@ RouteMatch RouteTable::match(const std::string& host_header, const std::string& 
       m.found = true;
       m.ns = best->ns;
       m.ingress = best->ingress;
-      m.matched_path = best->type == "Exact" ? best->path : rule_path(best->path);
+      m.id = best->id;
+      m.matched_path = best->rule;
       m.type = best->type;
       m.backend = best->backend;
       return m;

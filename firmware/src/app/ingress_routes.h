@@ -26,10 +26,14 @@ struct Backend {
 struct Route {
   std::string ns;
   std::string ingress;  // name
+  std::string id;       // "ns/name" of the Ingress (its request counter's key)
   std::string host;     // "" = any host; "*.example.com" = one-label wildcard
   std::string path;     // as written
   std::string type;     // Exact | Prefix | ImplementationSpecific
   Backend backend;
+  // Worked out once when the table is built, not per request:
+  bool exact = false;   // type == "Exact"
+  std::string rule;     // the path as matched: as written (Exact) or normalised (Prefix)
 };
 
 struct RouteMatch {
@@ -37,6 +41,7 @@ struct RouteMatch {
   bool is_default = false;
   std::string ns;
   std::string ingress;
+  std::string id;            // "ns/name"
   std::string matched_path;  // the rule path (normalised) that matched; "" for defaults
   std::string type;
   Backend backend;

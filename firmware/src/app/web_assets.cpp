@@ -1,15 +1,20 @@
 #include "app/web_assets.h"
 
+#include <cctype>
 #include <cstring>
 
-#include "core/util/text.h"
 
 namespace k32 {
 namespace app {
 
-const WebAsset* web_asset_find(const std::string& bundle, const std::string& path) {
-  for (uint32_t i = 0; i < kWebAssetCount; ++i)
-    if (bundle == kWebAssets[i].bundle && path == kWebAssets[i].path) return &kWebAssets[i];
+const WebAsset* web_asset_find(const std::string& bundle, const std::string& path, const char* suffix) {
+  const size_t sn = std::strlen(suffix);
+  for (uint32_t i = 0; i < kWebAssetCount; ++i) {
+    const char* ap = kWebAssets[i].path;
+    if (std::strlen(ap) != path.size() + sn || bundle != kWebAssets[i].bundle) continue;
+    if (std::memcmp(ap, path.data(), path.size()) == 0 && std::memcmp(ap + path.size(), suffix, sn) == 0)
+      return &kWebAssets[i];
+  }
   return nullptr;
 }
 
@@ -32,10 +37,18 @@ const char* content_type_for(const std::string& path) {
       {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"}, {".wasm", "application/wasm"},
       {".woff2", "font/woff2"}, {".woff", "font/woff"}, {".map", "application/json"},
   };
-  std::string p = text::lower(path);
-  if (text::ends_with(p, ".gz")) p.resize(p.size() - 3);
+  // Compared in place, case-insensitively (no lowered copy of the path per response).
+  auto iends = [&](size_t n, const char* ext) {
+    size_t m = std::strlen(ext);
+    if (m > n) return false;
+    for (size_t i = 0; i < m; ++i)
+      if (std::tolower(static_cast<unsigned char>(path[n - m + i])) != ext[i]) return false;
+    return true;
+  };
+  size_t n = path.size();
+  if (iends(n, ".gz")) n -= 3;
   for (const auto& t : kTypes)
-    if (text::ends_with(p, t.ext)) return t.type;
+    if (iends(n, t.ext)) return t.type;
   return "application/octet-stream";
 }
 

@@ -17,7 +17,8 @@ struct WebAsset {
 extern const WebAsset kWebAssets[];
 extern const uint32_t kWebAssetCount;
 
-const WebAsset* web_asset_find(const std::string& bundle, const std::string& path);
+// `path` + `suffix` (".gz" for the compressed copy), compared without building the name.
+const WebAsset* web_asset_find(const std::string& bundle, const std::string& path, const char* suffix = "");
 bool web_bundle_exists(const std::string& bundle);
 const char* content_type_for(const std::string& path);
 

@@ -126,7 +126,8 @@ bool parse_request_head(const std::string& head, Request* req) {
   size_t path_len = q == std::string::npos ? req->target.size() : q;
   if (path_len == 0 || req->target[0] != '/') return false;
   // '+' is a space only in queries: the path is percent-decoded alone.
-  req->path = text::percent_decode(req->target.substr(0, path_len));
+  if (std::memchr(target, '%', path_len)) req->path = text::percent_decode(req->target.substr(0, path_len));
+  else req->path.assign(target, path_len);  // nothing to decode: no temporary copies
   if (q == std::string::npos) req->query.clear();
   else req->query.assign(req->target, q + 1, std::string::npos);
   if (!parse_header_lines(head, true, &req->headers)) return false;
@@ -146,6 +147,10 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
   size_t eol = head.find("\r\n");
   size_t pos = eol == std::string::npos ? head.size() : eol + 2;
   const char* d = head.data();
+  // Room for every line at once (a line per header at most) instead of regrowing the vector.
+  size_t lines = 0;
+  for (const char* p = d + pos; (p = static_cast<const char*>(std::memchr(p, '\n', head.size() - static_cast<size_t>(p - d)))); ++p) ++lines;
+  out->reserve(out->size() + lines + 1);
   while (pos < head.size()) {
     size_t e = head.find("\r\n", pos);
     size_t end = e == std::string::npos ? head.size() : e;
@@ -193,39 +198,64 @@ std::string Request::query_param(const std::string& key, bool* present) const {
   return std::string();
 }
 
-void ResponseWriter::head(int status, const std::string& content_type, const std::string* length,
-                          size_t body_size, std::string* out) {
-  // Sized once and appended piecewise: concatenating temporaries cost an allocation per header.
+void ResponseWriter::head(int status, const char* content_type, const std::string* length, size_t body_size,
+                          std::string* out) {
+  // Measured, sized once, then copied piece by piece into place: no regrowth, no temporaries.
   const char* reason = reason_phrase(status);
-  size_t need = 64 + std::strlen(reason) + content_type.size() + body_size + (length ? length->size() : 0);
-  for (const auto& e : extra_) need += e.name.size() + e.value.size() + 4;
+  const size_t reason_len = std::strlen(reason);
+  const size_t type_len = std::strlen(content_type);
+  char code[12];
+  char* code_end = code + sizeof code;
+  char* code_p = code_end;
+  unsigned u = status < 0 ? 0u : static_cast<unsigned>(status);
+  do {
+    *--code_p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u);
+  const size_t code_len = static_cast<size_t>(code_end - code_p);
+  static const char kType[] = "Content-Type: ";
+  static const char kLength[] = "Content-Length: ";
+  static const char kChunked[] = "Transfer-Encoding: chunked\r\n";
+  static const char kKeep[] = "Connection: keep-alive\r\n\r\n";
+  static const char kClose[] = "Connection: close\r\n\r\n";
+  size_t n = 9 + code_len + 1 + reason_len + 2;
+  if (type_len) n += sizeof kType - 1 + type_len + 2;
+  n += length ? sizeof kLength - 1 + length->size() + 2 : sizeof kChunked - 1;
+  for (const auto& e : extra_) n += e.name.size() + 2 + e.value.size() + 2;
+  n += keep_alive_ ? sizeof kKeep - 1 : sizeof kClose - 1;
   out->clear();
-  out->reserve(need);
-  char line[64];
-  int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d ", status);
-  out->append(line, n > 0 ? static_cast<size_t>(n) : 0);
-  out->append(reason);
-  out->append("\r\n", 2);
-  if (!content_type.empty()) {
-    out->append("Content-Type: ", 14);
-    out->append(content_type);
-    out->append("\r\n", 2);
+  out->reserve(n + body_size);
+  out->resize(n);
+  char* p = &(*out)[0];
+  auto put = [&p](const char* s, size_t len) {
+    std::memcpy(p, s, len);
+    p += len;
+  };
+  put("HTTP/1.1 ", 9);
+  put(code_p, code_len);
+  put(" ", 1);
+  put(reason, reason_len);
+  put("\r\n", 2);
+  if (type_len) {
+    put(kType, sizeof kType - 1);
+    put(content_type, type_len);
+    put("\r\n", 2);
   }
   if (length) {
-    out->append("Content-Length: ", 16);
-    out->append(*length);
-    out->append("\r\n", 2);
+    put(kLength, sizeof kLength - 1);
+    put(length->data(), length->size());
+    put("\r\n", 2);
   } else {
-    out->append("Transfer-Encoding: chunked\r\n", 28);
+    put(kChunked, sizeof kChunked - 1);
   }
   for (const auto& e : extra_) {
-    out->append(e.name);
-    out->append(": ", 2);
-    out->append(e.value);
-    out->append("\r\n", 2);
+    put(e.name.data(), e.name.size());
+    put(": ", 2);
+    put(e.value.data(), e.value.size());
+    put("\r\n", 2);
   }
-  if (keep_alive_) out->append("Connection: keep-alive\r\n\r\n", 26);
-  else out->append("Connection: close\r\n\r\n", 21);
+  if (keep_alive_) put(kKeep, sizeof kKeep - 1);
+  else put(kClose, sizeof kClose - 1);
 }
 
 bool ResponseWriter::switch_protocols(const std::vector<Header>& headers) {
@@ -240,15 +270,15 @@ bool ResponseWriter::switch_protocols(const std::vector<Header>& headers) {
   return !broken_;
 }
 
-bool ResponseWriter::send(int status, const std::string& content_type, const std::string& body) {
+bool ResponseWriter::send(int status, const char* content_type, const char* body, size_t body_len) {
   if (started_) return false;
   started_ = true;
   status_ = status;
-  std::string len = text::to_string(static_cast<int64_t>(body.size()));
+  std::string len = text::to_string(static_cast<int64_t>(body_len));
   std::string out;
-  head(status, content_type, &len, head_only_ ? 0 : body.size(), &out);
-  if (!head_only_) out += body;
-  body_bytes_ = body.size();
+  head(status, content_type, &len, head_only_ ? 0 : body_len, &out);
+  if (!head_only_) out.append(body, body_len);
+  body_bytes_ = body_len;
   if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }
@@ -259,7 +289,7 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
   chunked_ = true;
   status_ = status;
   std::string out;
-  head(status, content_type, nullptr, 0, &out);
+  head(status, content_type.c_str(), nullptr, 0, &out);
   if (!conn_->send_all(out.data(), out.size())) broken_ = true;
   return !broken_;
 }
@@ -267,9 +297,20 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
 bool ResponseWriter::write_chunk(const std::string& data) {
   if (!chunked_ || broken_) return false;
   if (data.empty() || head_only_) return true;
-  char size[2 * sizeof(size_t) + 3];  // hex digits, CRLF, NUL
-  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-  std::string out = size;
+  // The chunk's size in hex, written by hand (no snprintf per chunk).
+  char size[2 * sizeof(size_t) + 2];
+  char* end = size + sizeof size;
+  char* p = end;
+  *--p = '\n';
+  *--p = '\r';
+  size_t n = data.size();
+  do {
+    *--p = "0123456789abcdef"[n & 15];
+    n >>= 4;
+  } while (n);
+  std::string out;
+  out.reserve(static_cast<size_t>(end - p) + data.size() + 2);
+  out.append(p, static_cast<size_t>(end - p));
   out += data;
   out += "\r\n";
   body_bytes_ += data.size();

@@ -51,9 +51,18 @@ class ResponseWriter {
   ResponseWriter(Conn* c, bool head_only, bool keep_alive)
       : conn_(c), head_only_(head_only), keep_alive_(keep_alive) {}
 
-  void add_header(const std::string& name, const std::string& value) { extra_.push_back({name, value}); }
+  // By value: a literal becomes one string, moved into place.
+  void add_header(std::string name, std::string value) {
+    if (extra_.empty()) extra_.reserve(kHeadersAhead);  // a hint: one allocation for a typical response
+    extra_.push_back({std::move(name), std::move(value)});
+  }
   // A complete response with Content-Length.
-  bool send(int status, const std::string& content_type, const std::string& body);
+  bool send(int status, const std::string& content_type, const std::string& body) {
+    return send(status, content_type.c_str(), body.data(), body.size());
+  }
+  // The same from bytes held elsewhere (a file in flash) and a fixed type: no copies into
+  // strings first.
+  bool send(int status, const char* content_type, const char* body, size_t len);
   // A streamed (chunked) response: begin, any number of chunks, end.
   bool begin_stream(int status, const std::string& content_type);
   bool write_chunk(const std::string& data);
@@ -73,8 +82,7 @@ class ResponseWriter {
 
  private:
   // The status line and headers into *out, with room reserved for body_size more bytes.
-  void head(int status, const std::string& content_type, const std::string* length, size_t body_size,
-            std::string* out);
+  void head(int status, const char* content_type, const std::string* length, size_t body_size, std::string* out);
   Conn* conn_;
   bool head_only_;
   bool keep_alive_;
@@ -84,6 +92,7 @@ class ResponseWriter {
   int status_ = 0;
   uint64_t body_bytes_ = 0;
   std::vector<Header> extra_;
+  static constexpr size_t kHeadersAhead = 6;
 };
 
 }  // namespace http

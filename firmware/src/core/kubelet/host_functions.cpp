@@ -104,11 +104,18 @@ Trap host_k32_resp_header(Caller& c, const Value* a, Value* r, void* user) {
 Trap host_k32_resp_write(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);
   if (!k->resp) return ret(r, kErrInval);
-  std::string data;
-  if (!read_in(c, u32(a[0]), u32(a[1]), &data)) return ret(r, kErrFault);
-  k->resp->body += data;
+  // Straight into the response body: no copy per write (a handler writes in pieces).
+  const uint32_t len = u32(a[1]);
+  if (len > kMaxArgBytes) return ret(r, kErrFault);
+  std::string& body = k->resp->body;
+  const size_t at = body.size();
+  body.resize(at + len);
+  if (len && !c.read(u32(a[0]), &body[at], len)) {
+    body.resize(at);
+    return ret(r, kErrFault);
+  }
   k->resp->sent = true;
-  return ret(r, static_cast<int32_t>(data.size()));
+  return ret(r, static_cast<int32_t>(len));
 }
 Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);

@@ -43,6 +43,7 @@ class LogRing {
   static int64_t stamp_ms(uint64_t mono_ms);
 
  private:
+  void put_locked(const char* data, size_t len);  // under mu_: index, store, count
   void mark_lines(const char* data, size_t len);  // mu_ held
   void trim();                                    // mu_ held
   std::string stamped(uint64_t from, const std::string& text);  // mu_ held
