@@ -86,6 +86,8 @@
   K32_R(op::kReturn, ret) K32_R(op::kReturn1, ret1) K32_R(op::kCallDirect, call_direct)      \
   K32_R(op::kSelectImm + 0, select_is) K32_R(op::kSelectImm + 1, select_si)                  \
   K32_R(op::kSelectImm + 2, select_ii)                                                       \
+  K32_R(op::kSelectAcc + 0, select_a) K32_R(op::kSelectAcc + 1, select_a_is)                 \
+  K32_R(op::kSelectAcc + 2, select_a_si) K32_R(op::kSelectAcc + 3, select_a_ii)              \
   K32_FOR_EACH_COMPARE_INDEX(K32_REG_JMP_CMP)                                                \
   K32_FUSED_HANDLERS
 // the compare-and-jump forms (ops.h) by compare index
@@ -551,6 +553,24 @@ L_select_si : {  // the second
 }
 L_select_ii :
   S(3) = U32(S(2)) ? uint64_t(pc[0]) : uint64_t(pc[1]);
+  NEXT_AT(4);
+L_select_a : {  // the condition in the accumulator
+  uint64_t a = S(0), b = S(1);
+  S(3) = U32(acc) ? a : b;
+  NEXT_AT(4);
+}
+L_select_a_is : {
+  uint64_t b = S(1);
+  S(3) = U32(acc) ? uint64_t(pc[0]) : b;
+  NEXT_AT(4);
+}
+L_select_a_si : {
+  uint64_t a = S(0);
+  S(3) = U32(acc) ? a : uint64_t(pc[1]);
+  NEXT_AT(4);
+}
+L_select_a_ii :
+  S(3) = U32(acc) ? uint64_t(pc[0]) : uint64_t(pc[1]);
   NEXT_AT(4);
 L_copy:
   S(1) = S(0);

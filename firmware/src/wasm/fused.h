@@ -61,7 +61,10 @@ enum : uint32_t {
   // constant below 2^32 of any type): + 0 the first ([imm, b, cond, dst]), + 1 the second
   // ([a, imm, cond, dst]), + 2 both
   kSelectImm,
-  kCount = kSelectImm + 3,
+  // select with its condition in the accumulator (a compare or mask computed just before):
+  // + 0 operands from slots, + 1 + kSelectImm's variants; the layout is select's
+  kSelectAcc = kSelectImm + 3,
+  kCount = kSelectAcc + 4,
 };
 
 // Operand words, counted from the first word after the opcode.
