@@ -7,6 +7,7 @@ set(K32_MCU_TESTS
   netpol/test_netpol_eval
   app/test_ingress_routes
   sched/test_scheduler
+  http/test_portforward_frames core/test_metrics_store
   port/test_locks port/test_sha256)
 list(JOIN K32_MCU_TESTS "|" k32_mcu_alt)
 set(K32_MCU_TESTS_REGEX "/(${k32_mcu_alt})\\.cpp$")
