@@ -142,6 +142,22 @@ void reboot_main(void*) {
   port::system_restart();
 }
 
+// The hooks after each heartbeat and each scheduler pass are named types rather than
+// lambdas, so the stack check can tell the two std::function<void()> targets apart.
+struct ReportUsage {
+  Node* n;
+  void operator()() const {
+    json::Value report = kubelet::usage_report(n->kubelet);
+    int rc = n->kubelet_api->call("POST", kubelet::kUsagePathPrefix + n->cfg.name + "/usage", &report, nullptr);
+    if (rc != 204 && rc != 200) logf("[NODE] usage report refused (%d)", rc);
+  }
+};
+
+struct RunControllers {
+  controllers::ControllerManager* cm;
+  void operator()() const { cm->pass(); }
+};
+
 // The InternalIPs of the cluster's Nodes: from the store on the control plane, through the
 // API on workers (node-to-node callers of the pod server must come from one of them).
 void node_ips(const json::Value& list, std::vector<std::string>* out) {
@@ -538,19 +554,14 @@ int run_node(const node::NodeConfig& cfg_in) {
   }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
-  n->heartbeat->set_after_beat([n]() {
-    json::Value report = kubelet::usage_report(n->kubelet);
-    int rc = n->kubelet_api->call("POST", kubelet::kUsagePathPrefix + n->cfg.name + "/usage", &report, nullptr);
-    if (rc != 204 && rc != 200) logf("[NODE] usage report refused (%d)", rc);
-  });
+  n->heartbeat->set_after_beat(ReportUsage{n});
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
   port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION), heartbeat_main, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) {
     n->scheduler = new sched::Scheduler(&n->store);
     n->controllers = new controllers::ControllerManager(n->api);
     n->controllers->attach();
-    controllers::ControllerManager* cm = n->controllers;
-    n->scheduler->set_after_pass([cm]() { cm->pass(); });
+    n->scheduler->set_after_pass(RunControllers{n->controllers});
     port::thread_start("scheduler", K32_SCHEDULER_STACK_BYTES, static_cast<port::Region>(K32_SCHEDULER_STACK_REGION), &sched::Scheduler::thread_main, n->scheduler);
   }
   port::thread_start("kubelet", K32_KUBELET_SYNC_STACK_BYTES, static_cast<port::Region>(K32_KUBELET_SYNC_STACK_REGION), &kubelet::Kubelet::thread_main, n->kubelet);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "core/http/conn_reader.h"
 #include "k32_board.h"
@@ -157,9 +158,11 @@ void accept_main(void* p) {
 
 void stdin_main(void* p) {
   Dispatcher* d = static_cast<Dispatcher*>(p);
-  char buf[kMaxLine];
-  while (std::fgets(buf, sizeof buf, stdin)) {
-    std::string answer = d->handle_line(buf);
+  // The line buffer is on the heap: on the thread's stack its 4 KiB plus the deepest
+  // command (a setting written as JSON) did not fit the console's stack budget.
+  std::vector<char> buf(kMaxLine);
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), stdin)) {
+    std::string answer = d->handle_line(buf.data());
     if (answer.empty()) continue;
     std::printf("%s\n", answer.c_str());
     std::fflush(stdout);
