@@ -35,7 +35,8 @@ void lookup() {
   // Only v2 has a protobuf form: v3 asked for protobuf still answers JSON.
   CHECK(k32::openapi::find("/openapi/v3/api/v1", true, &v3));
   CHECK(std::strcmp(v3.content_type, "application/json") == 0);
-  CHECK(!k32::openapi::find("/openapi/v3/apis/apps/v1", false, &missing));
+  CHECK(k32::openapi::find("/openapi/v3/apis/apps/v1", false, &v3));  // Deployments, ReplicaSets
+  CHECK(!k32::openapi::find("/openapi/v3/apis/batch/v1", false, &missing));  // Jobs are not served
   CHECK(!k32::openapi::find("/openapi/v2/", false, &missing));
   CHECK(!k32::openapi::find(nullptr, false, &missing));
 }
@@ -52,7 +53,8 @@ void v2_content() {
   CHECK_EQ(containers["x-kubernetes-patch-merge-key"].as_string(), "name");
   CHECK_EQ(containers["x-kubernetes-patch-strategy"].as_string(), "merge");
   CHECK(v2["definitions"].find("io.k8s.api.networking.v1.Ingress") != nullptr);
-  CHECK(v2["definitions"].find("io.k8s.api.apps.v1.Deployment") == nullptr);  // not served
+  CHECK(v2["definitions"].find("io.k8s.api.apps.v1.Deployment") != nullptr);
+  CHECK(v2["definitions"].find("io.k8s.api.batch.v1.Job") == nullptr);  // not served
   CHECK(v2["paths"].find("/api/v1/namespaces/{namespace}/pods/{name}") != nullptr);
 }
 
