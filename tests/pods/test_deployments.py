@@ -118,6 +118,8 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
     assert head.split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
     assert wait_until(lambda: kc(sim_cluster, version, "get", "deployment", app, "-n", ns).splitlines()[1].split()[1:4]
                       == ["5/5", "5", "5"]), out
+    described = kc(sim_cluster, version, "describe", "deployment", app, "-n", ns)
+    assert f"Scaled up replica set {rs['metadata']['name']} from 1 to 5" in described, described
     out = kc(sim_cluster, version, "get", "replicasets", "-n", ns)
     assert out.splitlines()[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
     assert out.splitlines()[1].split()[:4] == [rs["metadata"]["name"], "5", "5", "5"], out

@@ -86,6 +86,13 @@ int main() {
   CHECK_EQ(d["status"]["availableReplicas"].as_int(), 4);
   CHECK_EQ(d["status"]["updatedReplicas"].as_int(), 4);
   CHECK_EQ(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"].as_string(), std::string("1"));
+  // The scaling step is reported on the Deployment, as kube-controller-manager does.
+  bool scaled_event = false;
+  for (const auto& e : list(&st, "events"))
+    scaled_event = scaled_event || (e["reason"].as_string() == "ScalingReplicaSet" &&
+                                    e["involvedObject"]["kind"].as_string() == "Deployment" &&
+                                    e["message"].as_string() == "Scaled up replica set web-" + hash + " from 0 to 4");
+  CHECK(scaled_event);
 
   // A new image rolls out one pod at a time: never more than 5 pods, never fewer than 4 ready.
   json::Value upd = d;
@@ -109,6 +116,10 @@ int main() {
   CHECK(done);
   for (const auto& p : list(&st, "pods")) CHECK_EQ(p["spec"]["containers"].items()[0]["image"].as_string(), std::string("b"));
   CHECK_EQ(list(&st, "apps/replicasets").size(), 2u);
+  int scaled_down = 0;
+  for (const auto& e : list(&st, "events"))
+    if (e["message"].as_string().find("Scaled down replica set web-" + hash) == 0) ++scaled_down;
+  CHECK_EQ(scaled_down, 4);
 
   // Deleting the Deployment (background) collects its ReplicaSets, then their pods.
   CHECK(api.local_delete(*dep_res, "default", "web", "Background", "").ok());

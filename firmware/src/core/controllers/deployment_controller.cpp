@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/api/workloads.h"
+#include "core/controllers/controller_event.h"
 #include "core/controllers/replicaset_controller.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -13,6 +14,7 @@ namespace controllers {
 namespace {
 
 constexpr const char* kChangeCause = "kubernetes.io/change-cause";
+constexpr const char* kComponent = "deployment-controller";
 constexpr const char* kDesiredAnnotation = "deployment.kubernetes.io/desired-replicas";
 constexpr const char* kMaxAnnotation = "deployment.kubernetes.io/max-replicas";
 
@@ -218,7 +220,13 @@ bool DeploymentController::scale_rs(const json::Value& d, json::Value* rs, int64
   a.set(kMaxAnnotation, max);
   json::Value stored;
   if (!api_->local_update(*api::find_by_kind("apps/v1", "ReplicaSet"), *rs, std::move(upd), "", &stored).ok()) return false;
+  int64_t was = spec_replicas(*rs);
   *rs = stored;
+  if (was != replicas)
+    record_event(api_->store(), d, "Normal", "ScalingReplicaSet",
+                 std::string("Scaled ") + (replicas > was ? "up" : "down") + " replica set " + stored["metadata"]["name"].str() +
+                     " from " + text::to_string(was) + " to " + text::to_string(replicas),
+                 kComponent);
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/api/selectors.h"
+#include "core/controllers/controller_event.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -11,6 +12,8 @@ namespace k32 {
 namespace controllers {
 
 namespace {
+
+constexpr const char* kComponent = "replicaset-controller";
 
 bool counts(const Dependent& d, const std::string& owner_uid) {
   const OwnerRef* c = d.controller_ref();
@@ -144,6 +147,10 @@ void ReplicaSetController::sync(const json::Value& rs, int64_t now_s, int64_t* w
   st.set("observedGeneration", md["generation"].as_int());
   const json::Value& old_conds = rs["status"]["conditions"];
   if (!failure.empty()) {
+    bool first = true;
+    for (const auto& oc : old_conds.items())
+      if (oc["type"].as_string() == "ReplicaFailure" && oc["message"].as_string() == failure) first = false;
+    if (first) record_event(api_->store(), rs, "Warning", "FailedCreate", "Error creating: " + failure, kComponent);
     json::Value cond = json::Value::object();
     cond.set("type", "ReplicaFailure");
     cond.set("status", "True");
