@@ -367,7 +367,7 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   do {                                               \
     if (inst && inst->memory) {                      \
       mem = inst->memory->data;                      \
-      memsize = uint64_t(inst->memory->pages) * kPageSize; \
+      memsize = inst->memory->bytes;                \
     } else {                                         \
       mem = nullptr;                                 \
       memsize = 0;                                   \

@@ -81,6 +81,31 @@ bool fail_alloc(Error* err, const char* what) {
   return false;
 }
 
+// The bytes a module's defined memory may be trimmed to (Limits::trim_to_heap_base), or 0
+// to keep whole pages: only a module that never reads its memory's size, exports an
+// immutable i32 __heap_base, and whose active data segments all end below it.
+uint64_t trimmed_memory_bytes(const Store* s, const Module* m) {
+  if (!s->limits.trim_to_heap_base || m->sizes_memory || m->memories.n <= m->nmem_imports) return 0;
+  uint64_t heap_base = 0;
+  for (uint32_t i = 0; i < m->exports.n; i++) {
+    const Export& e = m->exports[i];
+    if (e.kind != ExternKind::Global || e.name_len != 11 || std::memcmp(m->names.p + e.name_off, "__heap_base", 11) != 0)
+      continue;
+    if (e.index < m->nglobal_imports) return 0;
+    const GlobalDef& g = m->globals[e.index];
+    if (g.mut || g.type != ValType::I32 || g.init.op != 0x41) return 0;
+    heap_base = uint32_t(g.init.value);
+  }
+  heap_base = (heap_base + 15) & ~uint64_t(15);
+  if (heap_base == 0 || heap_base >= uint64_t(m->memories[0].min) * kPageSize) return 0;
+  for (uint32_t i = 0; i < m->datas.n; i++) {
+    const DataSeg& d = m->datas[i];
+    if (d.mode != SegMode::Active) continue;
+    if (d.offset.op != 0x41 || uint64_t(uint32_t(d.offset.value)) + d.len > heap_base) return 0;
+  }
+  return heap_base;
+}
+
 bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
   uint32_t ndef = m->func_types.n - m->nfunc_imports;
   Func* own = ndef ? static_cast<Func*>(s->allocate(sizeof(Func) * ndef)) : nullptr;
@@ -101,7 +126,7 @@ bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
   }
   if (m->memories.n > m->nmem_imports) {
     const Limits32& l = m->memories[0];
-    inst->memory = memory_new(s, l.min, l.max);
+    inst->memory = memory_new(s, l.min, l.max, trimmed_memory_bytes(s, m));
     if (!inst->memory) return fail_alloc(err, "linear memory");
   }
   for (uint32_t i = m->nglobal_imports; i < m->globals.n; i++) {
@@ -135,7 +160,7 @@ Trap run_segments(const Module* m, Instance* inst) {
     const DataSeg& d = m->datas[i];
     if (d.mode != SegMode::Active) continue;
     uint32_t off = uint32_t(const_value(inst, d.offset));
-    uint64_t size = inst->memory ? uint64_t(inst->memory->pages) * kPageSize : 0;
+    uint64_t size = inst->memory ? inst->memory->bytes : 0;
     if (uint64_t(off) + d.len > size) return trap_make(TrapCode::MemoryOutOfBounds);
     if (d.len) std::memcpy(inst->memory->data + off, m->data_bytes.p + d.first, d.len);
     inst->data_dropped[i] = 1;

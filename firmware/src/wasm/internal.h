@@ -152,6 +152,7 @@ class Module {
   // While the code section loads: (code word, defined function) of each direct call, whose
   // word becomes the offset to that function's body once every body is compiled.
   Vec<uint32_t> call_fixups;
+  bool sizes_memory = false;  // the code has memory.size or memory.grow (no trimming then)
 };
 
 // ---- runtime objects, all owned by a Store ----
@@ -177,6 +178,7 @@ struct Memory {
   uint8_t* data;
   uint32_t pages;
   uint32_t max_pages;
+  uint64_t bytes;  // accessible bytes: pages x 64 KiB, or fewer when trimmed (Limits::trim_to_heap_base)
 };
 
 struct Global {
@@ -217,6 +219,7 @@ class Store {
   size_t in_use = 0;
   struct Node* objects = nullptr;  // every allocation, freed with the store
   Vec<Definition> defs;
+  const Module* defines_for = nullptr;  // store_define_only_for: host functions other modules would import are skipped
   uint64_t* stack = nullptr;
   Frame* frames = nullptr;
   uint32_t stack_used = 0;  // slots / frames held by calls in progress (host re-entry)

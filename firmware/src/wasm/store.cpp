@@ -200,14 +200,16 @@ bool table_grow(Store* s, Table* t, uint32_t delta, uint64_t init, uint32_t* old
   return true;
 }
 
-Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages) {
+Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages, uint64_t trim_bytes) {
   if (min_pages > s->limits.max_memory_pages) return nullptr;
   Memory* m = static_cast<Memory*>(s->allocate(sizeof(Memory)));
   if (!m) return nullptr;
   m->pages = min_pages;
   m->max_pages = max_pages;
+  m->bytes = uint64_t(min_pages) * kPageSize;
+  if (trim_bytes && trim_bytes < m->bytes) m->bytes = trim_bytes;
   if (min_pages) {
-    m->data = static_cast<uint8_t*>(s->allocate(size_t(min_pages) * kPageSize));
+    m->data = static_cast<uint8_t*>(s->allocate(size_t(m->bytes)));
     if (!m->data) {
       s->release(m);
       return nullptr;
@@ -226,10 +228,11 @@ bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages) {
   if (delta == 0) return true;
   uint8_t* d = static_cast<uint8_t*>(s->allocate(size_t(want) * kPageSize));
   if (!d) return false;
-  if (m->pages) std::memcpy(d, m->data, size_t(m->pages) * kPageSize);
+  if (m->bytes) std::memcpy(d, m->data, size_t(m->bytes));
   s->release(m->data);
   m->data = d;
   m->pages = uint32_t(want);
+  m->bytes = uint64_t(want) * kPageSize;
   return true;
 }
 
@@ -254,8 +257,22 @@ bool store_define(Store* s, const char* module, const char* name, Extern e) {
   return s->defs.push(s->alloc, d);
 }
 
+void store_define_only_for(Store* s, const Module* m) { s->defines_for = m; }
+
+static bool module_imports(const Module* m, const char* module, const char* name) {
+  size_t ml = std::strlen(module), nl = std::strlen(name);
+  for (uint32_t i = 0; i < m->imports.n; i++) {
+    const Import& im = m->imports[i];
+    if (im.module_len == ml && im.name_len == nl && std::memcmp(m->names.p + im.module_off, module, ml) == 0 &&
+        std::memcmp(m->names.p + im.name_off, name, nl) == 0)
+      return true;
+  }
+  return false;
+}
+
 bool store_define_host(Store* s, const char* module, const char* name, const char* sig, HostFn fn,
                        void* user) {
+  if (s->defines_for && !module_imports(s->defines_for, module, name)) return true;
   Func* f = host_func_new(s, sig, fn, user);
   return f && store_define(s, module, name, Extern{ExternKind::Func, f});
 }
@@ -294,7 +311,7 @@ Trap call(Store* s, Func* f, const Value* args, uint32_t nargs, Value* results, 
 // ---- caller view of linear memory ----
 uint8_t* Caller::memory(uint32_t* size) const {
   Memory* m = instance ? instance->memory : nullptr;
-  *size = m ? m->pages * kPageSize : 0;
+  *size = m ? uint32_t(m->bytes) : 0;
   return m ? m->data : nullptr;
 }
 bool Caller::read(uint32_t addr, void* dst, uint32_t len) const {

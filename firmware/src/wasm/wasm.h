@@ -72,6 +72,11 @@ struct Limits {
   uint32_t max_table_elems = 1u << 20;
   uint32_t value_stack_slots = 1u << 16;  // 8 bytes each
   uint32_t call_depth = 2048;
+  // A module that never asks its memory's size (no memory.size, no memory.grow) and exports
+  // __heap_base gets only the bytes below __heap_base (its data and shadow stack) instead of
+  // whole 64 KiB pages, as WAMR does on microcontrollers: a page is most of a small board's
+  // RAM, and nothing such a module computes can point past __heap_base.
+  bool trim_to_heap_base = false;
 };
 
 class Module;
@@ -123,7 +128,8 @@ struct Extern {
 Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user);
 Global* global_new(Store* s, ValType t, bool mut, Value v);
 Table* table_new(Store* s, ValType elem, uint32_t min, uint32_t max /*UINT32_MAX: none*/);
-Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages /*UINT32_MAX: none*/);
+// trim_bytes (0: none): fewer accessible bytes than min_pages x 64 KiB (Limits::trim_to_heap_base).
+Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages /*UINT32_MAX: none*/, uint64_t trim_bytes = 0);
 uint32_t memory_pages(const Memory* m);
 Value global_get(const Global* g);
 ValType global_type(const Global* g);
@@ -132,6 +138,10 @@ ValType global_type(const Global* g);
 bool store_define(Store* s, const char* module, const char* name, Extern e);
 bool store_define_host(Store* s, const char* module, const char* name, const char* sig,
                        HostFn fn, void* user);
+// From now on store_define_host defines only what `m` imports (and succeeds without a
+// definition for the rest): a pod's store then holds its module's few host functions, not
+// the whole ABI's. `m` must outlive the store's definitions.
+void store_define_only_for(Store* s, const Module* m);
 // Defines every export of `inst` under module name `as` (spec-test `register`).
 bool store_register_instance(Store* s, const char* as, Instance* inst);
 

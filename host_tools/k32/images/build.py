@@ -18,9 +18,11 @@ SHARED_INCLUDE = IMAGES_DIR / "lib"   # helpers shared by the shipped images, no
 NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 # One page of linear memory and an 8 KiB shadow stack: the echo example's limits.memory
 # is 64Ki, so images must start in a single page. -fno-builtin keeps clang from turning
-# the loops of images/lib/mem.c into calls to themselves.
+# the loops of images/lib/mem.c into calls to themselves. __heap_base is exported so a node
+# may give an image that never sizes its memory only the bytes below it (data + stack).
 CFLAGS = ["--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wall", "-Werror", "-ffile-prefix-map=" + str(REPO_ROOT) + "=."]
 LDFLAGS = ["-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--initial-memory=65536",
+           "-Wl,--export=__heap_base",
            "-Wl,--strip-debug"]
 
 
