@@ -13,7 +13,51 @@ static bool parses(const std::string& s) {
   return k32::json::parse(s, &v, &e);
 }
 
+// A value holds only its own kind (a tag and a union): at most a std::string and a word,
+// 28 bytes on a 32-bit board (68 when every kind sat side by side).
+static void test_compact_value() {
+  CHECK(sizeof(Value) <= sizeof(std::string) + sizeof(void*));
+  // Copies, moves and self-assignment keep values whole; a child assigned over its parent
+  // is read before the parent lets go of it.
+  Value v;
+  k32::json::ParseError e;
+  CHECK(k32::json::parse(R"({"a":{"b":[1,"two",{"c":null}]},"s":"a string longer than fifteen bytes"})", &v, &e));
+  Value copy = v;
+  CHECK(copy == v);
+  Value moved = std::move(copy);
+  CHECK(moved == v);
+  moved = moved;
+  CHECK(moved == v);
+  moved = moved["a"];
+  CHECK_EQ(k32::json::dump(moved), std::string(R"({"b":[1,"two",{"c":null}]})"));
+  moved = std::move(moved["b"]);
+  CHECK_EQ(k32::json::dump(moved), std::string(R"([1,"two",{"c":null}])"));
+  // Lists of a value of another kind are empty, and what is added to them is not kept.
+  Value s("text");
+  s.members().push_back({"k", Value(1)});
+  s.items().push_back(Value(2));
+  CHECK(s.members().empty() && s.items().empty());
+  CHECK_EQ(k32::json::dump(s), std::string("\"text\""));
+  Value n;
+  n.items().push_back(Value(1));
+  CHECK(n.is_null() && n.size() == 0u);
+}
+
+// The node's clients leave managedFields out of what they parse, at every level.
+static void test_parse_dropping() {
+  Value v;
+  k32::json::ParseError e;
+  CHECK(k32::json::parse_dropping(
+      R"({"items":[{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},"spec":{}}],"managedFields":1})",
+      "managedFields", &v, &e));
+  CHECK_EQ(k32::json::dump(v), std::string(R"({"items":[{"metadata":{"name":"a"},"spec":{}}]})"));
+  // Errors inside a dropped member still fail the parse.
+  CHECK(!k32::json::parse_dropping(R"({"managedFields":[1,}]})", "managedFields", &v, &e));
+}
+
 int main() {
+  test_compact_value();
+  test_parse_dropping();
   Value v;
   k32::json::ParseError e;
   CHECK(k32::json::parse(R"({"a":1,"b":[true,null,"x\u00e9\ud83d\ude00"],"c":{"d":-2.5e3}})", &v, &e));

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,22 +15,29 @@ namespace json {
 
 enum class Type : uint8_t { Null, Bool, Int, Double, String, Array, Object };
 
+// One value is a tag and a union of what it can hold (28 bytes on a 32-bit board, 40 on a
+// 64-bit host): an API object is thousands of them, so each carries only its own kind.
 class Value {
  public:
   using Member = std::pair<std::string, Value>;
 
-  Value() : type_(Type::Null) {}
-  Value(std::nullptr_t) : type_(Type::Null) {}
+  Value() : type_(Type::Null), i_(0) {}
+  Value(std::nullptr_t) : type_(Type::Null), i_(0) {}
   Value(bool b) : type_(Type::Bool), b_(b) {}
   Value(int v) : type_(Type::Int), i_(v) {}
   Value(int64_t v) : type_(Type::Int), i_(v) {}
   Value(uint32_t v) : type_(Type::Int), i_(v) {}
   Value(double v) : type_(Type::Double), d_(v) {}
-  Value(const char* s) : type_(Type::String), s_(s) {}
-  Value(std::string s) : type_(Type::String), s_(std::move(s)) {}
+  Value(const char* s) : type_(Type::String) { new (&s_) std::string(s); }
+  Value(std::string s) : type_(Type::String) { new (&s_) std::string(std::move(s)); }
+  Value(const Value& o) : type_(Type::Null), i_(0) { copy_from(o); }
+  Value(Value&& o) noexcept : type_(Type::Null), i_(0) { move_from(std::move(o)); }
+  Value& operator=(const Value& o);
+  Value& operator=(Value&& o) noexcept;
+  ~Value() { destroy(); }
 
-  static Value object() { Value v; v.type_ = Type::Object; return v; }
-  static Value array() { Value v; v.type_ = Type::Array; return v; }
+  static Value object() { Value v; v.become(Type::Object); return v; }
+  static Value array() { Value v; v.become(Type::Array); return v; }
 
   Type type() const { return type_; }
   bool is_null() const { return type_ == Type::Null; }
@@ -60,16 +68,19 @@ class Value {
   // Returns the member, creating it as null (turning this into an object) if absent.
   Value& at_or_insert(const std::string& key);
   bool erase(const std::string& key);
-  std::vector<Member>& members() { return obj_; }
-  const std::vector<Member>& members() const { return obj_; }
+  // The members of an object; of any other value an empty list (what is added to it is
+  // dropped, as the value is no object).
+  std::vector<Member>& members();
+  const std::vector<Member>& members() const;
 
   // Follows a path of object keys; nullptr when any step is missing.
   const Value* path(std::initializer_list<const char*> keys) const;
   std::string path_str(std::initializer_list<const char*> keys) const;
 
   // ---- arrays ----
-  std::vector<Value>& items() { return arr_; }
-  const std::vector<Value>& items() const { return arr_; }
+  // The elements of an array; of any other value an empty list (see members()).
+  std::vector<Value>& items();
+  const std::vector<Value>& items() const;
   Value& push(Value v);
   size_t size() const;
 
@@ -77,13 +88,20 @@ class Value {
   bool operator!=(const Value& o) const { return !(*this == o); }
 
  private:
+  void destroy() noexcept;
+  void become(Type t);  // destroys the held value, then holds an empty one of type t
+  void copy_from(const Value& o);
+  void move_from(Value&& o) noexcept;
+
   Type type_;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double d_ = 0;
-  std::string s_;
-  std::vector<Value> arr_;
-  std::vector<Member> obj_;
+  union {
+    bool b_;
+    int64_t i_;
+    double d_;
+    std::string s_;
+    std::vector<Value> arr_;
+    std::vector<Member> obj_;
+  };
 };
 
 struct ParseError {
@@ -102,6 +120,11 @@ bool parse(const char* data, size_t len, Value* out, ParseError* err, int max_de
 inline bool parse(const std::string& s, Value* out, ParseError* err, int max_depth = kMaxDepth) {
   return parse(s.data(), s.size(), out, err, max_depth);
 }
+
+// As parse, leaving out every object member named `drop_key` at any level (the node's own
+// clients drop metadata.managedFields, which they never read and which is a large share
+// of every object): only one such member is ever held at a time.
+bool parse_dropping(const std::string& s, const char* drop_key, Value* out, ParseError* err);
 
 // The level of the deepest value (0 for a scalar or an empty container): parse(dump(v), .., d)
 // succeeds exactly when depth(v) <= d.
