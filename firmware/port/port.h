@@ -37,6 +37,9 @@ struct MemStats {
 };
 MemStats mem_stats();
 bool has_psram();
+// Bytes an allocation in `region` could still take (Any: both regions together): the node
+// refuses work that would leave less than its reserve, instead of failing mid-way.
+uint64_t mem_available(Region region);
 
 // ---- threads ----
 using ThreadFn = void (*)(void* arg);

@@ -126,12 +126,19 @@ def test_threads_run_with_the_boards_stack_budgets(board_cluster):
         assert not over, f"{board}: threads past their stack budget: {over}"
 
 
-@pytest.mark.xfail(strict=True, reason="the node does not fit a classic ESP32's heap yet: the worker "
-                   "runs out of its internal RAM budget starting its first echo pod")
 def test_echo_on_the_worker_board(board_cluster):
+    """The classic ESP32 (no PSRAM, 160 KB of heap) runs an echo pod: its linear memory is
+    trimmed to what the image uses, its module is shared and its interpreter stacks are the
+    board's; the worker stays within its internal RAM budget while it answers."""
     apply(board_cluster, worker_echo_manifest())
     # Stops waiting early when the worker process is gone (its heap ran out).
     wait_until(lambda: post(board_cluster, "/echo-w/hello")[0] == 200
                or len(board_cluster.running_nodes()) < len(board_cluster.nodes), POD_START_TIMEOUT_S, 0.5)
     log = board_cluster.log_path(WORKER).read_text(errors="replace")
     assert post(board_cluster, "/echo-w/hello")[0] == 200, log[-600:]
+    status, body = post(board_cluster, "/echo-w/hello", b"payload-w")
+    assert status == 200 and body.endswith(b"payload-w"), (status, body[:200])
+    spec = next(s for s in board_cluster.nodes if s.name == WORKER)
+    st = command(f"{spec.ip}:{spec.console_port}", "STATUS")
+    assert 0 < st["heapInternalBytes"] <= load_board(WORKER_BOARD).budgets["heap_internal"]["bytes"]
+    assert len(board_cluster.running_nodes()) == len(board_cluster.nodes)

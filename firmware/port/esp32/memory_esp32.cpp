@@ -36,6 +36,14 @@ void note_peak() {
 
 bool has_psram() { return heap_caps_get_total_size(MALLOC_CAP_SPIRAM) > 0; }
 
+uint64_t mem_available(Region region) {
+  const uint64_t internal = heap_caps_get_free_size(kInternalCaps);
+  const uint64_t psram = has_psram() ? heap_caps_get_free_size(kPsramCaps) : 0;
+  if (region == Region::Internal) return internal;
+  if (region == Region::Psram) return has_psram() ? psram : internal;
+  return internal + psram;
+}
+
 void* mem_alloc(size_t bytes, Region region) {
   if (bytes > UINT32_MAX - sizeof(Header)) return nullptr;
   const size_t total = bytes + sizeof(Header);

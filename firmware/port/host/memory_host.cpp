@@ -94,6 +94,16 @@ MemStats mem_stats() {
 
 bool has_psram() { return K32_HEAP_PSRAM_BYTES > 0; }
 
+uint64_t mem_available(Region region) {
+  auto left = [](uint32_t r) {
+    uint64_t used = counter(r).load();
+    return used < kBudget[r] ? kBudget[r] - used : 0;
+  };
+  if (region == Region::Internal) return left(0);
+  if (region == Region::Psram) return K32_HEAP_PSRAM_BYTES > 0 ? left(1) : left(0);
+  return left(0) + (K32_HEAP_PSRAM_BYTES > 0 ? left(1) : 0);
+}
+
 }  // namespace port
 }  // namespace k32
 

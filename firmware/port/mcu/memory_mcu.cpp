@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -43,6 +44,11 @@ void mem_free(void* p) {
 
 MemStats mem_stats() { return g_stats; }
 bool has_psram() { return false; }
+
+// The fixed heap is the board profile's internal RAM budget (one region).
+uint64_t mem_available(Region) {
+  return g_stats.internal_in_use < K32_HEAP_INTERNAL_BYTES ? K32_HEAP_INTERNAL_BYTES - g_stats.internal_in_use : 0;
+}
 
 }  // namespace port
 }  // namespace k32

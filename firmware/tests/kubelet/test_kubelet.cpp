@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "check.h"
+#include "k32_board.h"
 #include "core/json/json.h"
 #include "core/kubelet/container_runner.h"
 #include "core/kubelet/embedded_images.h"
 #include "core/kubelet/image_source.h"
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/log_ring.h"
+#include "core/kubelet/module_cache.h"
 #include "core/kubelet/pod_env.h"
 #include "core/kubelet/pod_instance.h"
 #include "core/util/text.h"
@@ -249,6 +251,31 @@ static void test_capability_granted() {
   release_container(&h.c);
 }
 
+// Two pods of one image share its compiled module; each gets only the linear memory below
+// the image's __heap_base (echo never sizes its memory), and the module goes with the last.
+static void test_one_module_per_image_and_trimmed_memory() {
+  size_t before = modules_cached();
+  Harness a("wasm://embedded/echo", 1, abi::kCapNone), b("wasm://embedded/echo", 1, abi::kCapNone);
+  std::string reason, msg;
+  CHECK(instantiate_container(&a.c, "", &reason, &msg));
+  CHECK(instantiate_container(&b.c, "", &reason, &msg));
+  CHECK(a.c.module == b.c.module);
+  CHECK_EQ(modules_cached(), before + 1);
+  wasm::Caller caller{a.c.store, a.c.inst};
+  uint32_t size = 0;
+  CHECK(caller.memory(&size) != nullptr);
+  CHECK(size > 0 && size < wasm::kPageSize);
+  // Everything the store holds beyond that memory: the board's value stack and call frames
+  // (a frame is three words), and at most 4 KiB more for the instance and the host functions
+  // the module imports: 8 KiB in all on a classic ESP32.
+  size_t runtime = wasm::store_bytes_in_use(a.c.store) - size;
+  CHECK(runtime <= K32_WASM_VALUE_STACK_BYTES + K32_WASM_CALL_DEPTH * 3 * sizeof(void*) + 4096);
+  release_container(&a.c);
+  CHECK_EQ(modules_cached(), before + 1);
+  release_container(&b.c);
+  CHECK_EQ(modules_cached(), before);
+}
+
 static void test_memory_limit() {
   Harness h("wasm://embedded/echo", 0, abi::kCapNone);  // limits.memory below one page
   std::string reason, msg;
@@ -317,6 +344,7 @@ int main() {
   test_service_env();
   test_echo_in_process();
   test_capability_granted();
+  test_one_module_per_image_and_trimmed_memory();
   test_memory_limit();
   test_run_to_completion();
   test_stack_budget();

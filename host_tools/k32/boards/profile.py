@@ -54,7 +54,10 @@ BUDGET_KEYS = {
     "heap_internal": "bytes",
     "heap_psram": "bytes",
     "pod_memory": "bytes",
+    "heap_reserve": "bytes",
     "pods_max": "count",
+    "wasm_value_stack": "bytes",
+    "wasm_call_depth": "count",
 }
 FLASH_MODES = ("qio", "qout", "dio", "dout")
 FLASH_FREQS = ("80m", "40m", "26m", "20m", "120m")

@@ -188,6 +188,16 @@ bool ApiServer::parse_resource_path(const std::string& path, RequestInfo* info, 
 
 void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
   const std::string& m = req.method;
+  // A write the heap cannot hold is refused before it starts (an allocation failing half-way
+  // would end the node); deletes always run, since they give memory back.
+  if (m == "POST" || m == "PUT" || m == "PATCH") {
+    const uint64_t need = static_cast<uint64_t>(req.body.size()) * K32_WRITE_HEAP_FACTOR;
+    const uint64_t avail = port::mem_available(port::Region::Any);
+    if (avail < need + K32_HEAP_RESERVE_BYTES) {
+      send_error(w, heap_full(avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0, need));
+      return;
+    }
+  }
   bool watch = req.query_param("watch") == "true" || req.query_param("watch") == "1";
   if (info.res->read_only && m != "GET" && m != "HEAD") {
     send_error(w, method_not_allowed(std::string(info.res->resource) + " are computed by the API server from Services "

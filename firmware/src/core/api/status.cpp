@@ -127,6 +127,14 @@ ApiError store_full(uint64_t budget, uint64_t used, uint64_t create_cap) {
           json::Value()};
 }
 
+ApiError heap_full(uint64_t available, uint64_t needed) {
+  return {507, "InsufficientStorage",
+          "the node is out of memory: this write needs about " + text::to_string(static_cast<int64_t>(needed)) +
+              " bytes of heap and " + text::to_string(static_cast<int64_t>(available)) +
+              " are free beyond what the node keeps for itself; delete objects or pods to make room",
+          json::Value()};
+}
+
 ApiError internal(const std::string& message) { return {500, "InternalError", "Internal error occurred: " + message, json::Value()}; }
 
 }  // namespace api

@@ -38,6 +38,8 @@ ApiError object_too_large(const std::string& resource, const std::string& name, 
 // The store's total budget is used up (507 Insufficient Storage).
 ApiError store_full(uint64_t budget, uint64_t used, uint64_t create_cap);
 ApiError internal(const std::string& message);
+// The node's heap cannot take the write and still keep its reserve (507, like a full store).
+ApiError heap_full(uint64_t available, uint64_t needed);
 
 }  // namespace api
 }  // namespace k32

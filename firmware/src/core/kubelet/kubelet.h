@@ -41,11 +41,11 @@ constexpr uint32_t kBackoffMaxMs = 300000;
 constexpr int64_t kBackoffResetS = 60;
 // A container without limits.memory gets this many Wasm pages at most.
 constexpr uint32_t kDefaultMaxPages = 16;
-// Interpreter stacks of a container (RAM beyond linear memory, per pod): 32 KiB of value
-// stack and 256 nested calls cover the C pods clang makes, which keep their frames in the
-// shadow stack inside linear memory.
-constexpr uint32_t kValueStackSlots = 4096;
-constexpr uint32_t kCallDepth = 256;
+// Interpreter stacks of a container (RAM beyond linear memory, per pod), from the board
+// profile: C pods keep their frames in the shadow stack inside linear memory, so a few
+// KiB of value stack and a few dozen nested calls cover them.
+constexpr uint32_t kValueStackSlots = K32_WASM_VALUE_STACK_BYTES / 8;
+constexpr uint32_t kCallDepth = K32_WASM_CALL_DEPTH;
 // Pods name channel topics for k32_event in this annotation (comma separated).
 constexpr const char* kEventTopicsAnnotation = "kube32.io/event-topics";
 

@@ -2,6 +2,7 @@
 
 #include "core/kubelet/image_source.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/module_cache.h"
 #include "core/kubelet/pod_usage.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
@@ -12,9 +13,23 @@ namespace kubelet {
 
 namespace {
 
-void* pod_alloc(void*, size_t bytes) { return port::mem_alloc(bytes, port::Region::Any); }
+// Pod memory (compiled modules, stores, linear memory, memory.grow) never takes the heap the
+// node keeps for its own work: past that it fails like any allocation the interpreter
+// handles (CreateContainerError at start, -1 from memory.grow), and the container notes why.
+void* pod_alloc(void* ctx, size_t bytes) {
+  if (port::mem_available(port::Region::Any) < static_cast<uint64_t>(bytes) + K32_HEAP_RESERVE_BYTES) {
+    if (ctx) static_cast<Container*>(ctx)->heap_refused = true;
+    return nullptr;
+  }
+  return port::mem_alloc(bytes, port::Region::Any);
+}
 void pod_free(void*, void* p) { port::mem_free(p); }
 const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr};
+
+std::string out_of_heap(const std::string& what) {
+  return "not enough memory on the node for " + what + " (" + text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Any))) +
+         " bytes free, " + text::to_string(static_cast<int64_t>(K32_HEAP_RESERVE_BYTES)) + " kept for the node itself)";
+}
 
 // Imports a container may not use answer K32_ERR_PERM without reaching the host.
 wasm::Trap perm_denied(wasm::Caller&, const wasm::Value*, wasm::Value* r, void*) {
@@ -62,23 +77,30 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   if (!load_image(ref, sd_dir, &img, reason, message)) return false;
   c->image_id = "wasm://" + ref.source + "/" + ref.name + "@sha256:" + img.sha256;
   wasm::Error werr{};
-  c->module = wasm::module_load(img.data, img.len, kPodAllocator, &werr);
+  c->heap_refused = false;
+  const wasm::Allocator alloc{&pod_alloc, &pod_free, c};
+  // The module outlives this container when others share it: its allocator names none.
+  c->module = module_acquire(c->image_id, img.data, img.len, kPodAllocator, &werr);
   if (!c->module) {
     *reason = "CreateContainerError";
-    *message = "image " + c->image + " is not a valid Wasm module: " + werr.message;
+    *message = werr.kind == wasm::Error::OutOfMemory ? out_of_heap("image " + c->image)
+                               : "image " + c->image + " is not a valid Wasm module: " + werr.message;
     return false;
   }
   wasm::Limits lim;
   lim.max_memory_pages = c->max_pages;
   lim.value_stack_slots = kValueStackSlots;
   lim.call_depth = kCallDepth;
-  c->store = wasm::store_new(kPodAllocator, lim);
+  lim.trim_to_heap_base = true;
+  c->store = wasm::store_new(alloc, lim);
   if (!c->store) {
     *reason = "CreateContainerError";
-    *message = "out of memory creating the Wasm store";
+    *message = out_of_heap("the container's interpreter stacks");
     release_container(c);
     return false;
   }
+  // Only the host functions this module imports: the ABI has dozens, a pod uses a few.
+  wasm::store_define_only_for(c->store, c->module);
   c->wasi_env.clear();
   for (const std::string& kv : c->env) c->wasi_env.push_back(kv.c_str());
   c->wasi_argv[0] = c->name.c_str();
@@ -92,7 +114,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   if (!ok) {
     *reason = "CreateContainerError";
-    *message = "out of memory defining the pod ABI";
+    *message = out_of_heap("the pod ABI's host functions");
     release_container(c);
     return false;
   }
@@ -102,6 +124,8 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
     *reason = "CreateContainerError";
     if (!trap.ok()) {
       *message = std::string("start function trapped: ") + trap.message;
+    } else if (c->heap_refused) {
+      *message = out_of_heap("the container's linear memory");
     } else if (werr.kind == wasm::Error::OutOfMemory || std::string(werr.message).find("memory") != std::string::npos) {
       *message = "module needs more linear memory than limits.memory allows (" + text::to_string(c->max_pages) +
                  " page(s) of 64Ki): " + werr.message;
@@ -153,7 +177,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
 void release_container(Container* c) {
   port::LockGuard<port::Mutex> lock(c->store_mu);
   if (c->store) wasm::store_free(c->store);
-  if (c->module) wasm::module_free(c->module);
+  module_release(c->module);
   c->store = nullptr;
   c->module = nullptr;
   c->inst = nullptr;

@@ -78,6 +78,7 @@ struct Container {
   wasm::Func* event_fn = nullptr;
   wasm::Func* main_fn = nullptr;
   bool main_returns = false;  // k32_main (returns i32) vs _start
+  bool heap_refused = false;  // an allocation for this container was refused to keep the node's heap reserve
   wasm::WasiConfig wasi{};
   std::vector<const char*> wasi_env;
   const char* wasi_argv[1] = {nullptr};

@@ -1,0 +1,24 @@
+// One compiled Wasm module per image, shared by every container that runs it: the
+// compiled code is read-only once loaded, so two echo pods need it once, not twice.
+// A module lives while some container holds it and is freed with its last holder.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "wasm/wasm.h"
+
+namespace k32 {
+namespace kubelet {
+
+// The module of image `id` (its digest-qualified image ID), compiled from `bytes` the first
+// time and shared afterwards; nullptr with *err on a load failure (nothing is cached then).
+wasm::Module* module_acquire(const std::string& id, const uint8_t* bytes, size_t len, const wasm::Allocator& a,
+                             wasm::Error* err);
+// Gives a module from module_acquire back; the last holder frees it.
+void module_release(wasm::Module* m);
+// Modules held right now (for tests and reports).
+size_t modules_cached();
+
+}  // namespace kubelet
+}  // namespace k32
