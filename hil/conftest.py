@@ -1,6 +1,7 @@
 """The hardware-in-the-loop suite. `pytest hil/` starts a simulated cluster (one control
 plane, one worker) and tears it down; `--target board` runs the same scenarios against
 attached boards (see docs/boards.md)."""
+
 import sys
 from pathlib import Path
 
@@ -21,8 +22,11 @@ def pytest_addoption(parser):
     g.addoption("--ingress-port", type=int, default=80)
     g.addoption("--token", help="the cluster's bearer token, if one is set")
     g.addoption("--sim-workers", type=int, default=1)
-    g.addoption("--host-ip", default="127.0.0.1",
-                help="this machine's address as the nodes reach it (board target: on the uplink network)")
+    g.addoption(
+        "--host-ip",
+        default="127.0.0.1",
+        help="this machine's address as the nodes reach it (board target: on the uplink network)",
+    )
     g.addoption("--https-url", help="board target: an https:// URL with a publicly trusted certificate")
 
 
@@ -32,10 +36,18 @@ def target(request, tmp_path_factory):
     if opt("--target") == "board":
         if not opt("--cp-port") or not opt("--cp-ip"):
             raise pytest.UsageError("--target board needs --cp-port and --cp-ip")
-        t = BoardTarget(tmp_path_factory.mktemp("board"), opt("--cp-port"), opt("--cp-ip"),
-                        opt("--worker-port"), opt("--api-url"), opt("--ingress-port"), opt("--token"))
+        t = BoardTarget(
+            tmp_path_factory.mktemp("board"),
+            opt("--cp-port"),
+            opt("--cp-ip"),
+            opt("--worker-port"),
+            opt("--api-url"),
+            opt("--ingress-port"),
+            opt("--token"),
+        )
     else:
         from k32.testing.clusters import make_test_pki
+
         pki = make_test_pki(tmp_path_factory.mktemp("hil-pki"))
         t = SimTarget(tmp_path_factory.mktemp("hil-sim"), opt("--sim-workers"), egress_ca=pki["ca"])
         t.pki = pki

@@ -2,6 +2,7 @@
 the node's console output, `write()` a line, and `command()` the console protocol
 (docs/console.md). Boards have one serial port for both; a simulator node logs to a file
 and answers commands on its TCP console."""
+
 from __future__ import annotations
 
 import re
@@ -62,7 +63,7 @@ class Dut:
                 except OSError:
                     chunk = b""
                 if b"\n" in chunk:
-                    usable = chunk[:chunk.rindex(b"\n") + 1]
+                    usable = chunk[: chunk.rindex(b"\n") + 1]
                     self._log_pos += len(usable)
                     yield from usable.decode("utf-8", "replace").splitlines()
                 else:

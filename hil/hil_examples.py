@@ -1,4 +1,5 @@
 """Scenario prerequisites from examples/."""
+
 from pathlib import Path
 
 import pytest

@@ -1,5 +1,6 @@
 """The outside hosts the egress scenarios call: a plain HTTP server on port 8000 (the port
 examples/egress-policy.yaml allows) and an HTTPS server with the test CA's certificate."""
+
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -2,6 +2,7 @@
 
 Both expose the same surface: `cluster` (request(), kubectl(), nodes_ready(), api_url),
 `cp` and `workers` (Duts), `ingress_url`, `worker_count`, and `reboot_control_plane()`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +15,7 @@ from k32.testing.clusters import make_test_cluster
 from k32.testing.poll import poll_until, wait_until
 
 REBOOT_TIMEOUT = 60.0
-REBOOT_GRACE = 1.0     # the node exits ~100 ms after the command; this is the deadline for it
+REBOOT_GRACE = 1.0  # the node exits ~100 ms after the command; this is the deadline for it
 
 
 def _send_reboot(dut) -> None:
@@ -34,8 +35,7 @@ def _api_answers(cluster) -> bool:
 
 
 def _wait_api(cluster, timeout: float) -> None:
-    poll_until(lambda: _api_answers(cluster), timeout, f"API server at {cluster.api_url} back",
-               interval=0.3)
+    poll_until(lambda: _api_answers(cluster), timeout, f"API server at {cluster.api_url} back", interval=0.3)
 
 
 class SimTarget:
@@ -52,8 +52,7 @@ class SimTarget:
 
     def _bind(self):
         nodes = self.cluster.status()["nodes"]
-        duts = [Dut(n["name"], f"socket://{n['console']}", Path(n["log"]) if n.get("log") else None)
-                for n in nodes]
+        duts = [Dut(n["name"], f"socket://{n['console']}", Path(n["log"]) if n.get("log") else None) for n in nodes]
         self.cp, self.workers = duts[0], duts[1:]
         cp = nodes[0]
         self.ingress_url = f"http://{cp['ip']}:{cp['ingressPort']}"
@@ -75,10 +74,13 @@ class SimTarget:
                 restart(spec.name)
             else:
                 self.cluster.down()
-                self.cluster = SimCluster(self.cluster.state, workers=self.worker_count,
-                                          base_port=self.cluster.base_port,
-                                          kubeconfig=self.cluster.kubeconfig,
-                                          egress_ca=self.cluster.egress_ca)
+                self.cluster = SimCluster(
+                    self.cluster.state,
+                    workers=self.worker_count,
+                    base_port=self.cluster.base_port,
+                    kubeconfig=self.cluster.kubeconfig,
+                    egress_ca=self.cluster.egress_ca,
+                )
                 self.cluster.up()
         self._bind()
         _wait_api(self.cluster, REBOOT_TIMEOUT)
@@ -106,8 +108,16 @@ class BoardCluster(SimCluster):
 class BoardTarget:
     kind = "board"
 
-    def __init__(self, tmp: Path, cp_port: str, cp_ip: str, worker_ports: list[str],
-                 api_url: str | None, ingress_port: int, token: str | None):
+    def __init__(
+        self,
+        tmp: Path,
+        cp_port: str,
+        cp_ip: str,
+        worker_ports: list[str],
+        api_url: str | None,
+        ingress_port: int,
+        token: str | None,
+    ):
         self.cluster = BoardCluster(api_url or f"https://{cp_ip}:6443", token, tmp / "kubeconfig")
         self.cp = Dut("control-plane", cp_port)
         self.workers = [Dut(f"worker-{i}", p) for i, p in enumerate(worker_ports)]
@@ -123,8 +133,12 @@ class BoardTarget:
     def reboot_control_plane(self):
         _send_reboot(self.cp)
         # The API answers until the board resets: see it go away, then come back.
-        poll_until(lambda: not _api_answers(self.cluster), REBOOT_GRACE + 5.0,
-                   f"API server at {self.cluster.api_url} gone after REBOOT", interval=0.1)
+        poll_until(
+            lambda: not _api_answers(self.cluster),
+            REBOOT_GRACE + 5.0,
+            f"API server at {self.cluster.api_url} gone after REBOOT",
+            interval=0.1,
+        )
         _wait_api(self.cluster, REBOOT_TIMEOUT)
 
     def down(self):

@@ -1,4 +1,5 @@
 """The node runs the bundle built for its board: STATUS reports the digest `k32 bundle` gives."""
+
 import pytest
 
 from k32.data_bundle import build

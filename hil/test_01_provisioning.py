@@ -16,7 +16,7 @@ def provision(dut, *args):
 @pytest.mark.slow
 def test_token_on_and_off(target, cluster, dut):
     before = cluster.token
-    dut.close()                            # `k32 provision` opens the console itself
+    dut.close()  # `k32 provision` opens the console itself
     r = provision(dut, "--token", TOKEN)
     assert r.exit_code == 0, r.output
     try:

@@ -1,4 +1,5 @@
 """Every node registers and turns Ready, as kubectl shows it."""
+
 from k32.testing.poll import wait_until
 
 

@@ -1,5 +1,6 @@
 """examples/echo.yaml: a request through the Ingress reaches the echo pod, and
 its SSE stream announces the viewer."""
+
 import json
 import socket
 import time

@@ -2,6 +2,7 @@
 examples/egress*.yaml behave as docs/calls.md says — the probes on the control plane and on a
 worker reach port 8000 of an outside host; with the policy, 8000 stays allowed and any other
 port gets K32_ERR_PERM (-1)."""
+
 import json
 import urllib.request
 
@@ -12,11 +13,15 @@ from hil_servers import serve
 from k32.testing.poll import wait_until
 
 POLICY = {
-    "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
     "metadata": {"name": "hil-egress", "namespace": "default"},
-    "spec": {"podSelector": {"matchLabels": {"app": "probe"}},
-             "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}],
-                         "ports": [{"port": 8000}]}]},
+    "spec": {
+        "podSelector": {"matchLabels": {"app": "probe"}},
+        "egress": [
+            {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}], "ports": [{"port": 8000}]}
+        ],
+    },
 }
 PATH = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies"
 POD_START_S = 90

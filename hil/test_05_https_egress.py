@@ -2,6 +2,7 @@
 it for its own pods and, through its egress gateway, for pods on workers. In the simulator
 the host is a local HTTPS server whose CA the control plane trusts (--egress-ca); with boards,
 --https-url names a site with a publicly trusted certificate."""
+
 import socket
 
 import pytest
@@ -44,8 +45,11 @@ def test_https_call_from_the_probes(target, cluster, https_url):
 def test_gateway_refuses_a_client_that_is_not_a_node(cluster):
     # Without a token the gateway only serves the InternalIP of the pod's node; an unknown
     # pod can never match, so the answer is an error status.
-    code, headers, _ = cluster.request("POST", "/apis/kube32.io/v1/egress?pod=default/nope&timeout=1000&limit=10",
-                                       body=b"GET https://example.com/ HTTP/1.1\r\n\r\n",
-                                       headers={"Content-Type": "message/http"})
+    code, headers, _ = cluster.request(
+        "POST",
+        "/apis/kube32.io/v1/egress?pod=default/nope&timeout=1000&limit=10",
+        body=b"GET https://example.com/ HTTP/1.1\r\n\r\n",
+        headers={"Content-Type": "message/http"},
+    )
     assert code >= 400
     assert "x-kube32-egress-result" in {k.lower() for k in headers}

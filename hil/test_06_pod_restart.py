@@ -1,4 +1,5 @@
 """A pod whose Wasm module traps is restarted (restartPolicy: Always) and counts it."""
+
 import json
 
 import pytest
@@ -14,9 +15,10 @@ def _pod(cluster, name):
 
 @pytest.mark.slow
 def test_trap_restarts_the_pod(cluster):
-    manifest = example("trap.yaml")          # a pod named "trap" whose handler traps
+    manifest = example("trap.yaml")  # a pod named "trap" whose handler traps
     assert cluster.kubectl("apply", "-f", str(manifest)).returncode == 0
     try:
+
         def container_statuses():
             pod = _pod(cluster, "trap") or {}
             return (pod.get("status") or {}).get("containerStatuses") or [{}]

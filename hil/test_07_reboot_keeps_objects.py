@@ -1,5 +1,6 @@
 """Objects survive a control-plane reboot (K32_CMD:REBOOT), and the nodes come back Ready.
 Runs last: it restarts the control plane."""
+
 import json
 
 import pytest
@@ -11,8 +12,12 @@ CM = "/api/v1/namespaces/default/configmaps"
 
 @pytest.mark.slow
 def test_reboot_keeps_objects(target):
-    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hil-keep"},
-            "data": {"text": "survives ☕ a reboot"}}
+    body = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "hil-keep"},
+        "data": {"text": "survives ☕ a reboot"},
+    }
     target.cluster.request("DELETE", f"{CM}/hil-keep")
     assert target.cluster.request("POST", CM, body)[0] == 201
     target.reboot_control_plane()

@@ -1,5 +1,6 @@
 """Shared fixtures. `sim_cluster` is one detached simulated cluster for the whole session;
 `sim_factory` starts extra clusters for tests that must break or restart theirs."""
+
 import pytest
 
 from k32.testing.clusters import k8s_api_client, make_test_cluster

@@ -1,4 +1,5 @@
 """Kube32 host tools."""
+
 from pathlib import Path
 
 # The repository root: host_tools/k32/__init__.py -> ../../

@@ -1,5 +1,6 @@
 """The `k32` command. Each sub-command lives in its own module and is imported
 only when used, so one area's missing optional dependency never breaks another."""
+
 import importlib
 
 import click

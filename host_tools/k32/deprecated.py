@@ -1,6 +1,7 @@
 """Old command-line spellings that keep working: a renamed option stays accepted under its
 old name (hidden from --help) and says on stderr which name replaces it, so scripts written
 against the old name run on while their authors update them."""
+
 from __future__ import annotations
 
 import click
@@ -8,12 +9,13 @@ import click
 
 def renamed_option(old: str, new: str, **kwargs):
     """A hidden option `old` for what is now `new`; read it back with `pick`."""
+
     def warn(ctx, param, value):
         if value is not None:
             click.echo(f"warning: {old} is deprecated; use {new}", err=True)
         return value
-    return click.option(old, _dest(old), hidden=True, default=None, callback=warn,
-                        expose_value=True, **kwargs)
+
+    return click.option(old, _dest(old), hidden=True, default=None, callback=warn, expose_value=True, **kwargs)
 
 
 def pick(new_value, kwargs: dict, old: str, new: str, required: bool = False):

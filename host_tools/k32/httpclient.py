@@ -8,6 +8,7 @@ measure the server, not connection setup), no redirects followed, and every stat
 as an answer instead of an exception. A transport failure (refused, reset, TLS, timeout, an
 answer over the cap) raises HttpError, an OSError, so callers that wait for a server to come
 up can treat it like any other socket error."""
+
 from __future__ import annotations
 
 import http.client
@@ -29,7 +30,7 @@ class HttpError(OSError):
 @dataclass
 class Response:
     status: int
-    headers: dict      # as the server sent them (case kept; a repeated header: its last value)
+    headers: dict  # as the server sent them (case kept; a repeated header: its last value)
     body: bytes
 
     def json(self):
@@ -43,9 +44,15 @@ class HttpClient:
     closed it in between); without it every request has its own, so one client can be shared
     between threads."""
 
-    def __init__(self, base_url: str, ssl_context: ssl.SSLContext | None = None,
-                 headers: dict | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-                 keep_alive: bool = True, body_max: int = BODY_MAX_BYTES):
+    def __init__(
+        self,
+        base_url: str,
+        ssl_context: ssl.SSLContext | None = None,
+        headers: dict | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        keep_alive: bool = True,
+        body_max: int = BODY_MAX_BYTES,
+    ):
         u = urllib.parse.urlsplit(base_url)
         if u.scheme not in ("http", "https") or not u.hostname:
             raise ValueError(f"server URL {base_url!r} must look like http(s)://HOST[:PORT]")
@@ -63,13 +70,18 @@ class HttpClient:
 
     def _connect(self, timeout: float) -> http.client.HTTPConnection:
         if self.https:
-            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
-                                               context=self.ssl_context)
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.ssl_context)
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
-    def request(self, method: str, path: str, body: bytes | str | dict | list | None = None,
-                headers: dict | None = None, query: dict | None = None,
-                timeout: float | None = None) -> Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | dict | list | None = None,
+        headers: dict | None = None,
+        query: dict | None = None,
+        timeout: float | None = None,
+    ) -> Response:
         """One request; a dict or list body is sent as JSON. Any status is an answer."""
         hdrs = {**self.headers, **(headers or {})}
         if isinstance(body, (dict, list)):
@@ -92,16 +104,14 @@ class HttpClient:
                 resp = conn.getresponse()
                 data = resp.read(self.body_max + 1)
                 if len(data) > self.body_max:
-                    raise HttpError(f"{method} {self.base_url}{target}: answer larger than "
-                                    f"{self.body_max} bytes")
+                    raise HttpError(f"{method} {self.base_url}{target}: answer larger than {self.body_max} bytes")
                 answer = Response(resp.status, dict(resp.headers), data)
             except (OSError, http.client.HTTPException) as e:
                 conn.close()
                 self._conn = None
-                stale = isinstance(e, (http.client.RemoteDisconnected, ConnectionResetError,
-                                       BrokenPipeError))
+                stale = isinstance(e, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError))
                 if attempt == 1 and reused and stale:
-                    continue    # the server closed an idle keep-alive connection: reopen once
+                    continue  # the server closed an idle keep-alive connection: reopen once
                 if isinstance(e, HttpError):
                     raise
                 raise HttpError(f"{method} {self.base_url}{target}: {_reason(e)}") from None
@@ -125,9 +135,16 @@ class HttpClient:
         self.close()
 
 
-def request(base_url: str, method: str, path: str, body=None, headers: dict | None = None,
-            ssl_context: ssl.SSLContext | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-            query: dict | None = None) -> Response:
+def request(
+    base_url: str,
+    method: str,
+    path: str,
+    body=None,
+    headers: dict | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    query: dict | None = None,
+) -> Response:
     """One request on a connection of its own."""
     with HttpClient(base_url, ssl_context, timeout=timeout, keep_alive=False) as client:
         return client.request(method, path, body, headers, query)

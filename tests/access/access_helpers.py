@@ -1,5 +1,6 @@
 """Helpers for the access-control tests: pods pinned to a node, raw HTTP to a node's pod
 server (optionally from a chosen loopback source address), polling."""
+
 import http.client
 import json
 import socket
@@ -12,36 +13,77 @@ def nodes(cluster) -> dict:
 
 
 def echo_pod(name: str, node: str, greeting: str, labels: dict | None = None) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": name}},
-            "spec": {"nodeName": node, "containers": [{
-                "name": "echo", "image": "wasm://embedded/echo",
-                "ports": [{"containerPort": 7000, "name": "http"}],
-                "env": [{"name": "GREETING", "value": greeting}],
-                "resources": {"limits": {"memory": "64Ki"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": name}},
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "echo",
+                    "image": "wasm://embedded/echo",
+                    "ports": [{"containerPort": 7000, "name": "http"}],
+                    "env": [{"name": "GREETING", "value": greeting}],
+                    "resources": {"limits": {"memory": "64Ki"}},
+                }
+            ],
+        },
+    }
 
 
 def probe_pod(name: str, node: str, labels: dict, ns: str = "default", url: str | None = None) -> dict:
     env = [{"name": "PROBE_URL", "value": url}] if url else []
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": ns, "labels": labels},
-            "spec": {"nodeName": node, "containers": [{
-                "name": "probe", "image": "wasm://embedded/egress-probe",
-                "ports": [{"containerPort": 7000, "name": "http"}], "env": env,
-                "resources": {"limits": {"memory": "64Ki"}},
-                "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": labels},
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "probe",
+                    "image": "wasm://embedded/egress-probe",
+                    "ports": [{"containerPort": 7000, "name": "http"}],
+                    "env": env,
+                    "resources": {"limits": {"memory": "64Ki"}},
+                    "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}},
+                }
+            ],
+        },
+    }
 
 
 def service(name: str, selector: dict) -> dict:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"selector": selector, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"selector": selector, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    }
 
 
 def ingress(name: str, path: str, svc: str) -> dict:
-    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"rules": [{"http": {"paths": [{"path": path, "pathType": "Prefix", "backend": {
-                "service": {"name": svc, "port": {"number": 80}}}}]}}]}}
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {
+                                "path": path,
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": svc, "port": {"number": 80}}},
+                            }
+                        ]
+                    }
+                }
+            ]
+        },
+    }
 
 
 def apply(cluster, *objs):
@@ -49,11 +91,11 @@ def apply(cluster, *objs):
     assert p.returncode == 0, p.stderr
 
 
-def http_get(ip: str, port: int, path: str = "/", headers: dict | None = None,
-             source: str | None = None, timeout: float = 10.0):
+def http_get(
+    ip: str, port: int, path: str = "/", headers: dict | None = None, source: str | None = None, timeout: float = 10.0
+):
     """(status, headers, body) of one GET; `source` binds the client to that address."""
-    conn = http.client.HTTPConnection(ip, port, timeout=timeout,
-                                      source_address=(source, 0) if source else None)
+    conn = http.client.HTTPConnection(ip, port, timeout=timeout, source_address=(source, 0) if source else None)
     try:
         conn.request("GET", path, headers=headers or {})
         r = conn.getresponse()

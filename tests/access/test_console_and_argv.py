@@ -2,6 +2,7 @@
 node may use it, at most CONSOLE_CONN_MAX connections at a time (boards/common.yaml), and
 `k32 provision` keeps working over pyserial's socket:// URL. The API token never appears
 in a node's command line."""
+
 import os
 import socket
 
@@ -18,6 +19,7 @@ NOBODY = 65534
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     c = make_test_cluster(tmp_path_factory.mktemp("console"), workers=1, token=TOKEN)
     c.up()
     yield c
@@ -91,8 +93,10 @@ def test_console_refuses_other_users(cluster):
         host, port = console_address(cluster, role)
         # Another local user tries to switch the token off.
         answer = as_other_user(lambda a=(host, port): exchange(a, b'K32_CMD:TOKEN {"token":""}\n'))
-        assert answer.startswith(b"K32_RESP:? ERR the console serves the user who started this node only"), \
-            (role, answer)
+        assert answer.startswith(b"K32_RESP:? ERR the console serves the user who started this node only"), (
+            role,
+            answer,
+        )
     # Nothing changed: the API still requires the token.
     assert cluster.request("GET", "/api/v1/nodes", token=None)[0] == 401
     # The owner is still served.
@@ -123,7 +127,20 @@ def test_console_connections_are_capped(cluster):
 
 def test_provision_over_socket_url_still_works(cluster):
     host, port = console_address(cluster, "worker")
-    r = CliRunner().invoke(main, ["provision", "--port", f"socket://{host}:{port}", "--wifi", "--ssid", "lab",
-                                  "--password", "12345678", "--wait", "0"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "provision",
+            "--port",
+            f"socket://{host}:{port}",
+            "--wifi",
+            "--ssid",
+            "lab",
+            "--password",
+            "12345678",
+            "--wait",
+            "0",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert cluster.console(cluster.nodes[1].name, "STATUS")["wifi"] is True

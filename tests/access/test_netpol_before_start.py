@@ -3,6 +3,7 @@ labels and loads its namespace's policies before it starts the pod. Victim pods 
 deny-all policy are created in a loop and called the moment they answer: not one call may
 leave the node. Pods in brand-new namespaces (no policy) are called the same way: not one
 call may be refused because the namespace's policies were "not loaded yet"."""
+
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,12 +13,15 @@ from access_helpers import apply, pod_server, probe_pod, wait_until
 
 W1 = "kube32-worker-1"
 ROUNDS = 5
-CALL_WINDOW_S = 2.5   # keep calling this long after the pod first answers (the old gap was ~2 s)
+CALL_WINDOW_S = 2.5  # keep calling this long after the pod first answers (the old gap was ~2 s)
 POD_START_S = 60
 
-DENY_ALL = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-            "metadata": {"name": "deny-all-victims", "namespace": "default"},
-            "spec": {"podSelector": {"matchLabels": {"app": "victim"}}, "policyTypes": ["Egress"], "egress": []}}
+DENY_ALL = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "deny-all-victims", "namespace": "default"},
+    "spec": {"podSelector": {"matchLabels": {"app": "victim"}}, "policyTypes": ["Egress"], "egress": []},
+}
 
 
 class Counter(BaseHTTPRequestHandler):
@@ -47,6 +51,7 @@ def outside():
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     c = make_test_cluster(tmp_path_factory.mktemp("netpol-start"), workers=1)
     c.up()
     yield c
@@ -54,9 +59,18 @@ def cluster(tmp_path_factory):
 
 
 def kicker(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"nodeName": W1, "restartPolicy": "Never", "containers": [{
-                "name": "kicker", "image": "wasm://embedded/kicker", "resources": {"limits": {"memory": "64Ki"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "nodeName": W1,
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "kicker", "image": "wasm://embedded/kicker", "resources": {"limits": {"memory": "64Ki"}}}
+            ],
+        },
+    }
 
 
 def kicker_ready(cluster, name: str) -> bool:

@@ -3,6 +3,7 @@
 node's pod server (X-Kube32-Pod routing, /kube32/logs) serves nodes of the cluster only:
 with a token the request must carry it, without one it must come from a Node's InternalIP.
 Over real sockets against simulated clusters, kubectl for the logs a user reads."""
+
 import pytest
 from access_helpers import (
     apply,
@@ -26,19 +27,26 @@ STRANGER = "127.0.0.99"  # a loopback address no node of the cluster has
 @pytest.fixture(scope="module")
 def open_cluster(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     cluster = make_test_cluster(tmp_path_factory.mktemp("access-open"), workers=1)
     cluster.up()
     try:
-        apply(cluster,
-              echo_pod("exposed", CP, "greeting-exposed"), echo_pod("hidden", CP, "greeting-hidden"),
-              echo_pod("hidden-w", W1, "greeting-hidden-worker"),
-              probe_pod("prober", CP, {"app": "prober"}),
-              service("exposed", {"app": "exposed"}), service("prober", {"app": "prober"}),
-              ingress("exposed", "/exposed", "exposed"), ingress("prober", "/prober", "prober"))
+        apply(
+            cluster,
+            echo_pod("exposed", CP, "greeting-exposed"),
+            echo_pod("hidden", CP, "greeting-hidden"),
+            echo_pod("hidden-w", W1, "greeting-hidden-worker"),
+            probe_pod("prober", CP, {"app": "prober"}),
+            service("exposed", {"app": "exposed"}),
+            service("prober", {"app": "prober"}),
+            ingress("exposed", "/exposed", "exposed"),
+            ingress("prober", "/prober", "prober"),
+        )
         for path in ("/exposed", "/prober?url=http://127.0.0.1:9/"):
             assert wait_until(lambda p=path: ingress_get(cluster, p)[0] == 200, POD_START_S), ingress_get(cluster, path)
-        assert wait_until(lambda: pod_server(cluster, W1, headers={"X-Kube32-Pod": "default/hidden-w"})[0] == 200,
-                          POD_START_S)
+        assert wait_until(
+            lambda: pod_server(cluster, W1, headers={"X-Kube32-Pod": "default/hidden-w"})[0] == 200, POD_START_S
+        )
         yield cluster
     finally:
         cluster.down()
@@ -77,18 +85,33 @@ def test_without_token_only_node_addresses_reach_a_pod_server(open_cluster):
 @pytest.fixture(scope="module")
 def token_cluster(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     cluster = make_test_cluster(tmp_path_factory.mktemp("access-token"), workers=1, token=TOKEN)
     cluster.up()
     try:
-        apply(cluster, echo_pod("echo-w", W1, "greeting-worker"), echo_pod("echo-cp", CP, "greeting-cp"),
-              probe_pod("prober", CP, {"app": "prober"}), probe_pod("prober-w", W1, {"app": "prober-w"}),
-              service("echo-w", {"app": "echo-w"}), service("echo-cp", {"app": "echo-cp"}),
-              ingress("echo-w", "/echo-w", "echo-w"))
-        assert wait_until(lambda: ingress_get(cluster, "/echo-w")[0] == 200, POD_START_S), \
-            ingress_get(cluster, "/echo-w")
+        apply(
+            cluster,
+            echo_pod("echo-w", W1, "greeting-worker"),
+            echo_pod("echo-cp", CP, "greeting-cp"),
+            probe_pod("prober", CP, {"app": "prober"}),
+            probe_pod("prober-w", W1, {"app": "prober-w"}),
+            service("echo-w", {"app": "echo-w"}),
+            service("echo-cp", {"app": "echo-cp"}),
+            ingress("echo-w", "/echo-w", "echo-w"),
+        )
+        assert wait_until(lambda: ingress_get(cluster, "/echo-w")[0] == 200, POD_START_S), ingress_get(
+            cluster, "/echo-w"
+        )
         for node, pod in ((CP, "default/prober"), (W1, "default/prober-w")):
-            assert wait_until(lambda n=node, p=pod: pod_server(cluster, n, "/?url=http://127.0.0.1:9/", headers={
-                "X-Kube32-Pod": p, "X-Kube32-Token": TOKEN})[0] == 200, POD_START_S)
+            assert wait_until(
+                lambda n=node, p=pod: (
+                    pod_server(
+                        cluster, n, "/?url=http://127.0.0.1:9/", headers={"X-Kube32-Pod": p, "X-Kube32-Token": TOKEN}
+                    )[0]
+                    == 200
+                ),
+                POD_START_S,
+            )
         yield cluster
     finally:
         cluster.down()
@@ -124,5 +147,7 @@ def test_token_mode_nodes_still_reach_each_other(token_cluster):
     auth = {"X-Kube32-Token": TOKEN}
     status, _, body = pod_server(token_cluster, CP, "/?url=http://echo-w/", {"X-Kube32-Pod": "default/prober", **auth})
     assert status == 200 and body.startswith("rc=200 status=200") and "greeting-worker" in body, body
-    status, _, body = pod_server(token_cluster, W1, "/?url=http://echo-cp/", {"X-Kube32-Pod": "default/prober-w", **auth})
+    status, _, body = pod_server(
+        token_cluster, W1, "/?url=http://echo-cp/", {"X-Kube32-Pod": "default/prober-w", **auth}
+    )
     assert status == 200 and body.startswith("rc=200 status=200") and "greeting-cp" in body, body

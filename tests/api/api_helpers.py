@@ -1,4 +1,5 @@
 """Helpers for the end-to-end API tests (the cluster itself comes from tests/conftest.py)."""
+
 import queue
 import subprocess
 import threading
@@ -47,8 +48,10 @@ class LineReader:
             except queue.Empty:
                 continue
             if line is None:
-                pytest.fail(f"stream ended before a matching line; got {seen}; "
-                            f"stderr: {self.proc.stderr.read() if self.proc.stderr else ''}")
+                pytest.fail(
+                    f"stream ended before a matching line; got {seen}; "
+                    f"stderr: {self.proc.stderr.read() if self.proc.stderr else ''}"
+                )
             seen.append(line)
             if predicate(line):
                 return seen

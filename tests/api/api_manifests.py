@@ -1,4 +1,5 @@
 """Manifests the end-to-end tests apply, one namespace per test module/client."""
+
 import textwrap
 
 MULTI_DOC = textwrap.dedent("""\

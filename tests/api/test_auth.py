@@ -1,5 +1,6 @@
 """Issue 2: `k32 sim up --token` makes the API server require the bearer token; the kubeconfig
 carries it, so kubectl works, and a request without it gets a 401 Status."""
+
 import json
 
 import pytest
@@ -14,8 +15,7 @@ TOKEN = "e2e-Secret.token_42"
 def test_token_auth(sim_factory):
     cluster = sim_factory(workers=0, token=TOKEN)
     cluster.up()
-    user = next(u for u in yaml.safe_load(cluster.kubeconfig.read_text())["users"]
-                if u["name"] == cluster.context)
+    user = next(u for u in yaml.safe_load(cluster.kubeconfig.read_text())["users"] if u["name"] == cluster.context)
     assert user["user"]["token"] == TOKEN
 
     proc = cluster.kubectl("get", "nodes")

@@ -1,5 +1,6 @@
 """Issue 2: bad requests get a Kubernetes Status error with kube-apiserver's code and reason,
 and the node keeps serving afterwards."""
+
 import json
 import select
 import socket
@@ -29,21 +30,22 @@ def assert_still_serving(cluster):
 
 
 def cm_body(name="ok", **extra) -> dict:
-    doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
-           "data": {"k": "v"}}
+    doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}
     doc.update(extra)
     return doc
 
 
-@pytest.mark.parametrize("content_type, body", [
-    ("application/json", b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {'),
-    ("application/json", b"\xff\xfe not json"),
-    ("application/json", b'["a", "list"]'),
-    ("application/yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n"),
-])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("application/json", b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {'),
+        ("application/json", b"\xff\xfe not json"),
+        ("application/json", b'["a", "list"]'),
+        ("application/yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n"),
+    ],
+)
 def test_malformed_body_is_bad_request(sim_cluster, content_type, body):
-    code, _, resp = sim_cluster.request("POST", CM_PATH, body,
-                                        headers={"Content-Type": content_type})
+    code, _, resp = sim_cluster.request("POST", CM_PATH, body, headers={"Content-Type": content_type})
     assert code == 400
     assert status_of(code, resp)["reason"] == "BadRequest"
     assert_still_serving(sim_cluster)
@@ -51,21 +53,22 @@ def test_malformed_body_is_bad_request(sim_cluster, content_type, body):
 
 def test_yaml_body_is_accepted(sim_cluster):
     body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n"
-    code, _, resp = sim_cluster.request("POST", CM_PATH, body,
-                                        headers={"Content-Type": "application/yaml"})
+    code, _, resp = sim_cluster.request("POST", CM_PATH, body, headers={"Content-Type": "application/yaml"})
     assert code == 201, resp[:300]
     assert sim_cluster.request("DELETE", CM_PATH + "/from-yaml")[0] == 200
 
 
 def test_wrong_content_type_is_unsupported_media_type(sim_cluster):
-    code, _, resp = sim_cluster.request("POST", CM_PATH, json.dumps(cm_body("ctype")),
-                                        headers={"Content-Type": "text/plain"})
+    code, _, resp = sim_cluster.request(
+        "POST", CM_PATH, json.dumps(cm_body("ctype")), headers={"Content-Type": "text/plain"}
+    )
     assert code == 415
     assert status_of(code, resp)["reason"] == "UnsupportedMediaType"
 
     assert sim_cluster.request("POST", CM_PATH, cm_body("ctype"))[0] == 201
-    code, _, resp = sim_cluster.request("PATCH", CM_PATH + "/ctype", json.dumps({"data": {}}),
-                                        headers={"Content-Type": "application/json"})
+    code, _, resp = sim_cluster.request(
+        "PATCH", CM_PATH + "/ctype", json.dumps({"data": {}}), headers={"Content-Type": "application/json"}
+    )
     assert code == 415
     assert status_of(code, resp)["reason"] == "UnsupportedMediaType"
     assert sim_cluster.request("DELETE", CM_PATH + "/ctype")[0] == 200
@@ -76,9 +79,11 @@ def _post_oversized(cluster, size: int) -> tuple[int, bytes]:
     """POST `size` bytes with Expect: 100-continue, as curl does, so a server that rejects on
     Content-Length alone can answer before the body is sent."""
     host, port = cluster.api_url.removeprefix("http://").split(":")
-    head = (f"POST {CM_PATH} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {size}\r\n"
-            f"Expect: 100-continue\r\nConnection: close\r\n")
+    head = (
+        f"POST {CM_PATH} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {size}\r\n"
+        f"Expect: 100-continue\r\nConnection: close\r\n"
+    )
     if cluster.token:
         head += f"Authorization: Bearer {cluster.token}\r\n"
     with socket.create_connection((host, int(port)), timeout=30) as s:
@@ -124,9 +129,9 @@ def test_oversized_body_is_rejected(sim_cluster):
 
 def test_unknown_resource_is_not_found(sim_cluster):
     for path in ("/api/v1/namespaces/default/widgets", "/apis/example.com/v1/widgets"):
-        code, _, resp = sim_cluster.request("POST", path, {"apiVersion": "example.com/v1",
-                                                           "kind": "Widget",
-                                                           "metadata": {"name": "w"}})
+        code, _, resp = sim_cluster.request(
+            "POST", path, {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+        )
         assert code == 404, path
         assert status_of(code, resp)["reason"] == "NotFound"
     assert_still_serving(sim_cluster)
@@ -139,8 +144,12 @@ def test_kind_mismatch_is_bad_request(sim_cluster):
 
 
 def test_unknown_kind_with_kubectl(sim_cluster):
-    proc = sim_cluster.kubectl("apply", "-f", "-", input=(
-        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: default\n"))
+    proc = sim_cluster.kubectl(
+        "apply",
+        "-f",
+        "-",
+        input=("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: default\n"),
+    )
     assert proc.returncode != 0
     assert 'no matches for kind "Widget"' in proc.stderr, proc.stderr
 
@@ -157,8 +166,9 @@ def test_bad_names_are_invalid(sim_cluster, name):
 
 
 def test_bad_namespace_name_is_invalid(sim_cluster):
-    code, _, resp = sim_cluster.request("POST", "/api/v1/namespaces", {
-        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "No.Dots.Allowed"}})
+    code, _, resp = sim_cluster.request(
+        "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "No.Dots.Allowed"}}
+    )
     assert code == 422
     assert status_of(code, resp)["reason"] == "Invalid"
 

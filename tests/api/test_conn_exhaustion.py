@@ -5,6 +5,7 @@ connections are held open; real kubectl and an Ingress request must still succee
 2 s (the server closes the longest-waiting connections to make room). A request head that
 trickles in is cut at its deadline, and a TLS client refused because every connection is
 busy gets a TLS alert, not HTTP text it would read as a broken handshake."""
+
 import concurrent.futures
 import http.client
 import socket
@@ -55,6 +56,7 @@ spec:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     c = make_test_cluster(tmp_path_factory.mktemp("conns"), workers=0)
     c.up()
     p = c.kubectl("apply", "-f", "-", input=ECHO)
@@ -96,9 +98,13 @@ def pod_get(cp, timeout=2.0):
 
 def kubectl_get_nodes(c):
     start = time.monotonic()
-    p = subprocess.run([KUBECTL, "--kubeconfig", str(c.kubeconfig), "--context", c.context,
-                        "--request-timeout", "5s", "get", "nodes"], capture_output=True, text=True, timeout=30,
-                       check=False)
+    p = subprocess.run(
+        [KUBECTL, "--kubeconfig", str(c.kubeconfig), "--context", c.context, "--request-timeout", "5s", "get", "nodes"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     return p, time.monotonic() - start
 
 
@@ -146,7 +152,7 @@ def test_trickled_request_head_is_cut_at_its_deadline(cluster):
         try:
             while time.monotonic() - start < HEAD_DEADLINE_S + 5:
                 try:
-                    s.sendall(b"X")   # one byte a second: each read succeeds, the head never ends
+                    s.sendall(b"X")  # one byte a second: each read succeeds, the head never ends
                     if s.recv(1024) == b"":
                         closed_after = time.monotonic() - start
                         break
@@ -168,8 +174,10 @@ def trickle_body(ip, port):
     start = time.monotonic()
     got = b""
     try:
-        s.sendall(b"POST /x HTTP/1.1\r\nHost: x\r\nX-Kube32-Pod: default/echo\r\n"
-                  b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        s.sendall(
+            b"POST /x HTTP/1.1\r\nHost: x\r\nX-Kube32-Pod: default/echo\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+        )
         while time.monotonic() - start < BODY_DEADLINE_S + 6:
             try:
                 s.sendall(b" ")  # each byte well within the stall timeout, the body never ends
@@ -207,8 +215,10 @@ def test_refused_tls_client_gets_a_tls_alert(cluster):
     try:
         for _ in range(CLIENT_CAP):
             s = socket.create_connection((cp["ip"], cp["apiPort"]), timeout=5)
-            s.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
-                      b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+            s.sendall(
+                b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            )
             busy.append(s)
         time.sleep(0.5)
         ctx = ssl.create_default_context()

@@ -1,6 +1,7 @@
 """Details where Kube32 followed Kubernetes less closely than kubectl users notice: the QoS
 class of a pod, which pod spec fields an update may change, duplicate Service port names,
 and how long ConfigMap and Secret names may be."""
+
 import json
 
 import pytest
@@ -27,8 +28,14 @@ def pod(name, resources=None, env=None):
     c = {"name": "c", "image": "wasm://embedded/hello", "env": env or [{"name": "A", "value": "1"}]}
     if resources:
         c["resources"] = resources
-    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
-                       "spec": {"restartPolicy": "Never", "containers": [c]}})
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"restartPolicy": "Never", "containers": [c]},
+        }
+    )
 
 
 def get_pod(cluster, name):
@@ -50,20 +57,40 @@ def test_qos_class_follows_resources_and_survives_the_kubelet(ns):
 
 def test_pod_spec_fields_are_immutable_but_image(ns):
     kubectl(ns, "apply", "-f", "-", input=pod("frozen"))
-    proc = ns.kubectl("patch", "pod", "frozen", "-n", NS, "--type=json",
-                      "-p", '[{"op":"replace","path":"/spec/containers/0/env/0/value","value":"2"}]')
+    proc = ns.kubectl(
+        "patch",
+        "pod",
+        "frozen",
+        "-n",
+        NS,
+        "--type=json",
+        "-p",
+        '[{"op":"replace","path":"/spec/containers/0/env/0/value","value":"2"}]',
+    )
     assert proc.returncode != 0
     assert "pod updates may not change fields other than" in proc.stderr, proc.stderr
     # The image is one of the fields an update may change.
-    kubectl(ns, "patch", "pod", "frozen", "-n", NS, "--type=json",
-            "-p", '[{"op":"replace","path":"/spec/containers/0/image","value":"wasm://embedded/printenv"}]')
+    kubectl(
+        ns,
+        "patch",
+        "pod",
+        "frozen",
+        "-n",
+        NS,
+        "--type=json",
+        "-p",
+        '[{"op":"replace","path":"/spec/containers/0/image","value":"wasm://embedded/printenv"}]',
+    )
     assert get_pod(ns, "frozen")["spec"]["containers"][0]["image"] == "wasm://embedded/printenv"
 
 
 def test_duplicate_service_port_names_are_invalid(ns):
-    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dup", "namespace": NS},
-           "spec": {"selector": {"app": "x"},
-                    "ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]}}
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "dup", "namespace": NS},
+        "spec": {"selector": {"app": "x"}, "ports": [{"name": "web", "port": 80}, {"name": "web", "port": 81}]},
+    }
     proc = ns.kubectl("apply", "-f", "-", input=json.dumps(svc))
     assert proc.returncode != 0
     assert 'spec.ports[1].name: Duplicate value: "web"' in proc.stderr, proc.stderr
@@ -78,11 +105,15 @@ def test_configmap_and_secret_names_up_to_253_characters(ns):
 
 
 def test_network_policy_selector_keys_are_validated(ns):
-    pol = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-           "metadata": {"name": "badkey", "namespace": NS},
-           "spec": {"podSelector": {"matchLabels": {"bad key!": "x"}},
-                    "egress": [{"to": [{"podSelector": {"matchExpressions": [
-                        {"key": "app", "operator": "In"}]}}]}]}}
+    pol = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "badkey", "namespace": NS},
+        "spec": {
+            "podSelector": {"matchLabels": {"bad key!": "x"}},
+            "egress": [{"to": [{"podSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}],
+        },
+    }
     proc = ns.kubectl("apply", "-f", "-", input=json.dumps(pol))
     assert proc.returncode != 0
     assert "spec.podSelector.matchLabels" in proc.stderr and "bad key!" in proc.stderr, proc.stderr

@@ -1,4 +1,5 @@
 """Issue 2: a worker that stops heartbeating turns NotReady within 40 s (slow: ~40 s)."""
+
 import os
 import signal
 import time
@@ -21,8 +22,9 @@ def test_stopped_worker_turns_not_ready(sim_factory):
         start = time.monotonic()
         wait_until(lambda: cluster.nodes_ready().get(worker["name"]) is False, NOT_READY_WITHIN + 2, 0.5)
         took = time.monotonic() - start
-        assert cluster.nodes_ready().get(worker["name"]) is False, \
+        assert cluster.nodes_ready().get(worker["name"]) is False, (
             f"{worker['name']} still Ready {took:.0f}s after SIGSTOP"
+        )
         assert took <= NOT_READY_WITHIN, f"NotReady only after {took:.0f}s"
         out = cluster.kubectl("get", "nodes").stdout
         row = next(line.split() for line in out.splitlines() if line.startswith(worker["name"]))

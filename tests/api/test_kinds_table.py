@@ -3,6 +3,7 @@ kinds: the API server's discovery, what kubectl sees, and the generator's view o
 (k32.apigen.kinds, which builds the schemas and OpenAPI documents) must all agree. The
 metrics API (metrics.k8s.io, what `kubectl top` reads) is served beside the table: its
 objects are computed from node reports and never stored."""
+
 import json
 
 from k32.apigen.kinds import SERVED_KINDS

@@ -1,6 +1,7 @@
 """Issue 2, "Done means": a stock kubectl (1.37 from PyPI, 1.20 from Debian) behaves against the
 simulated control plane as against a real cluster. Assertions are on the shapes kubectl prints
 for a real kube-apiserver."""
+
 import os
 import re
 import stat
@@ -36,8 +37,7 @@ def ok(proc: subprocess.CompletedProcess) -> str:
 def make_cm(kc, name: str, **data: str) -> None:
     """Create a ConfigMap with `kubectl apply` (JSON on the wire for every kubectl version), so
     a test of edit/watch/delete does not depend on `kubectl create`'s protobuf body."""
-    doc = {"apiVersion": "v1", "kind": "ConfigMap",
-           "metadata": {"name": name, "namespace": kc.ns}, "data": data}
+    doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": kc.ns}, "data": data}
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc)))
 
 
@@ -52,8 +52,7 @@ def applied(kc, tmp_path_factory):
 
 
 def test_version_is_the_one_under_test(kc):
-    out = ok(subprocess.run([str(kubectl_path(kc.version)), "version", "--client"],
-                            capture_output=True, text=True))
+    out = ok(subprocess.run([str(kubectl_path(kc.version)), "version", "--client"], capture_output=True, text=True))
     assert re.search(r"v" + re.escape(kc.version) + r"\.\d+", out), out
 
 
@@ -159,8 +158,7 @@ def test_edit_with_kube_editor(kc, applied, tmp_path):
     editor = tmp_path / "editor.sh"
     editor.write_text("#!/bin/sh\nsed -i 's/greeting: hello/greeting: edited/' \"$1\"\n")
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
-    out = ok(kc("edit", "configmap", "editme", "-n", kc.ns,
-                env={"KUBE_EDITOR": str(editor), "EDITOR": str(editor)}))
+    out = ok(kc("edit", "configmap", "editme", "-n", kc.ns, env={"KUBE_EDITOR": str(editor), "EDITOR": str(editor)}))
     assert "configmap/editme edited" in out, out
     got = ok(kc("get", "configmap", "editme", "-n", kc.ns, "-o", "jsonpath={.data.greeting}"))
     assert got == "edited"
@@ -182,14 +180,23 @@ def test_label_and_select(kc, applied):
 def test_annotate(kc, applied):
     out = ok(kc("annotate", "configmap", "extra", "-n", kc.ns, "note=hi there"))
     assert "configmap/extra annotated" in out, out
-    got = ok(kc("get", "configmap", "extra", "-n", kc.ns,
-                "-o", "jsonpath={.metadata.annotations.note}"))
+    got = ok(kc("get", "configmap", "extra", "-n", kc.ns, "-o", "jsonpath={.metadata.annotations.note}"))
     assert got == "hi there"
 
 
 def test_get_watch_streams_changes(kc, applied):
-    argv = [str(kubectl_path(kc.version)), "--kubeconfig", str(kc.cluster.kubeconfig),
-            "--context", kc.cluster.context, "get", "configmaps", "-n", kc.ns, "-w"]
+    argv = [
+        str(kubectl_path(kc.version)),
+        "--kubeconfig",
+        str(kc.cluster.kubeconfig),
+        "--context",
+        kc.cluster.context,
+        "get",
+        "configmaps",
+        "-n",
+        kc.ns,
+        "-w",
+    ]
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -237,14 +244,15 @@ def test_create_imperative(kc, applied):
 
 
 def test_apply_changed_object_is_configured(kc, applied):
-    doc = {"apiVersion": "v1", "kind": "ConfigMap",
-           "metadata": {"name": "evolving", "namespace": kc.ns},
-           "data": {"keep": "1", "change": "a", "drop": "x"}}
-    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == \
-        "configmap/evolving created"
+    doc = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "evolving", "namespace": kc.ns},
+        "data": {"keep": "1", "change": "a", "drop": "x"},
+    }
+    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == "configmap/evolving created"
     doc["data"] = {"keep": "1", "change": "b"}
-    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == \
-        "configmap/evolving configured"
+    assert ok(kc("apply", "-f", "-", input=yaml.safe_dump(doc))).strip() == "configmap/evolving configured"
     got = yaml.safe_load(ok(kc("get", "configmap", "evolving", "-n", kc.ns, "-o", "yaml")))
     # The three-way merge removes what the previous apply set and this one does not.
     assert got["data"] == {"keep": "1", "change": "b"}
@@ -255,10 +263,20 @@ def test_patch_command(kc, applied):
     make_cm(kc, "patchme", a="1")
     out = ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "-p", '{"data":{"b":"2"}}'))
     assert out.strip() == "configmap/patchme patched"
-    ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "--type", "merge",
-          "-p", '{"data":{"a":null}}'))
-    ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "--type", "json",
-          "-p", '[{"op":"add","path":"/data/c","value":"3"}]'))
+    ok(kc("patch", "configmap", "patchme", "-n", kc.ns, "--type", "merge", "-p", '{"data":{"a":null}}'))
+    ok(
+        kc(
+            "patch",
+            "configmap",
+            "patchme",
+            "-n",
+            kc.ns,
+            "--type",
+            "json",
+            "-p",
+            '[{"op":"add","path":"/data/c","value":"3"}]',
+        )
+    )
     got = ok(kc("get", "configmap", "patchme", "-n", kc.ns, "-o", "jsonpath={.data}"))
     assert yaml.safe_load(got) == {"b": "2", "c": "3"}
 
@@ -267,8 +285,7 @@ def test_api_resources(kc):
     out = ok(kc("api-resources"))
     assert header(out) == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
     kinds = {line.split()[-1] for line in out.strip().splitlines()[1:]}
-    assert {"ConfigMap", "Namespace", "Node", "Pod", "Service", "Ingress",
-            "NetworkPolicy"} <= kinds
+    assert {"ConfigMap", "Namespace", "Node", "Pod", "Service", "Ingress", "NetworkPolicy"} <= kinds
 
 
 def test_get_nodes_wide_shows_node_ips(kc):

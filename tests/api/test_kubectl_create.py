@@ -1,6 +1,7 @@
 """`kubectl create <kind>` generators and `kubectl expose` send protobuf bodies (client-go's
 default for built-in kinds); every served kind decodes, and the stored object is the one
 kubectl would have sent as JSON. Kinds Kube32 does not serve fail with kubectl's NotFound."""
+
 import json
 import subprocess
 
@@ -53,8 +54,9 @@ def test_create_service_nodeport(kc):
 
 def test_expose_service(kc):
     ok(kc("create", "service", "clusterip", "exposed-src", "--tcp=81:7001", "-n", kc.ns))
-    out = ok(kc("expose", "service", "exposed-src", "--name=exposed", "--port=82",
-                "--target-port=metrics", "-n", kc.ns))
+    out = ok(
+        kc("expose", "service", "exposed-src", "--name=exposed", "--port=82", "--target-port=metrics", "-n", kc.ns)
+    )
     assert out.strip() == "service/exposed exposed"
     svc = get_json(kc, "service", "exposed")
     assert svc["spec"]["ports"][0]["port"] == 82
@@ -63,8 +65,7 @@ def test_expose_service(kc):
 
 
 def test_create_secret_and_configmap_bytes(kc):
-    ok(kc("create", "secret", "generic", "creds", "--from-literal=user=admin",
-          "--from-literal=pw=s3cr3t", "-n", kc.ns))
+    ok(kc("create", "secret", "generic", "creds", "--from-literal=user=admin", "--from-literal=pw=s3cr3t", "-n", kc.ns))
     sec = get_json(kc, "secret", "creds")
     assert sec["type"] == "Opaque"
     assert sec["data"] == {"user": "YWRtaW4=", "pw": "czNjcjN0"}
@@ -87,8 +88,19 @@ def test_create_ingress(kc):
 
 
 def test_run_pod(kc):
-    ok(kc("run", "runner", "--image=ghcr.io/example/hello:1", "--restart=Never", "--port=7000",
-          "--env=GREETING=hi", "--labels=app=runner", "-n", kc.ns))
+    ok(
+        kc(
+            "run",
+            "runner",
+            "--image=ghcr.io/example/hello:1",
+            "--restart=Never",
+            "--port=7000",
+            "--env=GREETING=hi",
+            "--labels=app=runner",
+            "-n",
+            kc.ns,
+        )
+    )
     pod = get_json(kc, "pod", "runner")
     c = pod["spec"]["containers"][0]
     assert c["image"] == "ghcr.io/example/hello:1"
@@ -101,5 +113,4 @@ def test_run_pod(kc):
 def test_create_job_is_not_found(kc):
     proc = kc("create", "job", "j", "--image=busybox", "-n", kc.ns)
     assert proc.returncode != 0
-    assert "the server could not find the requested resource" in proc.stderr or "NotFound" in proc.stderr, \
-        proc.stderr
+    assert "the server could not find the requested resource" in proc.stderr or "NotFound" in proc.stderr, proc.stderr

@@ -2,6 +2,7 @@
 path by one strategy file each: create (JSON, YAML and kubectl's protobuf), get with the
 columns `kubectl get` prints on a cluster, patch, the quota's status subresource, watch and
 delete, with kubectl 1.37 and the system's /usr/bin/kubectl."""
+
 import json
 import re
 import subprocess
@@ -33,10 +34,17 @@ spec:
 @pytest.fixture(scope="module", params=["1.37", "system"])
 def kc(request, sim_cluster):
     """kubectl in one of the two versions, bound to the test namespace's cluster."""
+
     def run(*args, input=None):
         if request.param == "system":
-            argv = [SYSTEM_KUBECTL, "--kubeconfig", str(sim_cluster.kubeconfig),
-                    "--context", sim_cluster.context, *args]
+            argv = [
+                SYSTEM_KUBECTL,
+                "--kubeconfig",
+                str(sim_cluster.kubeconfig),
+                "--context",
+                sim_cluster.context,
+                *args,
+            ]
             return subprocess.run(argv, input=input, capture_output=True, text=True, timeout=60)
         return sim_cluster.kubectl(*args, input=input)
 
@@ -59,8 +67,10 @@ def get_json(kc, *what):
 
 def test_limit_range_defaults_columns_patch_delete(kc):
     name = "lr-" + kc.suffix
-    assert ok(kc("apply", "-n", NS, "-f", "-", input=LIMIT_RANGE.format(name=name))).strip() == \
-        f"limitrange/{name} created"
+    assert (
+        ok(kc("apply", "-n", NS, "-f", "-", input=LIMIT_RANGE.format(name=name))).strip()
+        == f"limitrange/{name} created"
+    )
     lr = get_json(kc, "limitrange", name)
     container, pod = lr["spec"]["limits"]
     # Kubernetes' defaulting: the default limit from max, the default request from the
@@ -73,25 +83,48 @@ def test_limit_range_defaults_columns_patch_delete(kc):
     assert header(out) == ["NAME", "CREATED", "AT"]
     assert out.splitlines()[1].split() == [name, lr["metadata"]["creationTimestamp"]]
 
-    ok(kc("patch", "limitrange", name, "-n", NS, "--type=merge",
-          "-p", '{"spec":{"limits":[{"type":"Container","max":{"cpu":"2"}}]}}'))
+    ok(
+        kc(
+            "patch",
+            "limitrange",
+            name,
+            "-n",
+            NS,
+            "--type=merge",
+            "-p",
+            '{"spec":{"limits":[{"type":"Container","max":{"cpu":"2"}}]}}',
+        )
+    )
     patched = get_json(kc, "limitrange", name)["spec"]["limits"]
-    assert patched == [{"type": "Container", "max": {"cpu": "2"}, "default": {"cpu": "2"},
-                        "defaultRequest": {"cpu": "2"}}]
+    assert patched == [
+        {"type": "Container", "max": {"cpu": "2"}, "default": {"cpu": "2"}, "defaultRequest": {"cpu": "2"}}
+    ]
 
     assert ok(kc("delete", "limitrange", name, "-n", NS)).startswith(f'limitrange "{name}" deleted')
     assert kc("get", "limitrange", name, "-n", NS).returncode != 0
 
 
-@pytest.mark.parametrize("item,field,message", [
-    ({"type": "Bogus"}, "spec.limits[0].type", 'Unsupported value: "Bogus"'),
-    ({"type": "Pod", "default": {"cpu": "1"}}, "spec.limits[0].default",
-     "may not be specified when `type` is 'Pod'"),
-    ({"type": "Container", "max": {"cpu": "lots"}}, "spec.limits[0].max[cpu]",
-     "quantities must match the regular expression"),
-    ({"type": "Container", "min": {"memory": "-1Mi"}}, "spec.limits[0].min[memory]",
-     "must be greater than or equal to 0"),
-])
+@pytest.mark.parametrize(
+    "item,field,message",
+    [
+        ({"type": "Bogus"}, "spec.limits[0].type", 'Unsupported value: "Bogus"'),
+        (
+            {"type": "Pod", "default": {"cpu": "1"}},
+            "spec.limits[0].default",
+            "may not be specified when `type` is 'Pod'",
+        ),
+        (
+            {"type": "Container", "max": {"cpu": "lots"}},
+            "spec.limits[0].max[cpu]",
+            "quantities must match the regular expression",
+        ),
+        (
+            {"type": "Container", "min": {"memory": "-1Mi"}},
+            "spec.limits[0].min[memory]",
+            "must be greater than or equal to 0",
+        ),
+    ],
+)
 def test_limit_range_validation(kc, item, field, message):
     body = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bad"}, "spec": {"limits": [item]}}
     proc = kc("create", "-n", NS, "-f", "-", input=json.dumps(body))
@@ -110,8 +143,10 @@ def quota_row(kc, name):
 def test_resource_quota_protobuf_create_status_columns(kc):
     name = "q-" + kc.suffix
     # `kubectl create quota` sends a protobuf body.
-    assert ok(kc("create", "quota", name, "-n", NS, "--hard=pods=10,requests.cpu=2,limits.memory=1Gi")
-              ).strip() == f"resourcequota/{name} created"
+    assert (
+        ok(kc("create", "quota", name, "-n", NS, "--hard=pods=10,requests.cpu=2,limits.memory=1Gi")).strip()
+        == f"resourcequota/{name} created"
+    )
     q = get_json(kc, "resourcequota", name)
     assert q["spec"]["hard"] == {"pods": "10", "requests.cpu": "2", "limits.memory": "1Gi"}
     assert not q.get("status")
@@ -119,17 +154,30 @@ def test_resource_quota_protobuf_create_status_columns(kc):
     # quota controller's first pass.
     assert re.fullmatch(rf"{name}\s+\S+\s*", quota_row(kc, name))
 
-    status = {"status": {"hard": {"pods": "10", "requests.cpu": "2", "limits.memory": "1Gi"},
-                         "used": {"pods": "1", "requests.cpu": "500m"}}}
-    ok(kc("patch", "resourcequota", name, "-n", NS, "--subresource=status", "--type=merge",
-          "-p", json.dumps(status)))
+    status = {
+        "status": {
+            "hard": {"pods": "10", "requests.cpu": "2", "limits.memory": "1Gi"},
+            "used": {"pods": "1", "requests.cpu": "500m"},
+        }
+    }
+    ok(kc("patch", "resourcequota", name, "-n", NS, "--subresource=status", "--type=merge", "-p", json.dumps(status)))
     row = quota_row(kc, name)
     # Sorted by resource name; limits.* under LIMIT; a resource with no usage shows 0.
     assert re.fullmatch(rf"{name}\s+\S+\s+pods: 1/10, requests\.cpu: 500m/2\s+limits\.memory: 0/1Gi", row), row
 
     # A spec write keeps the status the status subresource wrote.
-    ok(kc("patch", "resourcequota", name, "-n", NS, "--type=merge",
-          "-p", '{"spec":{"hard":{"pods":"20"}},"status":{"used":{"pods":"9"}}}'))
+    ok(
+        kc(
+            "patch",
+            "resourcequota",
+            name,
+            "-n",
+            NS,
+            "--type=merge",
+            "-p",
+            '{"spec":{"hard":{"pods":"20"}},"status":{"used":{"pods":"9"}}}',
+        )
+    )
     q = get_json(kc, "resourcequota", name)
     assert q["spec"]["hard"]["pods"] == "20"
     assert q["status"]["used"] == {"pods": "1", "requests.cpu": "500m"}
@@ -139,9 +187,13 @@ def test_resource_quota_protobuf_create_status_columns(kc):
 
 def test_resource_quota_create_drops_status_and_validates(kc):
     name = "qs-" + kc.suffix
-    body = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name},
-            "spec": {"hard": {"pods": "3"}, "scopes": ["BestEffort"]},
-            "status": {"used": {"pods": "2"}}}
+    body = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name},
+        "spec": {"hard": {"pods": "3"}, "scopes": ["BestEffort"]},
+        "status": {"used": {"pods": "2"}},
+    }
     ok(kc("create", "-n", NS, "-f", "-", input=json.dumps(body)))
     assert not get_json(kc, "resourcequota", name).get("status")
     ok(kc("delete", "resourcequota", name, "-n", NS))
@@ -154,8 +206,7 @@ def test_resource_quota_create_drops_status_and_validates(kc):
 
 
 def _body(kind, name):
-    spec = ({"limits": [{"type": "Container", "max": {"cpu": "1"}}]} if kind == "LimitRange"
-            else {"hard": {"pods": "1"}})
+    spec = {"limits": [{"type": "Container", "max": {"cpu": "1"}}]} if kind == "LimitRange" else {"hard": {"pods": "1"}}
     return json.dumps({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}, "spec": spec})
 
 
@@ -165,8 +216,12 @@ def test_watch(kc, resource, kind):
     ok(kc("apply", "-n", NS, "-f", "-", input=_body(kind, first)))
     # kubectl lists, then watches from the list's version: once the listed object is
     # printed, every later change arrives as an event.
-    watch = subprocess.Popen([*kc.argv, "get", resource, "-n", NS, "--watch", "-o", "name"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = subprocess.Popen(
+        [*kc.argv, "get", resource, "-n", NS, "--watch", "-o", "name"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         reader = LineReader(watch)
         reader.wait_for(lambda line: line.endswith("/" + first))

@@ -1,5 +1,6 @@
 """Issue 2: objects survive `k32 sim down && k32 sim up` with the same state dir, and a kill -9
 of the control plane in the middle of a burst of creates loses none that were acknowledged."""
+
 import json
 import os
 import signal
@@ -27,15 +28,18 @@ def test_objects_survive_down_and_up(sim_factory):
     cluster = sim_factory(workers=1)
     cluster.up()
     for i in range(5):
-        body = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": f"keep-{i}", "labels": {"set": "keep"}}, "data": {"i": str(i)}}
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"keep-{i}", "labels": {"set": "keep"}},
+            "data": {"i": str(i)},
+        }
         assert cluster.request("POST", NS_PATH, body)[0] == 201
     assert cluster.kubectl("label", "configmap", "keep-0", "extra=yes").returncode == 0
     cluster.down()
     assert not cluster.status()["nodes"]
 
-    again = SimCluster(cluster.state, workers=1, base_port=cluster.base_port,
-                       kubeconfig=cluster.kubeconfig)
+    again = SimCluster(cluster.state, workers=1, base_port=cluster.base_port, kubeconfig=cluster.kubeconfig)
     try:
         again.up()
         assert names(again, "set=keep") == {f"keep-{i}" for i in range(5)}
@@ -49,11 +53,15 @@ def test_objects_survive_down_and_up(sim_factory):
 
 
 def _create(url: str, name: str) -> int:
-    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": name, "labels": {"set": "burst"}},
-                       "data": {"n": name}}).encode()
-    req = urllib.request.Request(url + NS_PATH, data=body, method="POST",
-                                 headers={"Content-Type": "application/json"})
+    body = json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": {"set": "burst"}},
+            "data": {"n": name},
+        }
+    ).encode()
+    req = urllib.request.Request(url + NS_PATH, data=body, method="POST", headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status

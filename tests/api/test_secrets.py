@@ -1,5 +1,6 @@
 """Secrets: stringData is write-only and folds into base64 data (a regression test: folding
 it once read a member the insertion had moved, and the control plane crashed)."""
+
 import base64
 import json
 

@@ -3,6 +3,7 @@ nesting limit at the API (deeper bodies and patch results are refused with a Sta
 it), a complete log record that does not load stops the control plane without touching the
 files, and a per-object size limit plus a total budget (both from the board profile) refuse
 the write that would exceed them while every object already stored stays intact."""
+
 import hashlib
 import json
 import struct
@@ -81,9 +82,12 @@ def test_deepest_accepted_object_survives_restarts_with_every_later_write(sim_fa
         assert code == 400 and f"limit of {limit} levels" in json.loads(raw)["message"], raw[:300]
     # A patch may not make an object deeper than a body may be.
     deepest = "/extra" + "/n" * (accepted - 1) + "/more"
-    code, _, raw = cluster.request("PATCH", f"{NS_PATH}/deep", json.dumps(
-        [{"op": "add", "path": deepest, "value": {"k": "x"}}]),
-        headers={"Content-Type": "application/json-patch+json"})
+    code, _, raw = cluster.request(
+        "PATCH",
+        f"{NS_PATH}/deep",
+        json.dumps([{"op": "add", "path": deepest, "value": {"k": "x"}}]),
+        headers={"Content-Type": "application/json-patch+json"},
+    )
     assert code == 422 and f"limit of {limit} levels" in json.loads(raw)["message"], raw[:300]
 
     # Enough writes to compact the log into the snapshot; then the snapshot must load too.
@@ -99,7 +103,8 @@ def test_deepest_accepted_object_survives_restarts_with_every_later_write(sim_fa
     restart(cluster)
     assert get(cluster, "deep")["extra"] == nest(accepted)
     assert {f"after-{i}" for i in range(3)} <= {
-        item["metadata"]["name"] for item in json.loads(cluster.request("GET", NS_PATH)[2])["items"]}
+        item["metadata"]["name"] for item in json.loads(cluster.request("GET", NS_PATH)[2])["items"]
+    }
 
 
 def _frames(data: bytes):
@@ -107,7 +112,7 @@ def _frames(data: bytes):
     pos = 0
     while pos + 8 <= len(data):
         n, _crc = struct.unpack_from("<II", data, pos)
-        yield pos, data[pos + 8:pos + 8 + n]
+        yield pos, data[pos + 8 : pos + 8 + n]
         pos += 8 + n
 
 

@@ -3,6 +3,7 @@ the store as a record it cannot read back, and the control plane would not start
 field manager's name (the fieldManager parameter, else the client's User-Agent) and a YAML
 body are where a client can send them; each is refused or replaced before the store, and a
 restart keeps every acknowledged object."""
+
 import json
 
 NS_PATH = "/api/v1/namespaces/default/configmaps"
@@ -19,8 +20,12 @@ def test_client_bytes_that_are_not_utf8_never_reach_the_store(sim_factory):
     code, _, raw = cluster.request("POST", NS_PATH + "?fieldManager=%ff", configmap("fm"))
     assert code == 422, raw[:300]
     assert b"fieldManager" in raw
-    code, _, raw = cluster.request("PATCH", NS_PATH + "/fm?fieldManager=caf%e9", json.dumps(configmap("fm")),
-                                   headers={"Content-Type": "application/apply-patch+yaml"})
+    code, _, raw = cluster.request(
+        "PATCH",
+        NS_PATH + "/fm?fieldManager=caf%e9",
+        json.dumps(configmap("fm")),
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
     assert code == 422, raw[:300]
     # Longer than kube-apiserver's 128 characters, or a control character: refused too.
     assert cluster.request("POST", NS_PATH + "?fieldManager=" + "m" * 129, configmap("long"))[0] == 422
@@ -30,8 +35,12 @@ def test_client_bytes_that_are_not_utf8_never_reach_the_store(sim_factory):
     assert code == 201, raw[:300]
     assert [e["manager"] for e in json.loads(raw)["metadata"]["managedFields"]] == ["unknown"]
     # A YAML body: 400 naming the line.
-    code, _, raw = cluster.request("POST", NS_PATH, b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n"
-                                   b"data:\n  k: caf\xe9\n", headers={"Content-Type": "application/yaml"})
+    code, _, raw = cluster.request(
+        "POST",
+        NS_PATH,
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: caf\xe9\n",
+        headers={"Content-Type": "application/yaml"},
+    )
     assert code == 400, raw[:300]
     assert b"line 6" in raw and b"UTF-8" in raw
     assert cluster.request("POST", NS_PATH, configmap("after"))[0] == 201

@@ -1,6 +1,7 @@
 """Watch semantics as kube-apiserver's: a label-selector watch sees an object that starts
 matching as ADDED and one that stops matching as DELETED; a watch from a resourceVersion the
 store has not reached fails with "Too large resource version"; default/kubernetes exists."""
+
 import json
 import os
 import subprocess
@@ -28,11 +29,35 @@ def ensure_ns(cluster):
 @pytest.mark.slow
 def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
     ensure_ns(sim_cluster)
-    kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps({
-        "apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": "mover", "namespace": NS, "labels": {"tier": "back"}}, "data": {"k": "v"}}))
-    argv = [str(kubectl_path()), "--kubeconfig", str(sim_cluster.kubeconfig), "--context", sim_cluster.context,
-            "get", "configmaps", "-n", NS, "-l", "tier=web", "-w", "--output-watch-events"]
+    kubectl(
+        sim_cluster,
+        "apply",
+        "-f",
+        "-",
+        input=json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "mover", "namespace": NS, "labels": {"tier": "back"}},
+                "data": {"k": "v"},
+            }
+        ),
+    )
+    argv = [
+        str(kubectl_path()),
+        "--kubeconfig",
+        str(sim_cluster.kubeconfig),
+        "--context",
+        sim_cluster.context,
+        "get",
+        "configmaps",
+        "-n",
+        NS,
+        "-l",
+        "tier=web",
+        "-w",
+        "--output-watch-events",
+    ]
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -58,20 +83,37 @@ def test_deleted_event_carries_last_matching_state(sim_cluster):
     ensure_ns(sim_cluster)
     status, _, body = sim_cluster.request("GET", f"/api/v1/namespaces/{NS}/configmaps")
     rv = json.loads(body)["metadata"]["resourceVersion"]
-    kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps({
-        "apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": "leaver", "namespace": NS, "labels": {"tier": "web"}}}))
+    kubectl(
+        sim_cluster,
+        "apply",
+        "-f",
+        "-",
+        input=json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "leaver", "namespace": NS, "labels": {"tier": "web"}},
+            }
+        ),
+    )
     kubectl(sim_cluster, "label", "configmap", "leaver", "-n", NS, "tier-")
     status, _, body = sim_cluster.request(
-        "GET", f"/api/v1/namespaces/{NS}/configmaps?watch=true&labelSelector=tier%3Dweb"
-               f"&resourceVersion={rv}&timeoutSeconds=2", timeout=15)
+        "GET",
+        f"/api/v1/namespaces/{NS}/configmaps?watch=true&labelSelector=tier%3Dweb&resourceVersion={rv}&timeoutSeconds=2",
+        timeout=15,
+    )
     assert status == 200
     events = [json.loads(line) for line in body.decode().splitlines() if line.strip()]
-    leaver = [(e["type"], e["object"]["metadata"].get("labels")) for e in events
-              if e["object"]["metadata"]["name"] == "leaver"]
+    leaver = [
+        (e["type"], e["object"]["metadata"].get("labels"))
+        for e in events
+        if e["object"]["metadata"]["name"] == "leaver"
+    ]
     assert leaver == [("ADDED", {"tier": "web"}), ("DELETED", {"tier": "web"})], events
     deleted = next(e for e in events if e["type"] == "DELETED")
-    assert int(deleted["object"]["metadata"]["resourceVersion"]) > int(events[0]["object"]["metadata"]["resourceVersion"])
+    assert int(deleted["object"]["metadata"]["resourceVersion"]) > int(
+        events[0]["object"]["metadata"]["resourceVersion"]
+    )
     sim_cluster.kubectl("delete", "configmap", "leaver", "-n", NS)
 
 
@@ -82,7 +124,8 @@ def test_watch_from_future_version_fails_too_large(sim_cluster):
     future = current + 100000
     start = time.monotonic()
     status, _, body = sim_cluster.request(
-        "GET", f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={future}", timeout=20)
+        "GET", f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={future}", timeout=20
+    )
     assert time.monotonic() - start < 10
     assert status == 504, body
     st = json.loads(body)

@@ -1,6 +1,7 @@
 """A throwaway HTTP server that serves legacy discovery for the served kinds plus the
 generated OpenAPI documents, and records the requests it gets, so real kubectl binaries
 can be pointed at the documents alone (no firmware needed)."""
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,17 +18,41 @@ def _discovery():
         groups.setdefault(k.group, k.version)
         verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
         resources.setdefault(k.gv_path, []).append(
-            {"name": k.plural, "singularName": k.kind.lower(), "namespaced": k.namespaced, "kind": k.kind,
-             "verbs": verbs})
-    out = {"/api": {"kind": "APIVersions", "versions": ["v1"],
-                    "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]},
-           "/apis": {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-               {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
-                "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}}
-               for g, v in groups.items() if g]}}
+            {
+                "name": k.plural,
+                "singularName": k.kind.lower(),
+                "namespaced": k.namespaced,
+                "kind": k.kind,
+                "verbs": verbs,
+            }
+        )
+    out = {
+        "/api": {
+            "kind": "APIVersions",
+            "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}],
+        },
+        "/apis": {
+            "kind": "APIGroupList",
+            "apiVersion": "v1",
+            "groups": [
+                {
+                    "name": g,
+                    "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
+                    "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v},
+                }
+                for g, v in groups.items()
+                if g
+            ],
+        },
+    }
     for gv, res in resources.items():
-        out["/" + gv] = {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv.split("/", 1)[1]
-                         if gv.startswith("apis/") else "v1", "resources": res}
+        out["/" + gv] = {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": gv.split("/", 1)[1] if gv.startswith("apis/") else "v1",
+            "resources": res,
+        }
     return out
 
 
@@ -37,7 +62,7 @@ class FakeApiServer:
         self.docs = docs
         self.discovery = _discovery()
         self.requests = []  # (method, path with query, accept header or body)
-        self.objects = {}   # path of a created object -> the object
+        self.objects = {}  # path of a created object -> the object
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,8 +77,19 @@ class FakeApiServer:
                 self.wfile.write(body)
 
             def _status(self, code, reason, message):
-                self._send(code, json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                                             "reason": reason, "message": message, "code": code}).encode())
+                self._send(
+                    code,
+                    json.dumps(
+                        {
+                            "kind": "Status",
+                            "apiVersion": "v1",
+                            "status": "Failure",
+                            "reason": reason,
+                            "message": message,
+                            "code": code,
+                        }
+                    ).encode(),
+                )
 
             def do_GET(self):
                 accept = self.headers.get("Accept", "")
@@ -74,8 +110,9 @@ class FakeApiServer:
 
             def do_PATCH(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                server.requests.append(("PATCH", self.path, self.headers.get("Content-Type", ""),
-                                        body.decode("utf-8", "replace")))
+                server.requests.append(
+                    ("PATCH", self.path, self.headers.get("Content-Type", ""), body.decode("utf-8", "replace"))
+                )
                 path = urlsplit(self.path).path
                 if path not in server.objects:
                     return self._status(404, "NotFound", f"{path} not found")
@@ -104,9 +141,16 @@ class FakeApiServer:
         self.httpd.server_close()
 
     def kubeconfig(self, path):
-        path.write_text(json.dumps({
-            "apiVersion": "v1", "kind": "Config", "current-context": "fake",
-            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
-            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "u", "namespace": "default"}}],
-            "users": [{"name": "u", "user": {}}]}))
+        path.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "current-context": "fake",
+                    "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+                    "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "u", "namespace": "default"}}],
+                    "users": [{"name": "u", "user": {}}],
+                }
+            )
+        )
         return path

@@ -1,4 +1,5 @@
 """`k32 apigen write`, `python -m k32.apigen`, and one-line errors on bad input."""
+
 import subprocess
 import sys
 
@@ -19,8 +20,12 @@ def test_cli_write(tmp_path):
 
 @pytest.mark.slow
 def test_module_writes_cpp(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "k32.apigen", "--cpp-out", str(tmp_path)],
-                       capture_output=True, text=True, env={"PYTHONPATH": str(REPO_ROOT / "host_tools")})
+    r = subprocess.run(
+        [sys.executable, "-m", "k32.apigen", "--cpp-out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO_ROOT / "host_tools")},
+    )
     assert r.returncode == 0, r.stderr
     docs = (tmp_path / "k32_openapi_docs.cpp").read_text()
     assert '{"/openapi/v2", true,' in docs
@@ -29,8 +34,12 @@ def test_module_writes_cpp(tmp_path):
 
 
 def test_module_needs_an_output():
-    r = subprocess.run([sys.executable, "-m", "k32.apigen"], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(REPO_ROOT / "host_tools")})
+    r = subprocess.run(
+        [sys.executable, "-m", "k32.apigen"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO_ROOT / "host_tools")},
+    )
     assert r.returncode != 0 and "nothing to do" in r.stderr
 
 
@@ -58,7 +67,7 @@ def test_schema_table_shape():
     table, kinds = build_table(source.served_definitions())
     assert dict(kinds)["v1/Pod"] > 0
     pod_spec = table.nodes[table.named["io.k8s.api.core.v1.PodSpec"]]
-    fields = table.fields[pod_spec["first_field"]:pod_spec["first_field"] + pod_spec["n_fields"]]
+    fields = table.fields[pod_spec["first_field"] : pod_spec["first_field"] + pod_spec["n_fields"]]
     names = [f[0] for f in fields]
     assert names == sorted(names) and "containers" in names
     containers = table.nodes[dict((f[0], f[1]) for f in fields)["containers"]]

@@ -1,5 +1,6 @@
 """The served OpenAPI documents: valid OpenAPI, deterministic, hashed, trimmed to the
 served kinds, with the extensions kubectl relies on."""
+
 import hashlib
 import json
 
@@ -52,8 +53,11 @@ def test_served_kinds_have_gvk_and_nothing_else_is_served(docs):
         assert {"group": k.group, "version": k.version, "kind": k.kind} in gvks
         assert k.definition + "List" in defs
     # Only the served kinds' closure: no StatefulSet or DaemonSet rides along with apps/v1.
-    assert not [n for n in defs if n.startswith(("io.k8s.api.apps.v1.StatefulSet", "io.k8s.api.apps.v1.DaemonSet",
-                                                 "io.k8s.api.batch."))]
+    assert not [
+        n
+        for n in defs
+        if n.startswith(("io.k8s.api.apps.v1.StatefulSet", "io.k8s.api.apps.v1.DaemonSet", "io.k8s.api.batch."))
+    ]
     # The /scale subresource's body.
     assert "io.k8s.api.autoscaling.v1.Scale" in defs
     assert "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale" in v2["paths"]
@@ -63,16 +67,19 @@ def test_served_kinds_have_gvk_and_nothing_else_is_served(docs):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("definition,prop,strategy,key", [
-    ("io.k8s.api.core.v1.PodSpec", "containers", "merge", "name"),
-    ("io.k8s.api.core.v1.Container", "env", "merge", "name"),
-    ("io.k8s.api.core.v1.Container", "ports", "merge", "containerPort"),
-    ("io.k8s.api.core.v1.Container", "volumeMounts", "merge", "mountPath"),
-    ("io.k8s.api.core.v1.PodSpec", "volumes", "merge,retainKeys", "name"),
-    ("io.k8s.api.core.v1.ServiceSpec", "ports", "merge", "port"),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "ownerReferences", "merge", "uid"),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "finalizers", "merge", None),
-])
+@pytest.mark.parametrize(
+    "definition,prop,strategy,key",
+    [
+        ("io.k8s.api.core.v1.PodSpec", "containers", "merge", "name"),
+        ("io.k8s.api.core.v1.Container", "env", "merge", "name"),
+        ("io.k8s.api.core.v1.Container", "ports", "merge", "containerPort"),
+        ("io.k8s.api.core.v1.Container", "volumeMounts", "merge", "mountPath"),
+        ("io.k8s.api.core.v1.PodSpec", "volumes", "merge,retainKeys", "name"),
+        ("io.k8s.api.core.v1.ServiceSpec", "ports", "merge", "port"),
+        ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "ownerReferences", "merge", "uid"),
+        ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "finalizers", "merge", None),
+    ],
+)
 def test_patch_metadata(docs, definition, prop, strategy, key):
     schema = _json(docs, "/openapi/v2")["definitions"][definition]["properties"][prop]
     assert schema["x-kubernetes-patch-strategy"] == strategy
@@ -86,8 +93,11 @@ def test_write_operations_take_field_validation(docs):
     kind lists a fieldValidation query parameter in the v3 document."""
     for k in SERVED_KINDS:
         v3 = _json(docs, f"/openapi/v3/{k.gv_path}")
-        patch_ops = [item["patch"] for item in v3["paths"].values()
-                     if "patch" in item and item["patch"]["x-kubernetes-group-version-kind"]["kind"] == k.kind]
+        patch_ops = [
+            item["patch"]
+            for item in v3["paths"].values()
+            if "patch" in item and item["patch"]["x-kubernetes-group-version-kind"]["kind"] == k.kind
+        ]
         assert patch_ops, k.kind
         for item in v3["paths"].values():
             for verb in ("post", "put", "patch"):

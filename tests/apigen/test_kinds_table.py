@@ -1,5 +1,6 @@
 """k32.apigen.kinds reads the served kinds from the firmware's kinds table; a row it cannot
 read fails the generation with the file and line instead of serving a wrong list."""
+
 import pytest
 
 from k32.apigen.kinds import KINDS_TABLE, KindsTableError, read_kinds_table
@@ -15,20 +16,35 @@ def test_the_table_is_the_firmwares():
 
 def test_a_row_becomes_a_kind_with_its_upstream_definition(tmp_path):
     f = tmp_path / "kinds.def"
-    f.write_text("// comment K32_KIND(not, a, row)\n" + ROW.format(g="", ns="true", sub="status")
-                 + ROW.format(g="apps", ns="false", sub=""))
+    f.write_text(
+        "// comment K32_KIND(not, a, row)\n"
+        + ROW.format(g="", ns="true", sub="status")
+        + ROW.format(g="apps", ns="false", sub="")
+    )
     core, apps = read_kinds_table(f)
     assert (core.key, core.definition, core.namespaced, core.status) == (
-        "v1/Widget", "io.k8s.api.core.v1.Widget", True, True)
+        "v1/Widget",
+        "io.k8s.api.core.v1.Widget",
+        True,
+        True,
+    )
     assert (apps.key, apps.definition, apps.namespaced, apps.status, apps.gv_path) == (
-        "apps/v1/Widget", "io.k8s.api.apps.v1.Widget", False, False, "apis/apps/v1")
+        "apps/v1/Widget",
+        "io.k8s.api.apps.v1.Widget",
+        False,
+        False,
+        "apis/apps/v1",
+    )
 
 
-@pytest.mark.parametrize("row,message", [
-    ('K32_KIND("", "v1", "widgets", "Widget", "widget", true, false, "", "", "")\n', "10 fields, expected 11"),
-    (ROW.format(g="", ns="yes", sub=""), "namespaced must be true or false"),
-    ('K32_KIND("", "v1", widgets", "Widget")\n', "cannot read the row"),
-])
+@pytest.mark.parametrize(
+    "row,message",
+    [
+        ('K32_KIND("", "v1", "widgets", "Widget", "widget", true, false, "", "", "")\n', "10 fields, expected 11"),
+        (ROW.format(g="", ns="yes", sub=""), "namespaced must be true or false"),
+        ('K32_KIND("", "v1", widgets", "Widget")\n', "cannot read the row"),
+    ],
+)
 def test_a_malformed_row_names_the_line(tmp_path, row, message):
     f = tmp_path / "kinds.def"
     f.write_text("// the table\n" + row)

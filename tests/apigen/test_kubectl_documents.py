@@ -2,6 +2,7 @@
 kubectl 1.37 explain reads v3 and the v2 protobuf form and uses the v3 document to decide
 that the server does field validation; kubectl 1.20 validates manifests client-side with
 the v2 protobuf form."""
+
 import json
 import subprocess
 
@@ -12,6 +13,7 @@ from .fake_apiserver import FakeApiServer
 
 def _kubectl(version="1.37"):
     from k32.build.tools import ToolError, kubectl
+
     try:
         return str(kubectl(version))
     except ToolError as e:
@@ -29,8 +31,13 @@ def server():
 
 
 def run(exe, kubeconfig, *args, stdin=None):
-    return subprocess.run([exe, "--kubeconfig", str(kubeconfig), "--cache-dir", str(kubeconfig.parent / "cache"),
-                           *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [exe, "--kubeconfig", str(kubeconfig), "--cache-dir", str(kubeconfig.parent / "cache"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_explain_v3(server, tmp_path):
@@ -43,8 +50,7 @@ def test_explain_v3(server, tmp_path):
 
 def test_explain_v2_protobuf(server, tmp_path):
     exe = _kubectl_137()
-    r = run(exe, server.kubeconfig(tmp_path / "kc"), "explain", "ingresses.spec.rules",
-            "--output=plaintext-openapiv2")
+    r = run(exe, server.kubeconfig(tmp_path / "kc"), "explain", "ingresses.spec.rules", "--output=plaintext-openapiv2")
     assert r.returncode == 0, r.stderr
     assert "http" in r.stdout and "host" in r.stdout
     # kubectl decoded the gnostic protobuf form: it asked for nothing else.
@@ -55,8 +61,7 @@ def test_explain_v2_protobuf(server, tmp_path):
 
 def test_apply_uses_server_side_field_validation(server, tmp_path):
     exe = _kubectl_137()
-    manifest = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n"
-                "data:\n  a: b\n")
+    manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  a: b\n"
     r = run(exe, server.kubeconfig(tmp_path / "kc"), "create", "--validate=strict", "-f", "-", stdin=manifest)
     assert r.returncode == 0, r.stderr
     posts = [p for m, p, _ in server.requests if m == "POST"]
@@ -73,8 +78,10 @@ def test_kubectl_120_explain_from_protobuf(server, tmp_path):
 def test_kubectl_120_client_side_validation(server, tmp_path):
     exe = _kubectl("1.20")
     kc = server.kubeconfig(tmp_path / "kc")
-    good = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
-            "  containers:\n  - name: c\n    image: i\n    ports:\n    - containerPort: 80\n")
+    good = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
+        "  containers:\n  - name: c\n    image: i\n    ports:\n    - containerPort: 80\n"
+    )
     r = run(exe, kc, "create", "-f", "-", stdin=good)
     assert r.returncode == 0, r.stderr
     bad = good.replace("    image: i\n", "    image: i\n    imagePolicy: x\n")
@@ -94,9 +101,11 @@ def test_three_way_apply_uses_patch_metadata(server, tmp_path, version):
     of that element, not a replacement of the whole list."""
     exe = _kubectl(version)
     kc = server.kubeconfig(tmp_path / "kc")
-    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
-           "  containers:\n  - name: c\n    image: i\n    env:\n    - name: A\n      value: '1'\n"
-           "    - name: B\n      value: '2'\n")
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n"
+        "  containers:\n  - name: c\n    image: i\n    env:\n    - name: A\n      value: '1'\n"
+        "    - name: B\n      value: '2'\n"
+    )
     r = run(exe, kc, "apply", "-f", "-", stdin=pod)
     assert r.returncode == 0, r.stderr
     r = run(exe, kc, "apply", "-f", "-", stdin=pod.replace("    - name: B\n      value: '2'\n", ""))

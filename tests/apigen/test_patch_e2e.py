@@ -1,6 +1,7 @@
 """The patch engines behind the simulated API server, driven by kubectl 1.37: server-side
 apply (ownership, pruning, conflicts, --force-conflicts), client-side apply's strategic
 merge patches, and server-side strict field validation."""
+
 import json
 import uuid
 
@@ -21,8 +22,14 @@ def kc(sim_cluster):
         return sim_cluster.kubectl(*args, input=input)
 
     # `kubectl create` sends protobuf, which Kube32 does not decode; apply sends JSON.
-    ok(run("apply", "-f", "-", input=yaml.safe_dump({"apiVersion": "v1", "kind": "Namespace",
-                                                     "metadata": {"name": ns}})))
+    ok(
+        run(
+            "apply",
+            "-f",
+            "-",
+            input=yaml.safe_dump({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+        )
+    )
     run.ns = ns
     yield run
     run("delete", "namespace", ns, "--wait=false")
@@ -56,8 +63,17 @@ def test_server_side_apply_conflicts(kc):
     ok(kc("apply", "--server-side", "-f", "-", input=cm(kc, "conf", {"k": "v"})))
     # Another applier takes the same field with another value (shared ownership is only
     # possible for equal values).
-    ok(kc("apply", "--server-side", "--force-conflicts", "--field-manager=editor", "-f", "-",
-          input=cm(kc, "conf", {"k": "edited"})))
+    ok(
+        kc(
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "--field-manager=editor",
+            "-f",
+            "-",
+            input=cm(kc, "conf", {"k": "edited"}),
+        )
+    )
     r = kc("apply", "--server-side", "-f", "-", input=cm(kc, "conf", {"k": "mine"}))
     assert r.returncode != 0
     assert "conflict" in r.stderr.lower() and "editor" in r.stderr and ".data.k" in r.stderr
@@ -68,10 +84,21 @@ def test_server_side_apply_conflicts(kc):
 def test_client_side_apply_three_way_pod(kc):
     # A Pod's spec is immutable but for its images (as in Kubernetes): the three-way patch
     # changes the image and nothing else.
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": kc.ns},
-           "spec": {"containers": [{"name": "web", "image": "echo:1",
-                                    "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
-                                    "ports": [{"containerPort": 80}]}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web", "namespace": kc.ns},
+        "spec": {
+            "containers": [
+                {
+                    "name": "web",
+                    "image": "echo:1",
+                    "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+                    "ports": [{"containerPort": 80}],
+                }
+            ]
+        },
+    }
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(pod)))
     pod["spec"]["containers"][0]["image"] = "echo:2"
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(pod)))
@@ -83,9 +110,12 @@ def test_client_side_apply_three_way_pod(kc):
 def test_client_side_apply_three_way_service(kc):
     # Deleting a map key, changing a list element by its merge key and adding one, all from
     # the last-applied annotation, as kubectl computes it.
-    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": kc.ns},
-           "spec": {"selector": {"app": "web", "tier": "a"},
-                    "ports": [{"name": "http", "port": 80, "targetPort": 7000}]}}
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": kc.ns},
+        "spec": {"selector": {"app": "web", "tier": "a"}, "ports": [{"name": "http", "port": 80, "targetPort": 7000}]},
+    }
     ok(kc("apply", "-f", "-", input=yaml.safe_dump(svc)))
     svc["spec"]["selector"] = {"app": "web"}
     svc["spec"]["ports"][0]["targetPort"] = 7001

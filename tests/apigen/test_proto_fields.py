@@ -1,5 +1,6 @@
 """The protobuf field numbers the API server decodes request bodies with: extracted from
 Kubernetes' Go struct tags (proto_extract), joined with the served schema (proto_fields)."""
+
 import pytest
 
 from k32.apigen import proto_extract, proto_fields
@@ -37,13 +38,16 @@ def test_extract_reads_tags_inlined_structs_and_omitempty(tmp_path):
         (tmp_path / "am" / sub).mkdir(parents=True)
     got = proto_extract.extract(tmp_path / "api", tmp_path / "am")
     assert got["io.k8s.api.core.v1.ServicePort"] == {
-        "name": [1, True, 0],          # non-pointer omitempty: a zero value is dropped
-        "port": [3, False, 0],         # no omitempty: Go prints 0
+        "name": [1, True, 0],  # non-pointer omitempty: a zero value is dropped
+        "port": [3, False, 0],  # no omitempty: Go prints 0
         "appProtocol": [6, False, 0],  # a pointer: present means set, even when empty
     }
     # VolumeSource is embedded: its fields sit in Volume's JSON but in message 2 on the wire.
     assert got["io.k8s.api.core.v1.Volume"] == {
-        "name": [1, False, 0], "hostPath": [1, False, 2], "emptyDir": [2, False, 2]}
+        "name": [1, False, 0],
+        "hostPath": [1, False, 2],
+        "emptyDir": [2, False, 2],
+    }
 
 
 def test_checked_in_table_has_kubernetes_numbers():
@@ -61,11 +65,13 @@ def test_every_served_field_has_a_number():
     lines = _emit_proto(table)
     entries = [ln for ln in lines if ln.startswith("  {")]
     assert len(entries) == len(table.fields)
-    unnumbered = [(o, f[0]) for (f, o), ln in zip(zip(table.fields, table.field_owner), entries)
-                  if ln.startswith("  {0, ")]
+    unnumbered = [
+        (o, f[0]) for (f, o), ln in zip(zip(table.fields, table.field_owner), entries) if ln.startswith("  {0, ")
+    ]
     # Only the envelope's apiVersion/kind and the documented exceptions lack a number.
-    assert all(name in ("apiVersion", "kind") or (owner, name) in proto_fields.NO_NUMBER
-               for owner, name in unnumbered), unnumbered
+    assert all(
+        name in ("apiVersion", "kind") or (owner, name) in proto_fields.NO_NUMBER for owner, name in unnumbered
+    ), unnumbered
 
 
 def test_missing_number_is_a_clear_error():

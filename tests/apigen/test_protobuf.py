@@ -1,5 +1,6 @@
 """The /openapi/v2 protobuf form, decoded with an independent wire-format reader and
 checked against the JSON form (field numbers from gnostic's OpenAPIv2.proto)."""
+
 import json
 import struct
 
@@ -23,7 +24,7 @@ def fields(buf: bytes):
             v, i = struct.unpack_from("<d", buf, i)[0], i + 8
         elif wire == 2:
             n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
+            v, i = buf[i : i + n], i + n
             assert i <= len(buf), "length runs past the message"
         else:
             raise AssertionError(f"unexpected wire type {wire}")

@@ -2,6 +2,7 @@
 itself links (apimachinery's strategic merge, evanphx/json-patch), run by
 `kubectl patch --local` (no server involved), on the patches kubectl and people send.
 Needs a host build of the firmware tests (build/*/patch_test_*)."""
+
 import json
 import random
 import subprocess
@@ -11,39 +12,99 @@ import pytest
 
 from k32 import REPO_ROOT
 
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web", "tier": "fe"},
-                                                      "finalizers": ["a", "b"]},
-       "spec": {"containers": [
-           {"name": "web", "image": "nginx:1.0",
-            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}, {"name": "C", "value": "3"}],
-            "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 443, "protocol": "TCP"}],
-            "volumeMounts": [{"name": "data", "mountPath": "/data"}]},
-           {"name": "side", "image": "busybox"}],
-           "tolerations": [{"key": "k", "operator": "Exists"}],
-           "volumes": [{"name": "data", "emptyDir": {}}, {"name": "cfg", "configMap": {"name": "c"}}]}}
-SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-           "spec": {"selector": {"app": "a", "tier": "b"},
-                    "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "https", "port": 443}]}}
-INGRESS = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"},
-           "spec": {"rules": [{"host": "a", "http": {"paths": [{"path": "/", "pathType": "Prefix",
-                    "backend": {"service": {"name": "s", "port": {"number": 80}}}}]}}]}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"app": "web", "tier": "fe"}, "finalizers": ["a", "b"]},
+    "spec": {
+        "containers": [
+            {
+                "name": "web",
+                "image": "nginx:1.0",
+                "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}, {"name": "C", "value": "3"}],
+                "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 443, "protocol": "TCP"}],
+                "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+            },
+            {"name": "side", "image": "busybox"},
+        ],
+        "tolerations": [{"key": "k", "operator": "Exists"}],
+        "volumes": [{"name": "data", "emptyDir": {}}, {"name": "cfg", "configMap": {"name": "c"}}],
+    },
+}
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "s"},
+    "spec": {
+        "selector": {"app": "a", "tier": "b"},
+        "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "https", "port": 443}],
+    },
+}
+INGRESS = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "Ingress",
+    "metadata": {"name": "i"},
+    "spec": {
+        "rules": [
+            {
+                "host": "a",
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "s", "port": {"number": 80}}},
+                        }
+                    ]
+                },
+            }
+        ]
+    },
+}
 
 CASES = [
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "image": "nginx:1.1"}]}}),
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "new", "image": "x"}]}}),
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}),
-    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "env": [{"name": "D", "value": "4"},
-                                                                     {"name": "A", "value": "0"}]}]}}),
-    ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "$setElementOrder/env": [
-        {"name": "C"}, {"name": "A"}], "env": [{"name": "B", "$patch": "delete"}]}]}}),
-    ("v1/Pod", POD, {"spec": {"$setElementOrder/containers": [{"name": "side"}, {"name": "web"}],
-                              "containers": [{"name": "web", "image": "i"}]}}),
+    (
+        "v1/Pod",
+        POD,
+        {"spec": {"containers": [{"name": "web", "env": [{"name": "D", "value": "4"}, {"name": "A", "value": "0"}]}]}},
+    ),
+    (
+        "v1/Pod",
+        POD,
+        {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "web",
+                        "$setElementOrder/env": [{"name": "C"}, {"name": "A"}],
+                        "env": [{"name": "B", "$patch": "delete"}],
+                    }
+                ]
+            }
+        },
+    ),
+    (
+        "v1/Pod",
+        POD,
+        {
+            "spec": {
+                "$setElementOrder/containers": [{"name": "side"}, {"name": "web"}],
+                "containers": [{"name": "web", "image": "i"}],
+            }
+        },
+    ),
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 8080}]}]}}),
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "web", "ports": [{"containerPort": 443, "$patch": "delete"}]}]}}),
     ("v1/Pod", POD, {"spec": {"containers": [{"name": "only"}, {"$patch": "replace"}]}}),
     ("v1/Pod", POD, {"spec": {"tolerations": [{"key": "x", "operator": "Exists"}]}}),
-    ("v1/Pod", POD, {"spec": {"volumes": [{"name": "data", "$retainKeys": ["name", "hostPath"],
-                                           "hostPath": {"path": "/x"}}]}}),
+    (
+        "v1/Pod",
+        POD,
+        {"spec": {"volumes": [{"name": "data", "$retainKeys": ["name", "hostPath"], "hostPath": {"path": "/x"}}]}},
+    ),
     ("v1/Pod", POD, {"metadata": {"labels": {"tier": None, "new": "1"}}}),
     ("v1/Pod", POD, {"metadata": {"finalizers": ["c"], "$deleteFromPrimitiveList/finalizers": ["a"]}}),
     ("v1/Pod", POD, {"metadata": {"$setElementOrder/finalizers": ["b", "a"]}}),
@@ -68,14 +129,20 @@ def _engine(name="patch_test_strategic_merge"):
 
 def _kubectl_local(tmp_path: Path, obj, patch, patch_type="strategic"):
     from k32.build.tools import ToolError, kubectl
+
     try:
         exe = str(kubectl("1.37"))
     except ToolError as e:
         pytest.skip(str(e))
     f = tmp_path / "obj.json"
     f.write_text(json.dumps(obj))
-    r = subprocess.run([exe, "patch", "--local", "-f", str(f), "--type", patch_type, "-p", json.dumps(patch),
-                        "-o", "json"], capture_output=True, text=True, env={"KUBECONFIG": "/dev/null"}, timeout=60)
+    r = subprocess.run(
+        [exe, "patch", "--local", "-f", str(f), "--type", patch_type, "-p", json.dumps(patch), "-o", "json"],
+        capture_output=True,
+        text=True,
+        env={"KUBECONFIG": "/dev/null"},
+        timeout=60,
+    )
     if r.returncode != 0:
         return {"error": r.stderr}
     return json.loads(r.stdout)
@@ -89,8 +156,13 @@ def test_same_result_as_apimachinery(tmp_path, kind, obj, patch):
 def _compare(tmp_path, engine_name, mode, patch_type, obj, patch):
     engine = _engine(engine_name)
     want = _kubectl_local(tmp_path, obj, patch, patch_type)
-    r = subprocess.run([str(engine), "--filter", mode], input=json.dumps({"doc": obj, "patch": patch}) + "\n",
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [str(engine), "--filter", mode],
+        input=json.dumps({"doc": obj, "patch": patch}) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     if "error" in want:
@@ -149,8 +221,11 @@ def _random_patch(rng: random.Random):
         if name in seen:
             continue
         seen.add(name)
-        env.append({"name": name, "$patch": "delete"} if rng.random() < 0.3 else
-                   {"name": name, "value": rng.choice(["1", "9"])})
+        env.append(
+            {"name": name, "$patch": "delete"}
+            if rng.random() < 0.3
+            else {"name": name, "value": rng.choice(["1", "9"])}
+        )
     if env:
         web["env"] = env
         if rng.random() < 0.4:  # kubectl's form: every element the author's list has, in order
@@ -160,8 +235,9 @@ def _random_patch(rng: random.Random):
         web["ports"] = [{"containerPort": rng.choice([80, 443, 8080])}]
     containers = [web]
     if rng.random() < 0.3:
-        containers.append({"name": "side", "$patch": "delete"} if rng.random() < 0.5 else
-                          {"name": "side", "image": "z"})
+        containers.append(
+            {"name": "side", "$patch": "delete"} if rng.random() < 0.5 else {"name": "side", "image": "z"}
+        )
     patch = {"spec": {"containers": containers}}
     if rng.random() < 0.4:
         fin = rng.sample(["a", "b", "c", "d"], rng.randint(0, 3))

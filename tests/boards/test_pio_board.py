@@ -1,6 +1,7 @@
 """host_tools/k32/boards/pio_board.py applies a profile to a PlatformIO build. PlatformIO
 cannot install its espressif32 platform here (no internet), so the script runs against a
 recording stand-in for the SCons environment it is given."""
+
 import runpy
 
 import pytest
@@ -29,6 +30,7 @@ class RecordingEnv:
         class Cfg:
             def update(self, key, value):
                 outer.board[key] = value
+
         return Cfg()
 
     def Append(self, **kw):
@@ -65,6 +67,7 @@ def test_profile_applied(tmp_path, name, size):
 def test_board_sdkconfig_lines(tmp_path, name, size):
     """What ESP-IDF's configure reads after sdkconfig.defaults (k32.boards.sdkconfig)."""
     from k32.boards import sdkconfig
+
     assert sdkconfig.main(["--board", name, "--out-dir", str(tmp_path)] + (["--flash-size", size] if size else [])) == 0
     board = load_board(name, size)
     assert (tmp_path / "partitions.csv").read_text() == to_csv(board.partitions)
@@ -79,6 +82,7 @@ def test_board_sdkconfig_lines(tmp_path, name, size):
 
 def test_sdkconfig_refuses_the_simulator(tmp_path, capsys):
     from k32.boards import sdkconfig
+
     assert sdkconfig.main(["--board", "sim", "--out-dir", str(tmp_path)]) == 2
     assert "not a chip" in capsys.readouterr().err
 
@@ -93,13 +97,15 @@ def test_unknown_profile_stops_the_build(tmp_path, capsys):
 
 def test_platformio_ini_has_one_env_per_flashable_board():
     import configparser
+
     ini = configparser.ConfigParser()
     ini.read(REPO_ROOT / "firmware" / "platformio.ini")
     envs = {s.split(":", 1)[1]: ini[s] for s in ini.sections() if s.startswith("env:")}
     from k32.boards import available
+
     flashable = {b for b in available() if load_board(b).flashable}
     assert set(envs) == flashable
     for name, sect in envs.items():
         assert sect["custom_k32_board"] == name
-        assert sect["board"]          # PlatformIO's board id lives only in platformio.ini
+        assert sect["board"]  # PlatformIO's board id lives only in platformio.ini
     assert ini["env"]["framework"] == "espidf"

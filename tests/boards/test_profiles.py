@@ -1,4 +1,5 @@
 """Board profiles load, validate, and become a k32_board.h that compiles (also as -m32)."""
+
 import shutil
 import subprocess
 
@@ -73,6 +74,7 @@ def test_partition_table_binary_roundtrip_and_md5():
 
 def test_bad_profile_is_named(tmp_path, monkeypatch):
     import k32.boards.profile as boards
+
     (tmp_path / "common.yaml").write_text((boards.BOARDS_DIR / "common.yaml").read_text())
     text = (boards.BOARDS_DIR / "esp32.yaml").read_text()
     (tmp_path / "esp32.yaml").write_text(text.replace("region: internal}", "region: psram}", 1))
@@ -109,9 +111,11 @@ def test_header_compiles_and_carries_the_profile(tmp_path, board, bits):
         f"static_assert(K32_INPROC_CALL_STACK_BYTES == {prof.budgets['inproc_call_stack']['bytes']}u, \"\");\n"
         f"static_assert(K32_HAS_PSRAM == {str(prof.psram).lower()}, \"\");\n"
         "static_assert(K32_CALL_CHAIN_MAX == 8u && K32_SERVICE_CACHE_MS == 3000u, \"\");\n"
-        "int main() { return K32_BOARD_NAME[0] == 0; }\n")
-    r = subprocess.run([cxx, "-std=c++17", bits, "-fsyntax-only", "-I", str(tmp_path), str(src)],
-                       capture_output=True, text=True)
+        "int main() { return K32_BOARD_NAME[0] == 0; }\n"
+    )
+    r = subprocess.run(
+        [cxx, "-std=c++17", bits, "-fsyntax-only", "-I", str(tmp_path), str(src)], capture_output=True, text=True
+    )
     if r.returncode and bits == "-m32" and "bits/" in r.stderr:
         pytest.skip("no 32-bit C++ headers installed")
     assert r.returncode == 0, r.stderr

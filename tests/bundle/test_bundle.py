@@ -1,4 +1,5 @@
 """`k32 bundle`: deterministic, complete, and its data image mounts with the content."""
+
 import hashlib
 import json
 
@@ -78,8 +79,8 @@ def test_partition_table_and_data_image(tmp_path):
     image = (out / "data.littlefs.bin").read_bytes()
     assert len(image) == board.partition("storage").size
     files = littlefs_image.read(image)
-    assert files["web/echo/index.html"] == b"<h1>echo</h1>\n<p>x</p>\n"   # LF-normalised
-    assert files["web/echo/logo.png"] == b"\x89PNG\r\n\x1a\n\r\n"          # binary untouched
+    assert files["web/echo/index.html"] == b"<h1>echo</h1>\n<p>x</p>\n"  # LF-normalised
+    assert files["web/echo/logo.png"] == b"\x89PNG\r\n\x1a\n\r\n"  # binary untouched
     assert files["images/echo/echo.wasm"].startswith(b"\0asm")
     inner = json.loads(files["bundle.json"])
     assert inner["digest"] == m["digest"]

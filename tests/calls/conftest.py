@@ -1,5 +1,6 @@
 """Fixtures for tests/calls: the k32-call tool, a test PKI made with `cryptography`, and
 local HTTP/HTTPS servers on loopback that answer what each test needs."""
+
 from __future__ import annotations
 
 import datetime
@@ -29,10 +30,14 @@ BUILD_DIR = Path(os.environ.get("K32_CALLS_BUILD", REPO_ROOT / "build" / "host")
 @pytest.fixture(scope="session")
 def k32_call() -> Path:
     """The k32-call binary, built on demand in the shared host build."""
-    subprocess.run(["cmake", "-S", str(REPO_ROOT / "firmware"), "-B", str(BUILD_DIR)], check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(["nice", "cmake", "--build", str(BUILD_DIR), "-j2", "--target", "k32-call"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["cmake", "-S", str(REPO_ROOT / "firmware"), "-B", str(BUILD_DIR)], check=True, stdout=subprocess.DEVNULL
+    )
+    subprocess.run(
+        ["nice", "cmake", "--build", str(BUILD_DIR), "-j2", "--target", "k32-call"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return BUILD_DIR / "k32-call"
 
 
@@ -55,17 +60,23 @@ def run_call(binary: Path, url: str, *args: str, timeout: float = 30) -> tuple[l
 
 # ---- PKI ----
 
+
 def _name(cn: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
 def _cert(subject: str, issuer_key, issuer_name, key, *, ca: bool, sans=(), days=(-1, 30)) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
-    b = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer_name)
-         .public_key(key.public_key()).serial_number(x509.random_serial_number())
-         .not_valid_before(now + datetime.timedelta(days=days[0]))
-         .not_valid_after(now + datetime.timedelta(days=days[1]))
-         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    b = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now + datetime.timedelta(days=days[0]))
+        .not_valid_after(now + datetime.timedelta(days=days[1]))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
     if sans:
         b = b.add_extension(x509.SubjectAlternativeName(list(sans)), critical=False)
     return b.sign(issuer_key, hashes.SHA256())
@@ -74,7 +85,7 @@ def _cert(subject: str, issuer_key, issuer_name, key, *, ca: bool, sans=(), days
 @dataclass
 class Pki:
     ca_pem: Path
-    good: tuple[Path, Path]       # names localhost and 127.0.0.1
+    good: tuple[Path, Path]  # names localhost and 127.0.0.1
     wrong_host: tuple[Path, Path]
     expired: tuple[Path, Path]
     untrusted: tuple[Path, Path]
@@ -87,8 +98,11 @@ def pki(tmp_path_factory) -> Pki:
     def write(name, cert, key):
         c, k = d / f"{name}.crt", d / f"{name}.key"
         c.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        k.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                        serialization.NoEncryption()))
+        k.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
         return c, k
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -114,6 +128,7 @@ def pki(tmp_path_factory) -> Pki:
 
 
 # ---- servers ----
+
 
 class RawServer:
     """A threaded TCP server: `respond(method, path, headers, body, sock)` writes raw bytes."""

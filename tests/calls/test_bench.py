@@ -1,4 +1,5 @@
 """`k32 bench calls --json` reports the three cases in one run (numbers are not judged)."""
+
 import json
 import subprocess
 import sys
@@ -9,8 +10,12 @@ import pytest
 @pytest.mark.slow
 @pytest.mark.bench
 def test_bench_calls_json(k32_call):
-    p = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "calls", "--calls", "20", "--json"],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "bench", "calls", "--calls", "20", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     for case in ("in_process", "cross_node"):

@@ -2,6 +2,7 @@
 on the control plane and on a worker reach a local HTTP server on port 8000; with the
 policy, port 8000 stays allowed and any other port is denied with a [NETPOL] line on the
 calling node (a worker within its relist period)."""
+
 import http.client
 import socket
 import threading
@@ -84,11 +85,14 @@ def probes(sim_cluster, port_8000):
     assert p.returncode == 0, p.stderr
     try:
         for which in ("cp", "worker"):
-            ok, body = wait_for(lambda: (probe(sim_cluster, which).startswith("rc="), probe(sim_cluster, which)),
-                                POD_START_S)
+            ok, body = wait_for(
+                lambda: (probe(sim_cluster, which).startswith("rc="), probe(sim_cluster, which)), POD_START_S
+            )
             if body.startswith("rc=-95"):
-                pytest.skip("k32_http_call is not wired on this node yet (K32_ERR_NOTSUP): "
-                            "calls::install_*_calls missing in node_app")
+                pytest.skip(
+                    "k32_http_call is not wired on this node yet (K32_ERR_NOTSUP): "
+                    "calls::install_*_calls missing in node_app"
+                )
             assert ok, f"{which} probe never answered: {body}"
         yield sim_cluster
     finally:
@@ -139,18 +143,28 @@ def test_service_calls_across_nodes_in_process_and_loops(probes):
     p = probes.kubectl("apply", "-f", "-", input=CP2)
     assert p.returncode == 0, p.stderr
     try:
-        ok, body = wait_for(lambda: (probe(probes, "cp2", "http://127.0.0.1:9/").startswith("rc="),
-                                     probe(probes, "cp2", "http://127.0.0.1:9/")), POD_START_S)
+        ok, body = wait_for(
+            lambda: (
+                probe(probes, "cp2", "http://127.0.0.1:9/").startswith("rc="),
+                probe(probes, "cp2", "http://127.0.0.1:9/"),
+            ),
+            POD_START_S,
+        )
         assert ok, body
         inner = "?url=http://127.0.0.1:9/"  # the target probe's own call: refused, so rc=-111
         # control plane -> worker pod (pool), worker -> control-plane pod, control plane -> control plane (in-process)
         assert probe(probes, "cp", f"http://egress-probe-worker/{inner}").startswith("rc=200 status=200\nrc=-111")
-        assert probe(probes, "worker", f"http://egress-probe-cp.default.svc/{inner}").startswith("rc=200 status=200\nrc=-111")
-        assert probe(probes, "cp", f"http://cp2.default.svc.cluster.local/{inner}").startswith("rc=200 status=200\nrc=-111")
+        assert probe(probes, "worker", f"http://egress-probe-cp.default.svc/{inner}").startswith(
+            "rc=200 status=200\nrc=-111"
+        )
+        assert probe(probes, "cp", f"http://cp2.default.svc.cluster.local/{inner}").startswith(
+            "rc=200 status=200\nrc=-111"
+        )
         # Loops: a pod calling itself, and worker -> control plane -> worker again.
         assert probe(probes, "cp", "http://egress-probe-cp/").startswith("rc=-40 ")
         assert probe(probes, "worker", "http://egress-probe-cp/?url=http://egress-probe-worker/").startswith(
-            "rc=200 status=200\nrc=-40 ")
+            "rc=200 status=200\nrc=-40 "
+        )
         assert probe(probes, "cp", "http://no-such-service/").startswith("rc=-2 ")
     finally:
         probes.kubectl("delete", "-f", "-", "--ignore-not-found", "--wait=false", input=CP2)
@@ -166,8 +180,10 @@ def test_policy_allows_8000_and_denies_other_ports(probes):
         assert probe(probes, "cp", other).startswith("rc=-1 "), probe(probes, "cp", other)
         assert probe(probes, "cp").startswith("rc=200 ")
         # Workers relist every 5 s.
-        ok, body = wait_for(lambda: (probe(probes, "worker", other).startswith("rc=-1 "),
-                                     probe(probes, "worker", other)), WORKER_PROPAGATION_S)
+        ok, body = wait_for(
+            lambda: (probe(probes, "worker", other).startswith("rc=-1 "), probe(probes, "worker", other)),
+            WORKER_PROPAGATION_S,
+        )
         assert ok, body
         assert probe(probes, "worker").startswith("rc=200 ")
         port = other.rsplit(":", 1)[1].rstrip("/")

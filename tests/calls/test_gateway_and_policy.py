@@ -1,6 +1,7 @@
 """NetworkPolicy on the call path ([NETPOL] lines) and the egress gateway: a worker's
 https:// calls through `k32-call gateway`, its authorisation with and without a token,
 limit+1 streaming, BUSY as 503, and K32_ERR_NOTSUP from a server without the gateway."""
+
 import json
 import subprocess
 
@@ -14,23 +15,38 @@ PERM, TOOBIG, BUSY, NOTSUP, CERT = -1, -7, -16, -95, -129
 def example_policy(port=8000):
     """The examples/egress-policy.yaml policy (with the allowed port as given)."""
     return {
-        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
         "metadata": {"name": "egress-probe", "namespace": "default"},
-        "spec": {"podSelector": {"matchLabels": {"app": "egress-probe"}}, "policyTypes": ["Egress"],
-                 "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}],
-                             "ports": [{"protocol": "TCP", "port": port}]}]},
+        "spec": {
+            "podSelector": {"matchLabels": {"app": "egress-probe"}},
+            "policyTypes": ["Egress"],
+            "egress": [
+                {
+                    "to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}],
+                    "ports": [{"protocol": "TCP", "port": port}],
+                }
+            ],
+        },
     }
 
 
 def probe_pod(node="w1"):
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "egress-probe", "namespace": "default", "labels": {"app": "egress-probe"}},
-            "spec": {"nodeName": node, "containers": [{"name": "probe", "image": "wasm://embedded/egress-probe"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "egress-probe", "namespace": "default", "labels": {"app": "egress-probe"}},
+        "spec": {"nodeName": node, "containers": [{"name": "probe", "image": "wasm://embedded/egress-probe"}]},
+    }
 
 
 def node(name="w1", ip="127.0.0.1"):
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"addresses": [{"type": "InternalIP", "address": ip}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name},
+        "status": {"addresses": [{"type": "InternalIP", "address": ip}]},
+    }
 
 
 def write_objects(tmp_path, objs):
@@ -41,8 +57,9 @@ def write_objects(tmp_path, objs):
 
 def test_policy_allows_the_port_and_denies_others(k32_call, http_server, tmp_path):
     objs = write_objects(tmp_path, [probe_pod(), example_policy(port=http_server.port)])
-    [r], err = run_call(k32_call, f"http://127.0.0.1:{http_server.port}/ok", "--objects", objs,
-                        "--pod", "default/egress-probe")
+    [r], err = run_call(
+        k32_call, f"http://127.0.0.1:{http_server.port}/ok", "--objects", objs, "--pod", "default/egress-probe"
+    )
     assert r.rc == 200, err
     other = free_port()
     [r], err = run_call(k32_call, f"http://127.0.0.1:{other}/ok", "--objects", objs, "--pod", "default/egress-probe")
@@ -55,8 +72,9 @@ def test_policy_allows_the_port_and_denies_others(k32_call, http_server, tmp_pat
 
 def test_netpol_log_is_rate_limited(k32_call, tmp_path):
     objs = write_objects(tmp_path, [probe_pod(), example_policy()])
-    rs, err = run_call(k32_call, "http://127.0.0.1:9/", "--objects", objs, "--pod", "default/egress-probe",
-                       "--repeat", "5")
+    rs, err = run_call(
+        k32_call, "http://127.0.0.1:9/", "--objects", objs, "--pod", "default/egress-probe", "--repeat", "5"
+    )
     assert [r.rc for r in rs] == [PERM] * 5
     assert err.count("[NETPOL]") == 1
 
@@ -93,8 +111,9 @@ def gateway_factory(k32_call, pki):
 
 
 def worker_call(k32_call, gw, url, *args):
-    return run_call(k32_call, url, "--worker", "--gateway", f"127.0.0.1:{gw.port}", "--pod", "default/egress-probe",
-                    *args)
+    return run_call(
+        k32_call, url, "--worker", "--gateway", f"127.0.0.1:{gw.port}", "--pod", "default/egress-probe", *args
+    )
 
 
 def test_gateway_without_token_accepts_the_pods_node(k32_call, https_servers, gateway_factory, tmp_path):
@@ -116,8 +135,15 @@ def test_gateway_refusals_without_token(k32_call, https_servers, gateway_factory
     gw = gateway_factory(write_objects(tmp_path, [probe_pod(node="w2"), node("w2", "10.9.9.9")]))
     [r], _ = worker_call(k32_call, gw, f"https://localhost:{s.port}/ok")
     assert r.rc == PERM
-    [r], _ = run_call(k32_call, f"https://localhost:{s.port}/ok", "--worker", "--gateway", f"127.0.0.1:{gw.port}",
-                      "--pod", "default/ghost")
+    [r], _ = run_call(
+        k32_call,
+        f"https://localhost:{s.port}/ok",
+        "--worker",
+        "--gateway",
+        f"127.0.0.1:{gw.port}",
+        "--pod",
+        "default/ghost",
+    )
     assert r.rc == PERM
     err = gw.stop()
     assert "[EGRESS] gateway refused 127.0.0.1 (pod default/egress-probe): not the InternalIP of node w2" in err
@@ -160,8 +186,15 @@ def test_gateway_busy_is_503(k32_call, https_servers, gateway_factory, tmp_path)
 
 def test_server_without_gateway_is_notsup(k32_call, http_server):
     # The plain test server answers 404 on the egress path, as an API server without it does.
-    [r], _ = run_call(k32_call, "https://localhost/x", "--worker", "--gateway", f"127.0.0.1:{http_server.port}",
-                      "--pod", "default/egress-probe")
+    [r], _ = run_call(
+        k32_call,
+        "https://localhost/x",
+        "--worker",
+        "--gateway",
+        f"127.0.0.1:{http_server.port}",
+        "--pod",
+        "default/egress-probe",
+    )
     assert r.rc == NOTSUP
 
 

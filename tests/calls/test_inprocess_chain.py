@@ -7,6 +7,7 @@ with K32_ERR_NOMEM.
 Pods hop-1 .. hop-8 each call the Service of the next one (PROBE_URL) and answer with the
 call's result followed by the answer they got, so one response shows every hop; `end`
 answers "done" and is the 9th pod (the target of the 8th hop)."""
+
 import http.client
 import json
 import time
@@ -24,8 +25,12 @@ NOMEM = -12  # K32_ERR_NOMEM
 
 
 def svc(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"selector": {"app": name}, "ports": [{"port": 80, "targetPort": "http"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"selector": {"app": name}, "ports": [{"port": 80, "targetPort": "http"}]},
+    }
 
 
 def objects() -> str:
@@ -33,28 +38,69 @@ def objects() -> str:
     for i in range(1, HOPS + 1):
         name = f"hop-{i}"
         nxt = f"hop-{i + 1}" if i < HOPS else "end"
-        docs.append({"apiVersion": "v1", "kind": "Pod",
-                     "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
-                     "spec": {"nodeSelector": CP, "containers": [{
-                         "name": "relay", "image": "wasm://embedded/egress-probe",
-                         "ports": [{"containerPort": 7000, "name": "http"}],
-                         "env": [{"name": "PROBE_URL", "value": f"http://{nxt}/"}],
-                         "resources": {"limits": {"memory": "64Ki"}},
-                         "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}}}]}})
+        docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+                "spec": {
+                    "nodeSelector": CP,
+                    "containers": [
+                        {
+                            "name": "relay",
+                            "image": "wasm://embedded/egress-probe",
+                            "ports": [{"containerPort": 7000, "name": "http"}],
+                            "env": [{"name": "PROBE_URL", "value": f"http://{nxt}/"}],
+                            "resources": {"limits": {"memory": "64Ki"}},
+                            "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}},
+                        }
+                    ],
+                },
+            }
+        )
         docs.append(svc(name))
-    docs.append({"apiVersion": "v1", "kind": "Pod",
-                 "metadata": {"name": "end", "namespace": "default", "labels": {"app": "end"}},
-                 "spec": {"nodeSelector": CP, "containers": [{
-                     "name": "end", "image": "wasm://embedded/slow",
-                     "ports": [{"containerPort": 7000, "name": "http"}],
-                     "env": [{"name": "SLOW_MS", "value": "0"}],
-                     "resources": {"limits": {"memory": "64Ki"}}}]}})
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "end", "namespace": "default", "labels": {"app": "end"}},
+            "spec": {
+                "nodeSelector": CP,
+                "containers": [
+                    {
+                        "name": "end",
+                        "image": "wasm://embedded/slow",
+                        "ports": [{"containerPort": 7000, "name": "http"}],
+                        "env": [{"name": "SLOW_MS", "value": "0"}],
+                        "resources": {"limits": {"memory": "64Ki"}},
+                    }
+                ],
+            },
+        }
+    )
     docs.append(svc("end"))
-    docs.append({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-                 "metadata": {"name": "chain", "namespace": "default"},
-                 "spec": {"rules": [{"http": {"paths": [{
-                     "path": "/", "pathType": "Prefix",
-                     "backend": {"service": {"name": "hop-1", "port": {"number": 80}}}}]}}]}})
+    docs.append(
+        {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "Ingress",
+            "metadata": {"name": "chain", "namespace": "default"},
+            "spec": {
+                "rules": [
+                    {
+                        "http": {
+                            "paths": [
+                                {
+                                    "path": "/",
+                                    "pathType": "Prefix",
+                                    "backend": {"service": {"name": "hop-1", "port": {"number": 80}}},
+                                }
+                            ]
+                        }
+                    }
+                ]
+            },
+        }
+    )
     return yaml.safe_dump_all(docs)
 
 
@@ -72,6 +118,7 @@ def cluster(request, tmp_path_factory):
                 break
             time.sleep(1)
         assert proc.returncode == 0, proc.stderr
+
         def all_running():
             out = c.kubectl("get", "pods", "-o", "json")
             items = json.loads(out.stdout)["items"] if out.returncode == 0 else []

@@ -3,6 +3,7 @@ whose backend is another control-plane pod (run on the caller's thread) gets
 K32_ERR_TIMEOUT once its timeout passes, not the answer of a handler that worked longer (the
 slow pod is stopped in that request only and keeps serving); a worker's Service lookup
 through an API server that does not answer ends at the same timeout."""
+
 import http.client
 import json
 import os
@@ -20,23 +21,47 @@ DEFAULT_TIMEOUT_MS = 5000  # the probe passes timeout_ms 0
 
 def pods():
     cp = {"node-role.kubernetes.io/control-plane": ""}
-    probe = {"apiVersion": "v1", "kind": "Pod",
-             "metadata": {"name": "probe", "namespace": "default", "labels": {"app": "probe"}},
-             "spec": {"nodeSelector": cp, "containers": [{
-                 "name": "probe", "image": "wasm://embedded/egress-probe",
-                 "ports": [{"containerPort": 7000, "name": "http"}],
-                 "env": [{"name": "PROBE_URL", "value": "http://slow/"}],
-                 "resources": {"limits": {"memory": "64Ki"}},
-                 "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}}}]}}
-    slow = {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "slow", "namespace": "default", "labels": {"app": "slow"}},
-            "spec": {"nodeSelector": cp, "containers": [{
-                "name": "slow", "image": "wasm://embedded/slow",
-                "ports": [{"containerPort": 7000, "name": "http"}],
-                "env": [{"name": "SLOW_MS", "value": str(SLOW_MS)}],
-                "resources": {"limits": {"memory": "64Ki"}}}]}}
-    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "slow", "namespace": "default"},
-           "spec": {"selector": {"app": "slow"}, "ports": [{"port": 80, "targetPort": "http"}]}}
+    probe = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "probe", "namespace": "default", "labels": {"app": "probe"}},
+        "spec": {
+            "nodeSelector": cp,
+            "containers": [
+                {
+                    "name": "probe",
+                    "image": "wasm://embedded/egress-probe",
+                    "ports": [{"containerPort": 7000, "name": "http"}],
+                    "env": [{"name": "PROBE_URL", "value": "http://slow/"}],
+                    "resources": {"limits": {"memory": "64Ki"}},
+                    "securityContext": {"capabilities": {"add": ["SERVICE_CALL"]}},
+                }
+            ],
+        },
+    }
+    slow = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "slow", "namespace": "default", "labels": {"app": "slow"}},
+        "spec": {
+            "nodeSelector": cp,
+            "containers": [
+                {
+                    "name": "slow",
+                    "image": "wasm://embedded/slow",
+                    "ports": [{"containerPort": 7000, "name": "http"}],
+                    "env": [{"name": "SLOW_MS", "value": str(SLOW_MS)}],
+                    "resources": {"limits": {"memory": "64Ki"}},
+                }
+            ],
+        },
+    }
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "slow", "namespace": "default"},
+        "spec": {"selector": {"app": "slow"}, "ports": [{"port": 80, "targetPort": "http"}]},
+    }
     return yaml.safe_dump_all([probe, slow, svc])
 
 
@@ -56,6 +81,7 @@ def cluster(sim_factory):
     c.up()
     proc = c.kubectl("apply", "-f", "-", input=pods())
     assert proc.returncode == 0, proc.stderr
+
     def all_running():
         out = c.kubectl("get", "pods", "-o", "json")
         items = json.loads(out.stdout)["items"] if out.returncode == 0 else []

@@ -1,5 +1,6 @@
 """k32_http_call to plain-HTTP hosts outside the cluster, over real sockets: every
 return code such a call can give (docs/abi.md), header rules, 1xx, redirects and head limits."""
+
 import json
 
 from conftest import free_port, run_call
@@ -22,10 +23,28 @@ def test_post_body_and_method(k32_call, http_server):
 
 
 def test_header_forwarding_rules(k32_call, http_server):
-    [r], _ = run_call(k32_call, url(http_server, "/headers"),
-                      "-H", "X-Custom: yes", "-H", "X-Kube32-Pod: evil/pod", "-H", "Connection: keep-alive",
-                      "-H", "Host: spoofed", "-H", "Transfer-Encoding: chunked", "-H", "Expect: 100-continue",
-                      "-H", "TE: trailers", "-H", "Upgrade: h2c", "-H", "Keep-Alive: 5")
+    [r], _ = run_call(
+        k32_call,
+        url(http_server, "/headers"),
+        "-H",
+        "X-Custom: yes",
+        "-H",
+        "X-Kube32-Pod: evil/pod",
+        "-H",
+        "Connection: keep-alive",
+        "-H",
+        "Host: spoofed",
+        "-H",
+        "Transfer-Encoding: chunked",
+        "-H",
+        "Expect: 100-continue",
+        "-H",
+        "TE: trailers",
+        "-H",
+        "Upgrade: h2c",
+        "-H",
+        "Keep-Alive: 5",
+    )
     got = json.loads(r.body)
     assert got["x-custom"] == "yes"
     assert got["host"] == f"127.0.0.1:{http_server.port}"
@@ -107,4 +126,3 @@ def test_broken_responses_are_io(k32_call, http_server):
     assert r.rc == K32_ERR["IO"]
     [r], _ = run_call(k32_call, url(http_server, "/cut"))
     assert r.rc == K32_ERR["IO"]
-

@@ -1,4 +1,5 @@
 """The ROM double answers the documented serial protocol, including its error statuses."""
+
 import hashlib
 import struct
 import zlib
@@ -29,7 +30,7 @@ def request(rom, name, data=b"", chk=0):
 
 def decode(reply):
     direction, op, size, value = struct.unpack("<BBHI", reply[:8])
-    body = reply[8:8 + size]
+    body = reply[8 : 8 + size]
     return direction, op, value, body[:-4], body[-4:]
 
 
@@ -60,7 +61,7 @@ def test_chip_identification(rom):
     _, _, _, body, status = decode(request(rom, "GET_SECURITY_INFO")[0])
     if rom.chip == "esp32":
         assert magic == 0x00F01D83
-        assert status[:2] == bytes([1, ERR_INVALID])      # the ESP32 ROM lacks the command
+        assert status[:2] == bytes([1, ERR_INVALID])  # the ESP32 ROM lacks the command
     else:
         assert status[:2] == b"\0\0" and struct.unpack("<IBBBBBBBBII", body)[9] == 9
 
@@ -75,7 +76,7 @@ def test_flash_write_deflate_and_md5(rom):
     assert decode(request(rom, "FLASH_DEFL_DATA", blk, checksum(comp))[0])[4][:2] == b"\0\0"
     _, _, _, body, status = decode(request(rom, "SPI_FLASH_MD5", struct.pack("<IIII", 0x10000, len(payload), 0, 0))[0])
     assert status[:2] == b"\0\0" and body.decode() == hashlib.md5(payload).hexdigest()
-    assert open(rom.image_path, "rb").read()[0x10000:0x10000 + len(payload)] == payload
+    assert open(rom.image_path, "rb").read()[0x10000 : 0x10000 + len(payload)] == payload
 
 
 def test_errors(rom):
@@ -83,7 +84,7 @@ def test_errors(rom):
     begin = struct.pack("<IIII", 0x1000, 2, 0x400, 0x8000) + (b"\0" * 4 if words == 5 else b"")
     assert decode(request(rom, "FLASH_BEGIN", begin[:12])[0])[4][:2] == bytes([1, ERR_INVALID])
     assert decode(request(rom, "FLASH_BEGIN", begin)[0])[4][:2] == b"\0\0"
-    data = b"\xAA" * 0x400
+    data = b"\xaa" * 0x400
     blk = struct.pack("<IIII", len(data), 0, 0, 0) + data
     assert decode(request(rom, "FLASH_DATA", blk, checksum(data) ^ 1)[0])[4][:2] == bytes([1, ERR_CRC])
     wrong_seq = struct.pack("<IIII", len(data), 1, 0, 0) + data

@@ -1,4 +1,5 @@
 """Fixtures: a bundle with app and bootloader images, and a ROM double on socket://."""
+
 import pytest
 from flash_helpers import make_image
 
@@ -11,12 +12,18 @@ from k32.testing.esprom.server import SocketServer
 @pytest.fixture
 def board_files(tmp_path):
     """board name -> (bundle dir, app, bootloader)."""
+
     def make(board_name):
         d = tmp_path / board_name
         d.mkdir(exist_ok=True)
         bundle = d / "bundle"
         build_bundle(board_name, bundle)
-        return bundle, make_image(board_name, d / "firmware.bin", "app"), make_image(board_name, d / "bootloader.bin", "bootloader")
+        return (
+            bundle,
+            make_image(board_name, d / "firmware.bin", "app"),
+            make_image(board_name, d / "bootloader.bin", "bootloader"),
+        )
+
     return make
 
 
@@ -30,6 +37,7 @@ def rom(tmp_path):
         server = SocketServer(double).start()
         servers.append((server, double))
         return double, server.url
+
     yield start
     for server, double in servers:
         server.stop()

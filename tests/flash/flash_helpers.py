@@ -1,6 +1,7 @@
 """Helpers for the flash tests: valid ESP app/bootloader images built with esptool's own
 image classes (so esptool and `k32 flash` check them exactly as they check PlatformIO
 output), and the real `k32` CLI in a subprocess."""
+
 import os
 import subprocess
 import sys
@@ -24,8 +25,10 @@ def make_image(board_name: str, path, kind: str, payload: bytes = b""):
     dram = next(start for start, _end, name in cls.MEMORY_MAP if name == "DRAM")
     body = (payload or os.urandom(3000)) + bytes(range(256)) * 8
     if kind == "app":
-        img.segments = [ELFSection(b".flash.rodata", cls.DROM_MAP_START + 0x20, body, 0),
-                        ELFSection(b".dram0.data", dram + 0x100, b"\x11" * 64, 0)]
+        img.segments = [
+            ELFSection(b".flash.rodata", cls.DROM_MAP_START + 0x20, body, 0),
+            ELFSection(b".dram0.data", dram + 0x100, b"\x11" * 64, 0),
+        ]
     else:
         img.segments = [ELFSection(b".dram0.data", dram + 0x5000, body, 0)]
     img.entrypoint = dram + 0x100
@@ -35,5 +38,4 @@ def make_image(board_name: str, path, kind: str, payload: bytes = b""):
 
 def k32(*args, timeout=300):
     """Runs the real `k32` CLI in a subprocess (esptool keeps global state)."""
-    return subprocess.run([sys.executable, "-m", "k32.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "k32.cli", *args], capture_output=True, text=True, timeout=timeout)

@@ -1,5 +1,6 @@
 """`k32 flash` drives the real esptool against the ROM double; the flash image then holds
 every file of the plan byte-for-byte at its offset."""
+
 import pytest
 from flash_helpers import k32
 
@@ -12,8 +13,21 @@ from k32.boards.partition_table import parse_binary
 def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_files, rom):
     bundle, app, boot = board_files(board_name)
     double, url = rom(chip, size)
-    r = k32("flash", "--board", board_name, "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--data-bundle", str(bundle), "--port", url, "--no-stub")
+    r = k32(
+        "flash",
+        "--board",
+        board_name,
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--port",
+        url,
+        "--no-stub",
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "Hash of data verified" in r.stdout
     board = load_board(board_name)
@@ -26,11 +40,11 @@ def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_file
         rows["storage"][3]: (bundle / "data.littlefs.bin").read_bytes(),
     }
     for offset, data in expect.items():
-        assert image[offset:offset + len(data)] == data, f"mismatch at {offset:#x}"
+        assert image[offset : offset + len(data)] == data, f"mismatch at {offset:#x}"
     names = [c for c, _ in double.log]
-    assert "FLASH_DEFL_DATA" in names          # compressed
-    assert "SPI_FLASH_MD5" in names            # verified
-    assert "CHANGE_BAUDRATE" in names          # default --baud 460800
+    assert "FLASH_DEFL_DATA" in names  # compressed
+    assert "SPI_FLASH_MD5" in names  # verified
+    assert "CHANGE_BAUDRATE" in names  # default --baud 460800
 
 
 @pytest.mark.slow
@@ -42,8 +56,21 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     bad.write_bytes(bytes(data))
     double, url = rom("esp32s3")
     before = open(double.image_path, "rb").read()
-    r = k32("flash", "--board", "s3", "--no-build", "--app", str(bad), "--bootloader", str(boot),
-            "--data-bundle", str(bundle), "--port", url, "--no-stub")
+    r = k32(
+        "flash",
+        "--board",
+        "s3",
+        "--no-build",
+        "--app",
+        str(bad),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--port",
+        url,
+        "--no-stub",
+    )
     assert r.returncode != 0
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and "corrupt image" in err[0] and "bad.bin" in err[0], r.stderr
@@ -59,8 +86,21 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
 def test_wrong_chip_on_port(board_files, rom):
     bundle, app, boot = board_files("esp32")
     double, url = rom("esp32s3")
-    r = k32("flash", "--board", "esp32", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--data-bundle", str(bundle), "--port", url, "--no-stub")
+    r = k32(
+        "flash",
+        "--board",
+        "esp32",
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--port",
+        url,
+        "--no-stub",
+    )
     assert r.returncode != 0
     assert "has an ESP32-S3, board 'esp32' needs an ESP32" in r.stderr
     assert not any(c.startswith("FLASH") for c, _ in double.log)
@@ -70,13 +110,27 @@ def test_wrong_chip_on_port(board_files, rom):
 def test_node_that_never_answers(board_files):
     import socket
     import threading
+
     bundle, app, boot = board_files("s3")
     srv = socket.create_server(("127.0.0.1", 0))
     conns = []
     threading.Thread(target=lambda: conns.append(srv.accept()), daemon=True).start()
-    r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--data-bundle", str(bundle), "--port", f"socket://127.0.0.1:{srv.getsockname()[1]}", "--no-stub",
-            timeout=120)
+    r = k32(
+        "flash",
+        "--board",
+        "s3",
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--port",
+        f"socket://127.0.0.1:{srv.getsockname()[1]}",
+        "--no-stub",
+        timeout=120,
+    )
     srv.close()
     assert r.returncode != 0
     assert r.stderr.strip().splitlines()[-1].startswith("Error: esptool: Failed to connect"), r.stderr
@@ -87,9 +141,20 @@ def test_missing_and_busy_port(board_files, rom):
     import serial
 
     from k32.testing.esprom.server import PtyServer
+
     bundle, app, boot = board_files("s3")
-    common = ["--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-              "--data-bundle", str(bundle), "--no-stub"]
+    common = [
+        "--board",
+        "s3",
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--no-stub",
+    ]
     r = k32("flash", *common[:-1], "--app", "/nonexistent.bin", "--dry-run")
     assert r.returncode != 0 and "--app /nonexistent.bin: no such file" in r.stderr
     r = k32("flash", *common, "--port", "/dev/ttyK32-nope")
@@ -109,24 +174,54 @@ def test_missing_and_busy_port(board_files, rom):
 @pytest.mark.slow
 def test_flash_over_a_pty(board_files, rom):
     from k32.testing.esprom.server import PtyServer
+
     bundle, app, boot = board_files("s3")
     double, _url = rom("esp32s3")
     pty = PtyServer(double).start()
     try:
-        r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-                "--data-bundle", str(bundle), "--port", pty.path, "--no-stub", "--baud", "115200")
+        r = k32(
+            "flash",
+            "--board",
+            "s3",
+            "--no-build",
+            "--app",
+            str(app),
+            "--bootloader",
+            str(boot),
+            "--data-bundle",
+            str(bundle),
+            "--port",
+            pty.path,
+            "--no-stub",
+            "--baud",
+            "115200",
+        )
     finally:
         pty.stop()
     assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
     image = open(double.image_path, "rb").read()
-    assert image[0x10000:0x10000 + app.stat().st_size] == app.read_bytes()
+    assert image[0x10000 : 0x10000 + app.stat().st_size] == app.read_bytes()
 
 
 @pytest.mark.slow
 def test_erase_without_stub_is_refused(board_files, rom):
     bundle, app, boot = board_files("s3")
     double, url = rom("esp32s3")
-    r = k32("flash", "--board", "s3", "--no-build", "--app", str(app), "--bootloader", str(boot),
-            "--data-bundle", str(bundle), "--port", url, "--no-stub", "--erase")
+    r = k32(
+        "flash",
+        "--board",
+        "s3",
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        "--port",
+        url,
+        "--no-stub",
+        "--erase",
+    )
     assert r.returncode != 0 and "--erase needs the flasher stub" in r.stderr
     assert double.log == []

@@ -1,4 +1,5 @@
 """The flash plan (--dry-run), port auto-detection, and the PlatformIO error path."""
+
 import hashlib
 import os
 from types import SimpleNamespace
@@ -13,8 +14,18 @@ from k32.flash.pio import find_pio
 @pytest.mark.slow
 def test_dry_run_plan_s3(board_files):
     bundle, app, boot = board_files("s3")
-    r = k32("flash", "--board", "s3", "--dry-run", "--app", str(app), "--bootloader", str(boot),
-            "--data-bundle", str(bundle))
+    r = k32(
+        "flash",
+        "--board",
+        "s3",
+        "--dry-run",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("board s3: chip esp32s3, flash 8MB dio 80m")
@@ -33,7 +44,7 @@ def test_dry_run_plan_s3(board_files):
 @pytest.mark.slow
 def test_dry_run_without_binaries_and_16mb(tmp_path):
     r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run", "--data-bundle", str(tmp_path / "b16"))
-    assert r.returncode != 0 and "bundle.json" in r.stderr     # no bundle there yet
+    assert r.returncode != 0 and "bundle.json" in r.stderr  # no bundle there yet
     r = k32("flash", "--board", "s3", "--flash-size", "16MB", "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "flash 16MB" in r.stdout and "(not built yet)" in r.stdout
@@ -57,24 +68,36 @@ def test_port_auto_detection(monkeypatch):
     monkeypatch.setattr(ports.list_ports, "comports", lambda: [_port("/dev/ttyS0", None)])
     with pytest.raises(ports.PortError, match="no ESP32 board found on USB"):
         ports.auto_detect()
-    monkeypatch.setattr(ports.list_ports, "comports",
-                        lambda: [_port("/dev/ttyS0", None), _port("/dev/ttyACM0", 0x303A)])
+    monkeypatch.setattr(
+        ports.list_ports, "comports", lambda: [_port("/dev/ttyS0", None), _port("/dev/ttyACM0", 0x303A)]
+    )
     assert ports.auto_detect() == "/dev/ttyACM0"
-    monkeypatch.setattr(ports.list_ports, "comports",
-                        lambda: [_port("/dev/ttyUSB1", 0x10C4, 0xEA60), _port("/dev/ttyACM0", 0x303A)])
-    with pytest.raises(ports.PortError, match=r"several boards found: /dev/ttyACM0 \(Espressif USB 303a:1001\), "
-                                              r"/dev/ttyUSB1 \(Silicon Labs CP210x 10c4:ea60\); choose one with --port"):
+    monkeypatch.setattr(
+        ports.list_ports, "comports", lambda: [_port("/dev/ttyUSB1", 0x10C4, 0xEA60), _port("/dev/ttyACM0", 0x303A)]
+    )
+    with pytest.raises(
+        ports.PortError,
+        match=r"several boards found: /dev/ttyACM0 \(Espressif USB 303a:1001\), "
+        r"/dev/ttyUSB1 \(Silicon Labs CP210x 10c4:ea60\); choose one with --port",
+    ):
         ports.auto_detect()
 
 
 @pytest.mark.skipif(find_pio() is None, reason="PlatformIO not installed (pip install platformio)")
 def test_platformio_without_its_platform_says_how_to_pass_an_app(tmp_path):
-    env = dict(os.environ, PLATFORMIO_CORE_DIR=str(tmp_path / "pio-core"),
-               PLATFORMIO_WORKSPACE_DIR=str(tmp_path / "pio-work"))
+    env = dict(
+        os.environ, PLATFORMIO_CORE_DIR=str(tmp_path / "pio-core"), PLATFORMIO_WORKSPACE_DIR=str(tmp_path / "pio-work")
+    )
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-m", "k32.cli", "flash", "--board", "esp32"],
-                       capture_output=True, text=True, timeout=600, env=env)
+
+    r = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "flash", "--board", "esp32"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert r.returncode != 0
     err = r.stderr.strip().splitlines()
     assert len(err) == 1, r.stderr

@@ -1,5 +1,6 @@
 """`k32 fuzz` without building anything: every firmware/fuzz/fuzz_*.cpp is a target, unknown
 names are refused, and every target gets seeds from real inputs."""
+
 import subprocess
 import sys
 
@@ -15,7 +16,9 @@ K32 = [sys.executable, "-m", "k32.cli"]
 def test_every_fuzz_source_is_a_listed_target():
     r = subprocess.run([*K32, "fuzz", "--list"], capture_output=True, text=True, check=True)
     listed = {line.split("\t")[0] for line in r.stdout.splitlines()}
-    sources = {p.stem.removeprefix("fuzz_").replace("_", "-") for p in (REPO_ROOT / "firmware" / "fuzz").glob("fuzz_*.cpp")}
+    sources = {
+        p.stem.removeprefix("fuzz_").replace("_", "-") for p in (REPO_ROOT / "firmware" / "fuzz").glob("fuzz_*.cpp")
+    }
     assert listed == sources
     assert {"wasm", "json", "yaml", "http", "protobuf", "console", "patch"} <= listed
 

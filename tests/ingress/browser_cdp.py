@@ -1,6 +1,7 @@
 """Headless Debian Chromium driven over the DevTools protocol (websocket-client), for pages
 that keep a connection open: an EventSource never lets `--dump-dom`/`--screenshot` with
 `--virtual-time-budget` finish, so the test waits for a page condition instead."""
+
 from __future__ import annotations
 
 import base64
@@ -14,10 +15,18 @@ from pathlib import Path
 import websocket
 
 # The flags the brief names: no GPU, no QUIC, nothing fetched behind the test's back.
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  "--remote-debugging-port=0", "--window-size=1024,768"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-port=0",
+    "--window-size=1024,768",
+]
 STARTUP_TIMEOUT_S = 30.0
 
 
@@ -40,14 +49,16 @@ class Browser:
         self.profile_dir = Path(profile_dir)
         self.profile_dir.mkdir(parents=True, exist_ok=True)
         self.log = open(self.profile_dir.parent / "chromium.log", "wb")
-        self.proc = subprocess.Popen([binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile_dir}",
-                                      "about:blank"], stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(
+            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile_dir}", "about:blank"],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
+        )
         self.ws = None
         self._id = 0
         try:
-            self.ws = websocket.create_connection(self._page_ws_url(), timeout=10,
-                                                  suppress_origin=True)
+            self.ws = websocket.create_connection(self._page_ws_url(), timeout=10, suppress_origin=True)
         except Exception:
             self.close()
             raise
@@ -58,8 +69,7 @@ class Browser:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise BrowserError(f"chromium exited with {self.proc.returncode}; "
-                                   f"see {self.log.name}")
+                raise BrowserError(f"chromium exited with {self.proc.returncode}; see {self.log.name}")
             try:
                 port = int(port_file.read_text().split()[0])
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as r:
@@ -132,4 +142,3 @@ class Browser:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
-

@@ -1,5 +1,6 @@
 """A minimal PNG reader (8-bit RGB/RGBA, non-interlaced: what Chromium's screenshots are) so
 the browser test can look at pixels without Pillow."""
+
 from __future__ import annotations
 
 import struct
@@ -21,13 +22,13 @@ class Png:
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise PngError(f"pixel ({x}, {y}) outside {self.width}x{self.height}")
         i = x * self.channels
-        return tuple(self.rows[y][i:i + 3])
+        return tuple(self.rows[y][i : i + 3])
 
     def distinct_colours(self, limit: int = 1 << 16) -> int:
         seen = set()
         for row in self.rows:
             for i in range(0, len(row), self.channels):
-                seen.add(row[i:i + 3])
+                seen.add(row[i : i + 3])
                 if len(seen) >= limit:
                     return len(seen)
         return len(seen)
@@ -38,9 +39,9 @@ def decode(data: bytes) -> Png:
         raise PngError("not a PNG: bad signature")
     pos, header, idat = 8, None, []
     while pos + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        crc = data[pos + 8 + length:pos + 12 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
+        crc = data[pos + 8 + length : pos + 12 + length]
         if len(body) != length or len(crc) != 4:
             raise PngError(f"chunk {kind!r} at byte {pos} is truncated")
         if zlib.crc32(kind + body) != int.from_bytes(crc, "big"):
@@ -65,8 +66,7 @@ def decode(data: bytes) -> Png:
     rows, prev = [], bytearray(stride)
     for y in range(height):
         start = y * (stride + 1)
-        rows.append(bytes(prev := _unfilter(raw[start], raw[start + 1:start + 1 + stride], prev,
-                                            channels)))
+        rows.append(bytes(prev := _unfilter(raw[start], raw[start + 1 : start + 1 + stride], prev, channels)))
     return Png(width, height, channels, rows)
 
 

@@ -1,4 +1,5 @@
 """Helpers for driving the simulator's Ingress controller over real HTTP."""
+
 import http.client
 import json
 

@@ -1,5 +1,6 @@
 """Smoke test of `k32 bench ingress --json`: a tiny run, checking the report's shape and that
 what was measured is consistent (not how fast it is: speed belongs to the bench itself)."""
+
 import json
 import shutil
 
@@ -15,9 +16,22 @@ MEASURED = {"generator", "requests", "errors", "requestsPerSec", "p50_ms", "p99_
 @pytest.mark.slow
 @pytest.mark.bench
 def test_bench_ingress_json_shape():
-    args = ["ingress", "--json", "--load", "python", "--requests", "40", "--connections", "2",
-            "--callgrind-requests", "40" if shutil.which("valgrind") else "0", "--callgrind-rounds", "2",
-            "--backend-timeout", "20"]
+    args = [
+        "ingress",
+        "--json",
+        "--load",
+        "python",
+        "--requests",
+        "40",
+        "--connections",
+        "2",
+        "--callgrind-requests",
+        "40" if shutil.which("valgrind") else "0",
+        "--callgrind-rounds",
+        "2",
+        "--backend-timeout",
+        "20",
+    ]
     result = CliRunner().invoke(bench, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

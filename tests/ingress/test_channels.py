@@ -1,6 +1,7 @@
 """Channel topics across the cluster: a message POSTed to the API server's channels route
 reaches an Ingress event stream (event name from the payload's `type` or `t`) and the raw
 channel stream workers use; bad topics and bodies are refused with a Status."""
+
 import http.client
 import json
 import time
@@ -69,6 +70,7 @@ def test_published_message_reaches_event_stream(chan):
 def open_channel_stream(cluster, topics: str):
     """The raw channel stream a worker's bridge reads: one JSON line per message."""
     from urllib.parse import urlparse
+
     u = urlparse(cluster.api_url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
     conn.request("GET", f"/apis/kube32.io/v1/channels?topics={topics}")

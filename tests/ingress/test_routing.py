@@ -4,12 +4,24 @@ Exact over Prefix on a tie; Prefix matches whole segments.
 
 No pods run behind these Services, so every routed request answers 503 naming the
 Service the controller chose: that is how each case shows which rule won."""
+
 import pytest
 from ingress_helpers import apply, get, json_body, wait_until
 
 NS = "route-test"
-SERVICES = ["svc-api", "svc-login", "svc-root", "svc-wild", "svc-hostless", "svc-dup", "svc-x-exact",
-            "svc-x-prefix", "svc-docs", "svc-default", "svc-other"]
+SERVICES = [
+    "svc-api",
+    "svc-login",
+    "svc-root",
+    "svc-wild",
+    "svc-hostless",
+    "svc-dup",
+    "svc-x-exact",
+    "svc-x-prefix",
+    "svc-docs",
+    "svc-default",
+    "svc-other",
+]
 
 
 def manifests() -> str:
@@ -26,7 +38,8 @@ spec:
     def path(p, t, svc):
         return f"      - {{path: {p}, pathType: {t}, backend: {{service: {{name: {svc}, port: {{number: 80}}}}}}}}\n"
 
-    docs.append(f"""apiVersion: networking.k8s.io/v1
+    docs.append(
+        f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: a-exact, namespace: {NS}}}
 spec:
@@ -34,8 +47,13 @@ spec:
   - host: shop.example.com
     http:
       paths:
-""" + path("/api", "Prefix", "svc-api") + path("/api/v1/login", "Exact", "svc-login") + path("/", "Prefix", "svc-root"))
-    docs.append(f"""apiVersion: networking.k8s.io/v1
+"""
+        + path("/api", "Prefix", "svc-api")
+        + path("/api/v1/login", "Exact", "svc-login")
+        + path("/", "Prefix", "svc-root")
+    )
+    docs.append(
+        f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: b-wild, namespace: {NS}}}
 spec:
@@ -44,31 +62,42 @@ spec:
   - host: "*.example.com"
     http:
       paths:
-""" + path("/", "Prefix", "svc-wild"))
-    docs.append(f"""apiVersion: networking.k8s.io/v1
+"""
+        + path("/", "Prefix", "svc-wild")
+    )
+    docs.append(
+        f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: c-hostless, namespace: {NS}}}
 spec:
   rules:
   - http:
       paths:
-""" + path("/static", "Prefix", "svc-hostless") + path("/x", "Exact", "svc-x-exact")
-              + path("/x", "Prefix", "svc-x-prefix") + path("/docs/", "ImplementationSpecific", "svc-docs"))
-    docs.append(f"""apiVersion: networking.k8s.io/v1
+"""
+        + path("/static", "Prefix", "svc-hostless")
+        + path("/x", "Exact", "svc-x-exact")
+        + path("/x", "Prefix", "svc-x-prefix")
+        + path("/docs/", "ImplementationSpecific", "svc-docs")
+    )
+    docs.append(
+        f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: d-dup, namespace: {NS}}}
 spec:
   rules:
   - http:
       paths:
-""" + path("/static", "Prefix", "svc-dup"))
+"""
+        + path("/static", "Prefix", "svc-dup")
+    )
     docs.append(f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: e-default, namespace: {NS}}}
 spec:
   defaultBackend: {{service: {{name: svc-default, port: {{name: http}}}}}}
 """)
-    docs.append(f"""apiVersion: networking.k8s.io/v1
+    docs.append(
+        f"""apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {{name: f-other-class, namespace: {NS}}}
 spec:
@@ -77,7 +106,9 @@ spec:
   - host: other.test
     http:
       paths:
-""" + path("/", "Prefix", "svc-other"))
+"""
+        + path("/", "Prefix", "svc-other")
+    )
     return "---\n".join(docs)
 
 
@@ -99,22 +130,22 @@ def routes(sim_cluster):
 
 CASES = [
     # host, path, expected Service — with the rule each proves
-    ("SHOP.example.com:8080", "/api", "svc-api"),          # Host lower-cased, port stripped
-    ("shop.example.com", "/api/", "svc-api"),              # segment match with trailing slash
-    ("shop.example.com", "/api/x/y", "svc-api"),           # deeper segments
-    ("shop.example.com", "/apix", "svc-root"),             # /api does not match /apix
-    ("shop.example.com", "/api/v1/login", "svc-login"),    # longest path wins (Exact)
-    ("shop.example.com", "/api/v1/login/", "svc-api"),     # Exact is byte for byte
-    ("shop.example.com", "/static/a.css", "svc-root"),     # only the most specific host group
-    ("a.example.com", "/anything", "svc-wild"),            # single-label wildcard
-    ("a.b.example.com", "/", "svc-default"),               # wildcard is one label deep only
-    ("none.test", "/static/a.css", "svc-hostless"),        # duplicate rule: first in ns/name order
-    ("none.test", "/x", "svc-x-exact"),                    # Exact wins a tie with Prefix
+    ("SHOP.example.com:8080", "/api", "svc-api"),  # Host lower-cased, port stripped
+    ("shop.example.com", "/api/", "svc-api"),  # segment match with trailing slash
+    ("shop.example.com", "/api/x/y", "svc-api"),  # deeper segments
+    ("shop.example.com", "/apix", "svc-root"),  # /api does not match /apix
+    ("shop.example.com", "/api/v1/login", "svc-login"),  # longest path wins (Exact)
+    ("shop.example.com", "/api/v1/login/", "svc-api"),  # Exact is byte for byte
+    ("shop.example.com", "/static/a.css", "svc-root"),  # only the most specific host group
+    ("a.example.com", "/anything", "svc-wild"),  # single-label wildcard
+    ("a.b.example.com", "/", "svc-default"),  # wildcard is one label deep only
+    ("none.test", "/static/a.css", "svc-hostless"),  # duplicate rule: first in ns/name order
+    ("none.test", "/x", "svc-x-exact"),  # Exact wins a tie with Prefix
     ("none.test", "/x/y", "svc-x-prefix"),
-    ("none.test", "/docs", "svc-docs"),                    # rule's trailing slash ignored
+    ("none.test", "/docs", "svc-docs"),  # rule's trailing slash ignored
     ("none.test", "/docs/guide", "svc-docs"),
-    ("other.test", "/", "svc-default"),                    # other ingress classes are ignored
-    ("none.test", "/unmatched", "svc-default"),            # defaultBackend (by port name)
+    ("other.test", "/", "svc-default"),  # other ingress classes are ignored
+    ("none.test", "/unmatched", "svc-default"),  # defaultBackend (by port name)
 ]
 
 
@@ -149,6 +180,7 @@ def test_oversized_body_is_413(routes):
     import http.client
 
     from ingress_helpers import ingress_address
+
     ip, port = ingress_address(routes)
     conn = http.client.HTTPConnection(ip, port, timeout=10)
     conn.request("POST", "/api", body=b"x" * (65536 + 1), headers={"Host": "shop.example.com"})

@@ -1,6 +1,7 @@
 """Ingress StaticBundle resource backends (prefix stripping, gzip variants and 406,
 index.html fallback, Cache-Control) against the embedded cluster bundle
 (images/web/cluster: index.html, app.js with app.js.gz, style.css stored only as .gz)."""
+
 import gzip
 from pathlib import Path
 
@@ -71,10 +72,12 @@ def test_etag_and_head(ui):
 def test_telemetry_and_event_stream(ui):
     import http.client
     import json
+
     status, _, body = get(ui, "/cluster/telemetry")
     t = json.loads(body)
     assert status == 200 and len(t["nodes"]) == 3
     from ingress_helpers import ingress_address
+
     ip, port = ingress_address(ui)
     conn = http.client.HTTPConnection(ip, port, timeout=10)
     conn.request("GET", "/cluster/events")

@@ -2,6 +2,7 @@
 examples/echo.yaml through the ingress and its event stream, Endpoints/EndpointSlices that
 match the pods, round-robin across two worker pods, and failover when a worker stops
 answering (SIGSTOP: its sockets stay open, the worst case for a relay)."""
+
 import http.client
 import json
 import os
@@ -98,8 +99,11 @@ def api_json(cluster, path: str) -> dict:
 def running_pods(cluster, selector: str) -> dict[str, str]:
     """name -> podIP of the Running pods matching the label selector."""
     pods = api_json(cluster, f"/api/v1/namespaces/default/pods?labelSelector={selector}")["items"]
-    return {p["metadata"]["name"]: p["status"].get("podIP", "") for p in pods
-            if p.get("status", {}).get("phase") == "Running"}
+    return {
+        p["metadata"]["name"]: p["status"].get("podIP", "")
+        for p in pods
+        if p.get("status", {}).get("phase") == "Running"
+    }
 
 
 def pod_phases(cluster) -> dict[str, str]:
@@ -109,11 +113,11 @@ def pod_phases(cluster) -> dict[str, str]:
 
 def node_ready(cluster, name: str) -> str:
     node = api_json(cluster, f"/api/v1/nodes/{name}")
-    return next((c["status"] for c in node.get("status", {}).get("conditions", [])
-                 if c["type"] == "Ready"), "")
+    return next((c["status"] for c in node.get("status", {}).get("conditions", []) if c["type"] == "Ready"), "")
 
 
 # ---- examples/echo.yaml on the shared cluster ----------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def echo(sim_cluster):
@@ -130,9 +134,14 @@ def test_echo_example_answers_through_the_ingress(echo):
     status, body = post(echo, "/echo/hello", b"payload-123")
     assert status == 200
     text = body.decode()
-    greeting_env = next(e["value"] for d in echo_docs() if d["kind"] == "Pod"
-                        for c in d["spec"]["containers"] for e in c.get("env", [])
-                        if e["name"] == "GREETING")
+    greeting_env = next(
+        e["value"]
+        for d in echo_docs()
+        if d["kind"] == "Pod"
+        for c in d["spec"]["containers"]
+        for e in c.get("env", [])
+        if e["name"] == "GREETING"
+    )
     assert text.startswith(greeting_env + "\n"), text
     assert "POST /echo/hello\n" in text and text.endswith("payload-123"), text
 
@@ -172,17 +181,24 @@ def test_endpoints_and_endpointslices_match_the_pods(echo):
     pods = running_pods(echo, "app%3Decho")
     assert pods and all(pods.values()), pods
     ep = api_json(echo, "/api/v1/namespaces/default/endpoints/echo")
-    addresses = {(a["ip"], a.get("targetRef", {}).get("name"))
-                 for s in ep.get("subsets", []) for a in s.get("addresses", [])}
+    addresses = {
+        (a["ip"], a.get("targetRef", {}).get("name")) for s in ep.get("subsets", []) for a in s.get("addresses", [])
+    }
     assert addresses == {(ip, name) for name, ip in pods.items()}, ep
     target = next(d for d in echo_docs() if d["kind"] == "Service")["spec"]["ports"][0]["targetPort"]
     ports = {p["port"] for s in ep["subsets"] for p in s.get("ports", [])}
     assert ports == {target}, ep
-    slices = api_json(echo, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
-                            "?labelSelector=kubernetes.io%2Fservice-name%3Decho")["items"]
-    in_slices = {(addr, e.get("targetRef", {}).get("name"))
-                 for s in slices for e in s.get("endpoints", []) for addr in e["addresses"]
-                 if e.get("conditions", {}).get("ready")}
+    slices = api_json(
+        echo,
+        "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Decho",
+    )["items"]
+    in_slices = {
+        (addr, e.get("targetRef", {}).get("name"))
+        for s in slices
+        for e in s.get("endpoints", [])
+        for addr in e["addresses"]
+        if e.get("conditions", {}).get("ready")
+    }
     assert in_slices == addresses, slices
     out = echo.kubectl("get", "endpoints,endpointslices", "-n", "default")
     assert out.returncode == 0, out.stderr
@@ -192,6 +208,7 @@ def test_endpoints_and_endpointslices_match_the_pods(echo):
 
 # ---- two worker pods on a private cluster (the failover test stops a worker) -----------------
 
+
 @pytest.fixture(scope="module")
 def rr_cluster(tmp_path_factory):
     _once("rr_cluster")
@@ -200,8 +217,7 @@ def rr_cluster(tmp_path_factory):
     try:
         cluster.up()
         apply(cluster, rr_manifest())
-        if not wait_until(lambda: len(running_pods(cluster, "app%3Decho-rr")) == 2,
-                          POD_START_TIMEOUT_S, 0.5):
+        if not wait_until(lambda: len(running_pods(cluster, "app%3Decho-rr")) == 2, POD_START_TIMEOUT_S, 0.5):
             _fixture_failures["rr_cluster"] = f"the two echo-rr pods never ran: {pod_phases(cluster)}"
         elif not wait_until(lambda: post(cluster, "/echo-rr/x")[0] == 200, 10, 0.2):
             _fixture_failures["rr_cluster"] = f"POST /echo-rr/x: {post(cluster, '/echo-rr/x')}"
@@ -260,8 +276,9 @@ def test_control_plane_pod_takes_its_turn_with_worker_pods(rr_cluster):
     in-process pod is one backend of the rotation, not the one that takes them all."""
     cp = next(n["name"] for n in rr_cluster.status()["nodes"] if n["role"] == "control-plane")
     apply(rr_cluster, mix_manifest(cp))
-    assert wait_until(lambda: len(running_pods(rr_cluster, "app%3Decho-mix")) == 2, POD_START_TIMEOUT_S, 0.5), \
+    assert wait_until(lambda: len(running_pods(rr_cluster, "app%3Decho-mix")) == 2, POD_START_TIMEOUT_S, 0.5), (
         pod_phases(rr_cluster)
+    )
     assert wait_until(lambda: post(rr_cluster, "/echo-mix/x")[0] == 200, 10, 0.2)
     seen = []
     for _ in range(8):
@@ -276,6 +293,7 @@ def test_worker_pod_publishes_bytes_that_are_not_json(rr_cluster):
     (not JSON) on echo.events, and a subscriber on the control plane gets it from both
     worker pods (the worker bridge used to JSON-parse it and answer K32_ERR_IO)."""
     from urllib.parse import urlparse
+
     u = urlparse(rr_cluster.node_api_url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
     conn.request("GET", "/apis/kube32.io/v1/channels?topics=echo.events")
@@ -301,8 +319,7 @@ def test_stopped_worker_loses_its_traffic_once_notready(rr_cluster):
     victim = next(n for n in rr_cluster.status()["nodes"] if n["name"] == RR_NODES[1])
     os.kill(int(victim["pid"]), signal.SIGSTOP)
     rr_cluster.stopped.append(int(victim["pid"]))
-    became = wait_until(lambda: node_ready(rr_cluster, RR_NODES[1]) in ("False", "Unknown"),
-                        NOT_READY_TIMEOUT_S, 1.0)
+    became = wait_until(lambda: node_ready(rr_cluster, RR_NODES[1]) in ("False", "Unknown"), NOT_READY_TIMEOUT_S, 1.0)
     assert became, f"{RR_NODES[1]} still Ready {NOT_READY_TIMEOUT_S:.0f} s after SIGSTOP"
     # The controller rebuilds its view within ~1 s (ingress_helpers.wait_until).
     time.sleep(2)
@@ -312,5 +329,4 @@ def test_stopped_worker_loses_its_traffic_once_notready(rr_cluster):
         status, body = post(rr_cluster, "/echo-rr/failover", timeout=30)
         answers.append((status, greeting(body), round(time.monotonic() - t0, 2)))
     assert all(s == 200 and g == RR_PODS[0] for s, g, _ in answers), answers
-    assert all(dt < FAST_ANSWER_S for _, _, dt in answers), \
-        f"requests still wait on the stopped pod: {answers}"
+    assert all(dt < FAST_ANSWER_S for _, _, dt in answers), f"requests still wait on the stopped pod: {answers}"

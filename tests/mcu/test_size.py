@@ -1,5 +1,6 @@
 """`k32 bench size` over real arm-none-eabi objects: sections sorted into .text/.rodata/
 .data/.bss, objects into components by their source folder, and the src/ .text verdict."""
+
 import subprocess
 
 from k32.mcu import size
@@ -10,13 +11,30 @@ def _obj(root, folder, name, source):
     d.mkdir(parents=True, exist_ok=True)
     c = d / f"{name}.c"
     c.write_text(source)
-    subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-Os", "-ffunction-sections",
-                    "-fdata-sections", "-c", str(c), "-o", str(d / f"{name}.c.obj")], check=True)
+    subprocess.run(
+        [
+            "arm-none-eabi-gcc",
+            "-mcpu=cortex-m4",
+            "-mthumb",
+            "-Os",
+            "-ffunction-sections",
+            "-fdata-sections",
+            "-c",
+            str(c),
+            "-o",
+            str(d / f"{name}.c.obj"),
+        ],
+        check=True,
+    )
 
 
 def test_components_and_kinds(tmp_path):
-    _obj(tmp_path, "k32core.dir/src/core/json", "a",
-         "const char table[300] = {1};\nint counter = 5;\nchar buf[64];\nint f(int x) { return table[x] + counter++ + buf[x]; }\n")
+    _obj(
+        tmp_path,
+        "k32core.dir/src/core/json",
+        "a",
+        "const char table[300] = {1};\nint counter = 5;\nchar buf[64];\nint f(int x) { return table[x] + counter++ + buf[x]; }\n",
+    )
     _obj(tmp_path, "k32wasm.dir/src/wasm", "b", "int g(int x) { return x * 3; }\n")
     _obj(tmp_path, "k32core.dir/generated", "c", "const char blob[1000] = {1};\n")
     r = size.measure(tmp_path)

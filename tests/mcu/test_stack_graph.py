@@ -1,6 +1,7 @@
 """`k32 check stacks`' bound over a call graph in GCC's -fcallgraph-info=su format: frames add
 up along the deepest path, annotated cycles and indirect calls count, unannotated ones make
 the figure a lower bound, and a listed target that matches nothing is an error."""
+
 import pytest
 
 from k32.mcu import stacks
@@ -19,16 +20,27 @@ def _write_ci(root, nodes, edges):
 
 
 def _graph(tmp_path):
-    _write_ci(tmp_path, [
-        ("main", "void k32::main()", 100),
-        ("small", "void k32::small()", 10),
-        ("big", "void k32::big()", 500),
-        ("rec", "void k32::rec(int)", 40),
-        ("ptr", "void k32::through_pointer()", 20),
-        ("memcpy", "memcpy", None),
-        ("__indirect_call", "Indirect Call Placeholder", None),
-    ], [("main", "small"), ("main", "big"), ("big", "memcpy"), ("main", "rec"), ("rec", "rec"),
-        ("main", "ptr"), ("ptr", "__indirect_call")])
+    _write_ci(
+        tmp_path,
+        [
+            ("main", "void k32::main()", 100),
+            ("small", "void k32::small()", 10),
+            ("big", "void k32::big()", 500),
+            ("rec", "void k32::rec(int)", 40),
+            ("ptr", "void k32::through_pointer()", 20),
+            ("memcpy", "memcpy", None),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [
+            ("main", "small"),
+            ("main", "big"),
+            ("big", "memcpy"),
+            ("main", "rec"),
+            ("rec", "rec"),
+            ("main", "ptr"),
+            ("ptr", "__indirect_call"),
+        ],
+    )
     return stacks.load_graph(tmp_path)
 
 
@@ -60,6 +72,7 @@ def test_a_target_that_matches_nothing_is_an_error(tmp_path):
 
 def test_recursion_limit_read_from_the_limits(tmp_path):
     from k32.boards import load_common
+
     assert stacks._depth("common:JSON_DEPTH_MAX") == load_common()["JSON_DEPTH_MAX"]
     with pytest.raises(stacks.StackError, match="no such number"):
         stacks._depth("common:NO_SUCH_LIMIT")
@@ -71,8 +84,9 @@ def test_recursion_limit_read_from_the_limits(tmp_path):
 
 
 def _board_check(tmp_path, monkeypatch, frame):
-    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 100), ("deep", "void k32::deep()", frame)],
-              [("t", "deep")])
+    _write_ci(
+        tmp_path, [("t", "void k32::thread_main(void*)", 100), ("deep", "void k32::deep()", frame)], [("t", "deep")]
+    )
     notes = tmp_path / "stack_check.yaml"
     notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
     monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
@@ -81,6 +95,7 @@ def _board_check(tmp_path, monkeypatch, frame):
 
 def test_a_thread_over_its_budget_fails_the_check(tmp_path, monkeypatch):
     from k32.boards import load_board
+
     budget = load_board("esp32").budgets["events_stack"]["bytes"]
     r = _board_check(tmp_path, monkeypatch, budget)  # 100 + budget: just over
     assert r["threads"][0]["verdict"] == "EXCEEDS" and not r["ok"]
@@ -89,6 +104,7 @@ def test_a_thread_over_its_budget_fails_the_check(tmp_path, monkeypatch):
 
 def test_a_thread_within_its_budget_passes(tmp_path, monkeypatch):
     from k32.boards import load_board
+
     budget = load_board("esp32").budgets["events_stack"]["bytes"]
     r = _board_check(tmp_path, monkeypatch, budget - 100)
     assert r["threads"][0]["verdict"] == "within" and r["ok"]
@@ -99,7 +115,9 @@ def _role_check(tmp_path, monkeypatch, board):
     tmp_path.mkdir()
     _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
     notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  api: {role: control-plane, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n')
+    notes.write_text(
+        'threads:\n  api: {role: control-plane, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n'
+    )
     monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
     return stacks.check(board, tmp_path)
 
@@ -126,6 +144,7 @@ def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from k32.mcu.cli import check_group
+
     _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
     notes = tmp_path / "stack_check.yaml"
     notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
@@ -137,6 +156,7 @@ def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
 
 def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
     import os
+
     _write_ci(tmp_path, [("main", "void k32::main()", 100)], [])
     d = tmp_path / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
     (d / "x.cpp.obj").write_bytes(b"")
@@ -151,9 +171,11 @@ def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
 def test_a_complete_object_destructor_counts_as_its_base_object_body(tmp_path):
     # GCC calls ~T through the D1 alias of the D2 body it emits; without following the alias
     # a recursive destructor would count as a zero-byte library call.
-    _write_ci(tmp_path, [("main", "void k32::main()", 100),
-                         ("x.cpp:_ZN3k325ValueD2Ev", "k32::Value::~Value()", 40)],
-              [("main", "x.cpp:_ZN3k325ValueD1Ev"), ("x.cpp:_ZN3k325ValueD2Ev", "x.cpp:_ZN3k325ValueD1Ev")])
+    _write_ci(
+        tmp_path,
+        [("main", "void k32::main()", 100), ("x.cpp:_ZN3k325ValueD2Ev", "k32::Value::~Value()", 40)],
+        [("main", "x.cpp:_ZN3k325ValueD1Ev"), ("x.cpp:_ZN3k325ValueD2Ev", "x.cpp:_ZN3k325ValueD1Ev")],
+    )
     fns = stacks.load_graph(tmp_path)
     b = stacks.worst(fns, fns["main"], {"recursion": {"k32::Value::~Value": 10}})
     assert b.bytes == 100 + 40 * 10 and not b.library and not b.unbounded
@@ -163,20 +185,31 @@ def _chain_check(tmp_path, monkeypatch, board, host_frame=20):
     tmp_path = tmp_path / board
     tmp_path.mkdir()
     # a connection thread calls a pod in-process; the pod's import calls the next pod the same way
-    _write_ci(tmp_path, [("t", "void k32::conn_main(void*)", 100), ("cp", "int k32::call_pod()", 50),
-                         ("ex", "void k32::execute()", 30), ("host", "void k32::host_call()", host_frame),
-                         ("big", "void k32::big()", 400), ("__indirect_call", "Indirect Call Placeholder", None)],
-              [("t", "cp"), ("cp", "ex"), ("ex", "big"), ("ex", "__indirect_call"), ("host", "cp")])
+    _write_ci(
+        tmp_path,
+        [
+            ("t", "void k32::conn_main(void*)", 100),
+            ("cp", "int k32::call_pod()", 50),
+            ("ex", "void k32::execute()", 30),
+            ("host", "void k32::host_call()", host_frame),
+            ("big", "void k32::big()", 400),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("t", "cp"), ("cp", "ex"), ("ex", "big"), ("ex", "__indirect_call"), ("host", "cp")],
+    )
     notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  conn: {entry: "k32::conn_main(void*)", budget: ingress_stack, inproc: chain}\n'
-                     'inproc: {call: "k32::call_pod()", chain: 8}\n'
-                     'indirect: {"k32::execute()": ["k32::host_call\\\\("]}\n')
+    notes.write_text(
+        'threads:\n  conn: {entry: "k32::conn_main(void*)", budget: ingress_stack, inproc: chain}\n'
+        'inproc: {call: "k32::call_pod()", chain: 8}\n'
+        'indirect: {"k32::execute()": ["k32::host_call\\\\("]}\n'
+    )
     monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
     return {r["thread"]: r for r in stacks.check(board, tmp_path)["threads"]}
 
 
 def test_an_in_process_chain_counts_hops_and_one_call(tmp_path, monkeypatch):
     from k32.boards import load_board
+
     rows = _chain_check(tmp_path, monkeypatch, "s3")
     # the call: call_pod + execute + the larger of big and the import's cut call to the next pod
     assert rows["pod-call"]["worst_bytes"] == 50 + 30 + max(400, 20 + 50)
@@ -186,8 +219,9 @@ def test_an_in_process_chain_counts_hops_and_one_call(tmp_path, monkeypatch):
     conn = rows["conn"]
     assert conn["worst_bytes"] == 100 + 7 * 100 + 480
     b = load_board("s3").budgets
-    assert conn["budget_bytes"] == (b["ingress_stack"]["bytes"] + b["inproc_call_stack"]["bytes"]
-                                    + 7 * b["inproc_hop_stack"]["bytes"])
+    assert conn["budget_bytes"] == (
+        b["ingress_stack"]["bytes"] + b["inproc_call_stack"]["bytes"] + 7 * b["inproc_hop_stack"]["bytes"]
+    )
     # a worker-only board keeps one call's room: no hops
     rows = _chain_check(tmp_path, monkeypatch, "esp32")
     assert rows["conn"]["worst_bytes"] == 100 + 480
@@ -195,6 +229,7 @@ def test_an_in_process_chain_counts_hops_and_one_call(tmp_path, monkeypatch):
 
 def test_a_hop_over_its_budget_fails_the_check(tmp_path, monkeypatch):
     from k32.boards import load_board
+
     hop_budget = load_board("s3").budgets["inproc_hop_stack"]["bytes"]
     rows = _chain_check(tmp_path, monkeypatch, "s3", host_frame=hop_budget)
     assert rows["inproc-hop"]["verdict"] == "EXCEEDS"

@@ -2,6 +2,7 @@
 NotReady, gets the unreachable taints next to the taints a user set, and its pods turn
 Ready=False and move to the Service's notReadyAddresses; once it answers again the
 unreachable taints come off (the user's stay) and its pods are Ready again."""
+
 import json
 import os
 import signal
@@ -46,8 +47,12 @@ def manifest():
     pod["metadata"].pop("annotations", None)
     pod["spec"].pop("nodeSelector", None)
     pod["spec"]["nodeName"] = WORKER
-    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lc-echo", "namespace": "default"},
-           "spec": {"selector": {"app": "lc-echo"}, "ports": [{"name": "http", "port": 80, "targetPort": 7000}]}}
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "lc-echo", "namespace": "default"},
+        "spec": {"selector": {"app": "lc-echo"}, "ports": [{"name": "http", "port": 80, "targetPort": 7000}]},
+    }
     return yaml.safe_dump_all([pod, svc])
 
 
@@ -80,8 +85,10 @@ def test_notready_node_marks_pods_and_recovers(cluster):
     assert wait_until(lambda: ready_of(node(cluster)) in ("False", "Unknown"), NOT_READY_TIMEOUT_S)
     taints = node(cluster)["spec"]["taints"]
     assert USER_TAINT in taints, taints
-    assert {(t["key"], t["effect"]) for t in taints if t["key"] == UNREACHABLE} == \
-        {(UNREACHABLE, "NoSchedule"), (UNREACHABLE, "NoExecute")}, taints
+    assert {(t["key"], t["effect"]) for t in taints if t["key"] == UNREACHABLE} == {
+        (UNREACHABLE, "NoSchedule"),
+        (UNREACHABLE, "NoExecute"),
+    }, taints
     # Its pod is no longer Ready, and the Service lists it as not ready.
     assert wait_until(lambda: ready_of(get(cluster, pod_path)) == "False", 10), get(cluster, pod_path)
     ep = get(cluster, "/api/v1/namespaces/default/endpoints/lc-echo")
@@ -95,8 +102,8 @@ def test_notready_node_marks_pods_and_recovers(cluster):
     def recovered():
         n = node(cluster)
         return ready_of(n) == "True" and n["spec"].get("taints") == [USER_TAINT]
+
     assert wait_until(recovered, RECOVER_TIMEOUT_S), node(cluster)
-    assert wait_until(lambda: ready_of(get(cluster, pod_path)) == "True", RECOVER_TIMEOUT_S), \
-        get(cluster, pod_path)
+    assert wait_until(lambda: ready_of(get(cluster, pod_path)) == "True", RECOVER_TIMEOUT_S), get(cluster, pod_path)
     ep = get(cluster, "/api/v1/namespaces/default/endpoints/lc-echo")
     assert [a["targetRef"]["name"] for a in ep["subsets"][0]["addresses"]] == ["lc-echo"], ep

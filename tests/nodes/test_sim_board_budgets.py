@@ -3,6 +3,7 @@ profile's budgets (stacks, heap per region, pod capacity), compiled into a k32-n
 for that profile. A small end-to-end flow must work under them: both nodes Ready with the
 boards' capacity, the echo pod answering through the Ingress on the control plane and on the
 worker, and every thread created with exactly its budget and measured against it."""
+
 import http.client
 import json
 import sys
@@ -27,8 +28,7 @@ POD_START_TIMEOUT_S = 90.0
 
 @pytest.fixture(scope="module")
 def board_cluster(tmp_path_factory):
-    cluster = make_test_cluster(tmp_path_factory.mktemp("boards"), workers=1,
-                                board=CP_BOARD, worker_board=WORKER_BOARD)
+    cluster = make_test_cluster(tmp_path_factory.mktemp("boards"), workers=1, board=CP_BOARD, worker_board=WORKER_BOARD)
     cluster.up()
     try:
         yield cluster
@@ -78,7 +78,7 @@ def worker_echo_manifest() -> str:
 
 
 def memory_bytes(q: str) -> int:
-    units = {"Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
+    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
     return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
 
 
@@ -132,8 +132,14 @@ def test_echo_on_the_worker_board(board_cluster):
     board's; the worker stays within its internal RAM budget while it answers."""
     apply(board_cluster, worker_echo_manifest())
     # Stops waiting early when the worker process is gone (its heap ran out).
-    wait_until(lambda: post(board_cluster, "/echo-w/hello")[0] == 200
-               or len(board_cluster.running_nodes()) < len(board_cluster.nodes), POD_START_TIMEOUT_S, 0.5)
+    wait_until(
+        lambda: (
+            post(board_cluster, "/echo-w/hello")[0] == 200
+            or len(board_cluster.running_nodes()) < len(board_cluster.nodes)
+        ),
+        POD_START_TIMEOUT_S,
+        0.5,
+    )
     log = board_cluster.log_path(WORKER).read_text(errors="replace")
     assert post(board_cluster, "/echo-w/hello")[0] == 200, log[-600:]
     status, body = post(board_cluster, "/echo-w/hello", b"payload-w")

@@ -1,4 +1,5 @@
 """Helpers for the pod e2e tests: the pod server over real HTTP, kubectl JSON, polling."""
+
 import http.client
 import json
 

@@ -1,6 +1,7 @@
 """A small host for the k32 pod ABI on wasmtime (Python): an independent second runtime for
 the shipped images, built from wasm_abi/k32_abi.yaml (imports and error codes), not from
 the firmware."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,8 +12,13 @@ from k32.abi.model import load
 
 ABI = load()
 ERR = {e.name: e.value for e in ABI.errors}
-_WT = {"i32": wasmtime.ValType.i32(), "u32": wasmtime.ValType.i32(), "ptr": wasmtime.ValType.i32(),
-       "cptr": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64()}
+_WT = {
+    "i32": wasmtime.ValType.i32(),
+    "u32": wasmtime.ValType.i32(),
+    "ptr": wasmtime.ValType.i32(),
+    "cptr": wasmtime.ValType.i32(),
+    "i64": wasmtime.ValType.i64(),
+}
 
 
 @dataclass
@@ -71,10 +77,17 @@ class PodHost:
         return self.export(name)(self.store)
 
     # ---- the ABI ----
-    def _k32_req_method(self, out, cap): return self._out(out, cap, self.ctx.method.encode())
-    def _k32_req_path(self, out, cap): return self._out(out, cap, self.ctx.path.encode())
-    def _k32_req_query(self, out, cap): return self._out(out, cap, self.ctx.query.encode())
-    def _k32_req_body(self, out, cap): return self._out(out, cap, self.ctx.body)
+    def _k32_req_method(self, out, cap):
+        return self._out(out, cap, self.ctx.method.encode())
+
+    def _k32_req_path(self, out, cap):
+        return self._out(out, cap, self.ctx.path.encode())
+
+    def _k32_req_query(self, out, cap):
+        return self._out(out, cap, self.ctx.query.encode())
+
+    def _k32_req_body(self, out, cap):
+        return self._out(out, cap, self.ctx.body)
 
     def _k32_req_header(self, name, name_len, out, cap):
         key = self._read(name, name_len).decode().lower()

@@ -2,6 +2,7 @@
 container's linear memory grows to its limit), by the scheduler and by the kubelet, and a
 pod bound with spec.nodeName (no scheduler) is checked by the kubelet: it fails with the
 kubelet's OutOfmemory reason instead of running past the node's budget."""
+
 import pytest
 from pods_helpers import apply, get_pod, nodes, wait_until
 
@@ -27,9 +28,17 @@ spec:
 def test_scheduler_counts_limits(sim_cluster):
     apply(sim_cluster, pod("big-limit", "1Gi"))
     try:
-        p = wait_until(lambda: (q := get_pod(sim_cluster, "big-limit")) and any(
-            c.get("type") == "PodScheduled" and c.get("status") == "False"
-            for c in q["status"].get("conditions") or []) and q, timeout=10)
+        p = wait_until(
+            lambda: (
+                (q := get_pod(sim_cluster, "big-limit"))
+                and any(
+                    c.get("type") == "PodScheduled" and c.get("status") == "False"
+                    for c in q["status"].get("conditions") or []
+                )
+                and q
+            ),
+            timeout=10,
+        )
         assert p, f"1Gi limit on 4Mi nodes was not refused by the scheduler: {get_pod(sim_cluster, 'big-limit')}"
         assert not p["spec"].get("nodeName")
         cond = next(c for c in p["status"]["conditions"] if c["type"] == "PodScheduled")

@@ -3,6 +3,7 @@ driven by real kubectl 1.20, 1.32 and 1.37: create, scale across nodes, a rollin
 whose pod counts a watch records (never more than replicas + maxSurge pods, never fewer
 than replicas - maxUnavailable ready), rollout undo to the earlier ReplicaSet, and deletion
 collecting the ReplicaSets and pods through their owner references."""
+
 import json
 import threading
 
@@ -41,7 +42,10 @@ def ready(pod):
 def running_pods(cluster, ns, app, n):
     def check():
         live = [p for p in pods_of(cluster, ns, app) if not p["metadata"].get("deletionTimestamp")]
-        return live if len(live) == n and all(p["status"].get("phase") == "Running" and ready(p) for p in live) else None
+        return (
+            live if len(live) == n and all(p["status"].get("phase") == "Running" and ready(p) for p in live) else None
+        )
+
     return wait_until(check, timeout=30.0, interval=0.3)
 
 
@@ -69,8 +73,9 @@ class PodCountWatch:
                 self.error = e
 
     def _follow(self):
-        for ev in self.w.stream(self.core.list_namespaced_pod, self.ns, label_selector=f"app={self.app}",
-                                timeout_seconds=120):
+        for ev in self.w.stream(
+            self.core.list_namespaced_pod, self.ns, label_selector=f"app={self.app}", timeout_seconds=120
+        ):
             pod = ev["object"]
             name = pod.metadata.name
             self.names.add(name)
@@ -116,8 +121,12 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
     out = kc(sim_cluster, version, "get", "deployment", app, "-n", ns)
     head, row = out.splitlines()[:2]
     assert head.split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
-    assert wait_until(lambda: kc(sim_cluster, version, "get", "deployment", app, "-n", ns).splitlines()[1].split()[1:4]
-                      == ["5/5", "5", "5"]), out
+    assert wait_until(
+        lambda: (
+            kc(sim_cluster, version, "get", "deployment", app, "-n", ns).splitlines()[1].split()[1:4]
+            == ["5/5", "5", "5"]
+        )
+    ), out
     described = kc(sim_cluster, version, "describe", "deployment", app, "-n", ns)
     assert f"Scaled up replica set {rs['metadata']['name']} from 1 to 5" in described, described
     out = kc(sim_cluster, version, "get", "replicasets", "-n", ns)
@@ -125,8 +134,17 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
     assert out.splitlines()[1].split()[:4] == [rs["metadata"]["name"], "5", "5", "5"], out
 
     # Rolling update one pod at a time: maxSurge 1, maxUnavailable 0.
-    kc(sim_cluster, version, "patch", "deployment", app, "-n", ns, "-p",
-       '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}')
+    kc(
+        sim_cluster,
+        version,
+        "patch",
+        "deployment",
+        app,
+        "-n",
+        ns,
+        "-p",
+        '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}',
+    )
     watcher = PodCountWatch(k8s_client, ns, app)
     try:
         assert wait_until(lambda: watcher.samples and watcher.samples[-1] == (5, 5)), watcher.samples
@@ -139,8 +157,8 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
         watcher.stop()
     during = watcher.samples[start:]
     assert max(live for live, _ in during) <= 6, during  # replicas + maxSurge
-    assert min(rdy for _, rdy in during) >= 5, during    # replicas - maxUnavailable
-    assert len(watcher.names) >= 10, watcher.names       # five pods replaced by five new ones
+    assert min(rdy for _, rdy in during) >= 5, during  # replicas - maxUnavailable
+    assert len(watcher.names) >= 10, watcher.names  # five pods replaced by five new ones
     new = running_pods(sim_cluster, ns, app, 5)
     assert all(p["spec"]["containers"][0]["image"] == IMAGE2 for p in new)
     assert all(p["metadata"]["labels"]["pod-template-hash"] != h for p in new)
@@ -155,13 +173,17 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
     first = get_json(sim_cluster, "replicaset", rs["metadata"]["name"], "-n", ns)
     assert first["spec"]["replicas"] == 5
     assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
-    assert get_json(sim_cluster, "deployment", app, "-n", ns)["spec"]["template"]["spec"]["containers"][0]["image"] == IMAGE
+    assert (
+        get_json(sim_cluster, "deployment", app, "-n", ns)["spec"]["template"]["spec"]["containers"][0]["image"]
+        == IMAGE
+    )
 
     # delete deployment: its ReplicaSets and pods are collected.
     kc(sim_cluster, version, "delete", "deployment", app, "-n", ns, "--wait=false")
-    assert wait_until(lambda: not get_json(sim_cluster, "replicasets", "-n", ns)["items"]
-                      and not pods_of(sim_cluster, ns, app), timeout=30.0), \
-        (get_json(sim_cluster, "replicasets", "-n", ns)["items"], pods_of(sim_cluster, ns, app))
+    assert wait_until(
+        lambda: not get_json(sim_cluster, "replicasets", "-n", ns)["items"] and not pods_of(sim_cluster, ns, app),
+        timeout=30.0,
+    ), (get_json(sim_cluster, "replicasets", "-n", ns)["items"], pods_of(sim_cluster, ns, app))
 
 
 def test_deletion_propagation_orphan_and_foreground(sim_cluster):
@@ -171,11 +193,28 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
     ns = "deploy-gc"
     if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
         kc(sim_cluster, "1.37", "create", "namespace", ns)
-    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({
-        "apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "solo"},
-        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "solo"}},
-                 "template": {"metadata": {"labels": {"app": "solo"}},
-                              "spec": {"containers": [{"name": "echo", "image": IMAGE}]}}}}))
+    p = sim_cluster.kubectl(
+        "apply",
+        "-n",
+        ns,
+        "-f",
+        "-",
+        input=json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "metadata": {"name": "solo"},
+                "spec": {
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "solo"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "solo"}},
+                        "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
+                    },
+                },
+            }
+        ),
+    )
     assert p.returncode == 0, p.stderr
     solo = running_pods(sim_cluster, ns, "solo", 2)
     assert solo
@@ -190,7 +229,17 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
     before = running_pods(sim_cluster, ns, "keep", 2)
     assert before
     [rs] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
-    kc(sim_cluster, "1.37", "delete", "replicaset", rs["metadata"]["name"], "-n", ns, "--cascade=orphan", "--wait=false")
+    kc(
+        sim_cluster,
+        "1.37",
+        "delete",
+        "replicaset",
+        rs["metadata"]["name"],
+        "-n",
+        ns,
+        "--cascade=orphan",
+        "--wait=false",
+    )
 
     def adopted():
         try:
@@ -199,8 +248,13 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
             return None
         ps = pods_of(sim_cluster, ns, "keep")
         uid = again["metadata"]["uid"]
-        return ps if uid != rs["metadata"]["uid"] and all(
-            [o["uid"] for o in p["metadata"].get("ownerReferences", [])] == [uid] for p in ps) else None
+        return (
+            ps
+            if uid != rs["metadata"]["uid"]
+            and all([o["uid"] for o in p["metadata"].get("ownerReferences", [])] == [uid] for p in ps)
+            else None
+        )
+
     after = wait_until(adopted, timeout=20.0)
     assert after, pods_of(sim_cluster, ns, "keep")
     assert sorted(p["metadata"]["name"] for p in after) == sorted(p["metadata"]["name"] for p in before)
@@ -219,11 +273,27 @@ def test_scale_subresource_and_validation(sim_cluster):
     ns = "deploy-api"
     if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
         kc(sim_cluster, "1.37", "create", "namespace", ns)
-    bad = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"},
-        "spec": {"selector": {"matchLabels": {"app": "a"}},
-                 "template": {"metadata": {"labels": {"app": "b"}},
-                              "spec": {"containers": [{"name": "c", "image": IMAGE}]}}}}))
+    bad = sim_cluster.kubectl(
+        "apply",
+        "-n",
+        ns,
+        "-f",
+        "-",
+        input=json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "bad"},
+                "spec": {
+                    "selector": {"matchLabels": {"app": "a"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "b"}},
+                        "spec": {"containers": [{"name": "c", "image": IMAGE}]},
+                    },
+                },
+            }
+        ),
+    )
     assert bad.returncode != 0 and "`selector` does not match template `labels`" in bad.stderr, bad.stderr
     kc(sim_cluster, "1.37", "create", "deployment", "sc", "--image", IMAGE, "-n", ns)
     dep = get_json(sim_cluster, "deployment", "sc", "-n", ns)
@@ -236,11 +306,13 @@ def test_scale_subresource_and_validation(sim_cluster):
     scale = json.loads(body)
     assert status == 200 and (scale["apiVersion"], scale["kind"]) == ("autoscaling/v1", "Scale"), body
     assert scale["spec"]["replicas"] == 1 and scale["status"]["selector"] == "app=sc"
-    status, _, body = sim_cluster.request("PATCH", path, '{"spec":{"replicas":-1}}',
-                                          headers={"Content-Type": "application/merge-patch+json"})
+    status, _, body = sim_cluster.request(
+        "PATCH", path, '{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert status == 422 and b"spec.replicas" in body, body
-    status, _, body = sim_cluster.request("PATCH", path, '{"spec":{"replicas":3}}',
-                                          headers={"Content-Type": "application/merge-patch+json"})
+    status, _, body = sim_cluster.request(
+        "PATCH", path, '{"spec":{"replicas":3}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert status == 200 and json.loads(body)["spec"]["replicas"] == 3, body
     assert running_pods(sim_cluster, ns, "sc", 3)
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")

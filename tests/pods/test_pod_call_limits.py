@@ -2,6 +2,7 @@
 or its pod: each request ends with 504 at the call deadline, a pod takes at most its cap
 of requests (503 + Retry-After beyond), so other pods on the node still answer, and
 deleting the pod ends every running and queued call and frees the CPU within a second."""
+
 import concurrent.futures
 import http.client
 import os
@@ -44,8 +45,12 @@ def cluster(sim_factory):
     c.up()
     apply(c, PODS)
     for name in ("spinner", "echo"):
-        ok = wait_until(lambda name=name: (p := get_pod(c, name)) and any(
-            cs.get("ready") for cs in p["status"].get("containerStatuses") or []), timeout=20)
+        ok = wait_until(
+            lambda name=name: (
+                (p := get_pod(c, name)) and any(cs.get("ready") for cs in p["status"].get("containerStatuses") or [])
+            ),
+            timeout=20,
+        )
         assert ok, f"{name} not ready: {get_pod(c, name)}"
     return c
 

@@ -2,6 +2,7 @@
 (nanosecond fraction) the node logged it at and a space, as kube-apiserver's pods/log answers;
 without the flag the lines are the bytes the pod wrote. Checked for a pod on the control plane
 (served in process) and one on a worker (proxied to its node's pod server)."""
+
 import re
 from datetime import UTC, datetime
 
@@ -28,7 +29,9 @@ def _stamped_lines(out: str) -> list[tuple[datetime, str]]:
 def test_logs_timestamps(sim_cluster, role):
     node = next(n for n, v in nodes(sim_cluster).items() if v["role"] == role)
     name = f"stamped-{role}"
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: {name}}}
@@ -36,10 +39,12 @@ spec:
   nodeSelector: {{kubernetes.io/hostname: {node}}}
   restartPolicy: Never
   containers: [{{name: hello, image: wasm://embedded/hello}}]
-""")
+""",
+    )
     try:
-        assert wait_until(lambda: (q := get_pod(sim_cluster, name)) and q["status"].get("phase") == "Succeeded"), \
+        assert wait_until(lambda: (q := get_pod(sim_cluster, name)) and q["status"].get("phase") == "Succeeded"), (
             get_pod(sim_cluster, name)
+        )
         plain = sim_cluster.kubectl("logs", name)
         assert plain.returncode == 0, plain.stderr
         assert f"hello on stdout from {name}\n" in plain.stdout

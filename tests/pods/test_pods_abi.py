@@ -1,6 +1,7 @@
 """The ABI's single source: the generated files are current, `k32 abi check` notices a
 change, bad ABI files get one-line errors, and the error codes keep the values pods are compiled
 against (changing one breaks every built image)."""
+
 import textwrap
 
 import pytest
@@ -11,9 +12,23 @@ from k32.abi import gen
 from k32.abi.cli import abi
 from k32.abi.model import ABI_FILE, AbiError, load, parse
 
-PUBLISHED_CODES = {"PERM": -1, "NOENT": -2, "IO": -5, "TOOBIG": -7, "NOMEM": -12, "FAULT": -14, "BUSY": -16,
-                  "INVAL": -22, "LOOP": -40, "TLS": -71, "NOTSUP": -95, "TIMEOUT": -110, "CONNREFUSED": -111,
-                  "HOSTUNREACH": -113, "CERT": -129}
+PUBLISHED_CODES = {
+    "PERM": -1,
+    "NOENT": -2,
+    "IO": -5,
+    "TOOBIG": -7,
+    "NOMEM": -12,
+    "FAULT": -14,
+    "BUSY": -16,
+    "INVAL": -22,
+    "LOOP": -40,
+    "TLS": -71,
+    "NOTSUP": -95,
+    "TIMEOUT": -110,
+    "CONNREFUSED": -111,
+    "HOSTUNREACH": -113,
+    "CERT": -129,
+}
 
 
 def test_committed_outputs_are_current():
@@ -41,13 +56,39 @@ def test_error_codes_keep_their_published_values():
 def test_required_imports_and_exports():
     model = load()
     names = {f.name for f in model.imports}
-    assert {"k32_req_method", "k32_req_path", "k32_req_query", "k32_req_header", "k32_req_body",
-            "k32_resp_status", "k32_resp_header", "k32_resp_write", "k32_resp_asset", "k32_env_get",
-            "k32_log", "k32_time_ms", "k32_http_call", "k32_http_status", "k32_channel_publish",
-            "k32_channel_subscribe"} <= names
+    assert {
+        "k32_req_method",
+        "k32_req_path",
+        "k32_req_query",
+        "k32_req_header",
+        "k32_req_body",
+        "k32_resp_status",
+        "k32_resp_header",
+        "k32_resp_write",
+        "k32_resp_asset",
+        "k32_env_get",
+        "k32_log",
+        "k32_time_ms",
+        "k32_http_call",
+        "k32_http_status",
+        "k32_channel_publish",
+        "k32_channel_subscribe",
+    } <= names
     call = next(f for f in model.imports if f.name == "k32_http_call")
-    assert [p.name for p in call.params] == ["method", "method_len", "url", "url_len", "headers", "headers_len",
-                                             "body", "body_len", "resp", "resp_cap", "resp_len", "timeout_ms"]
+    assert [p.name for p in call.params] == [
+        "method",
+        "method_len",
+        "url",
+        "url_len",
+        "headers",
+        "headers_len",
+        "body",
+        "body_len",
+        "resp",
+        "resp_cap",
+        "resp_len",
+        "timeout_ms",
+    ]
     assert call.capability == "SERVICE_CALL"
     assert {x.name for x in model.exports} >= {"k32_handle", "k32_event", "k32_main", "_start"}
 
@@ -60,16 +101,27 @@ def test_table_matches_the_abi(tmp_path):
         assert f'{{"{f.name}", "{f.sig}", &host_{f.name},' in src
 
 
-@pytest.mark.parametrize("text, message", [
-    ("version: 1\n", "missing field 'import_module'"),
-    ("- a\n", "top level must be a mapping"),
-    ("version: 1\nimport_module: k32\nerrors: [{name: X, value: 3, doc: d}]\ncapabilities: []\nimports: []\nexports: []\n",
-     "errors[0].value: error codes are negative"),
-    ("version: 1\nimport_module: k32\nerrors: []\ncapabilities: []\nexports: []\n"
-     "imports: [{name: f, params: [{name: p, type: f32}], doc: d}]\n", "imports[0].params[0].type: unknown type 'f32'"),
-    ("version: 1\nimport_module: k32\nerrors: []\ncapabilities: []\nexports: []\n"
-     "imports: [{name: f, params: [], capability: ROOT, doc: d}]\n", "imports[0].capability: 'ROOT' is not declared"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("version: 1\n", "missing field 'import_module'"),
+        ("- a\n", "top level must be a mapping"),
+        (
+            "version: 1\nimport_module: k32\nerrors: [{name: X, value: 3, doc: d}]\ncapabilities: []\nimports: []\nexports: []\n",
+            "errors[0].value: error codes are negative",
+        ),
+        (
+            "version: 1\nimport_module: k32\nerrors: []\ncapabilities: []\nexports: []\n"
+            "imports: [{name: f, params: [{name: p, type: f32}], doc: d}]\n",
+            "imports[0].params[0].type: unknown type 'f32'",
+        ),
+        (
+            "version: 1\nimport_module: k32\nerrors: []\ncapabilities: []\nexports: []\n"
+            "imports: [{name: f, params: [], capability: ROOT, doc: d}]\n",
+            "imports[0].capability: 'ROOT' is not declared",
+        ),
+    ],
+)
 def test_bad_abi_files_get_one_line_errors(tmp_path, text, message):
     p = tmp_path / "abi.yaml"
     p.write_text(textwrap.dedent(text))

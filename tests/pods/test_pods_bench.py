@@ -1,5 +1,6 @@
 """Smoke test of `k32 bench pods --json`: a tiny run, checking the report's shape and that
 what was measured is consistent (not how fast it is: speed belongs to the bench itself)."""
+
 import json
 
 import pytest
@@ -10,8 +11,11 @@ from k32.bench.cli import bench
 
 @pytest.mark.slow
 def test_bench_pods_json_shape():
-    result = CliRunner().invoke(bench, ["pods", "--json", "--requests", "30", "--starts", "2",
-                                        "--callgrind-requests", "0"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        bench,
+        ["pods", "--json", "--requests", "30", "--starts", "2", "--callgrind-requests", "0"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     r = json.loads(result.output)
     assert r["requests"] == 30 and r["errors"] == 0

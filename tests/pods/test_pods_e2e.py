@@ -1,6 +1,7 @@
 """Pods on a simulated cluster through real kubectl: the echo example on the control plane,
 pods on workers, deletion, CrashLoopBackOff with growing back-off and --previous logs,
 memory limits, unschedulable pods, image pins and env injection."""
+
 import json
 import threading
 import time
@@ -25,8 +26,11 @@ def test_echo_example_runs_on_the_control_plane(sim_cluster):
     start = time.monotonic()
     p = sim_cluster.kubectl("apply", "-f", str(ECHO_EXAMPLE))
     assert p.returncode == 0, p.stderr
-    pod = wait_until(lambda: (q := get_pod(sim_cluster, "echo")) and q["status"].get("phase") == "Running" and q,
-                     timeout=5.0, interval=0.1)
+    pod = wait_until(
+        lambda: (q := get_pod(sim_cluster, "echo")) and q["status"].get("phase") == "Running" and q,
+        timeout=5.0,
+        interval=0.1,
+    )
     assert pod, f"echo not Running within 5 s: {get_pod(sim_cluster, 'echo')}"
     assert time.monotonic() - start < 5.0 + 1.0  # 5 s from apply (kubectl's own start-up aside)
     cp = next(n for n, v in nodes(sim_cluster).items() if v["role"] == "control-plane")
@@ -44,7 +48,9 @@ def test_echo_example_runs_on_the_control_plane(sim_cluster):
     assert headers["content-type"] == "text/plain"
     # echo published its path on echo.events, which its kube32.io/event-topics annotation
     # subscribes it to: k32_event logged it.
-    logs = wait_until(lambda: "event echo.events: /echo/hello" in (out := sim_cluster.kubectl("logs", "echo").stdout) and out)
+    logs = wait_until(
+        lambda: "event echo.events: /echo/hello" in (out := sim_cluster.kubectl("logs", "echo").stdout) and out
+    )
     assert logs, sim_cluster.kubectl("logs", "echo").stdout
 
 
@@ -58,7 +64,9 @@ def test_pod_server_errors(sim_cluster):
 @pytest.mark.slow
 def test_worker_pod_runs_there_and_stops_on_delete(sim_cluster):
     w = worker_name(sim_cluster)
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: echo-worker, labels: {{app: echo-worker}}}}
@@ -69,7 +77,8 @@ spec:
     image: wasm://embedded/echo
     env: [{{name: GREETING, value: from-the-worker}}]
     resources: {{limits: {{memory: 64Ki}}}}
-""")
+""",
+    )
     pod = wait_until(lambda: (q := get_pod(sim_cluster, "echo-worker")) and q["status"].get("phase") == "Running" and q)
     assert pod and pod["spec"]["nodeName"] == w
     assert pod["status"]["podIP"] == nodes(sim_cluster)[w]["ip"]
@@ -91,7 +100,9 @@ spec:
 @pytest.mark.slow
 def test_run_to_completion_on_a_worker(sim_cluster):
     w = worker_name(sim_cluster)
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: hello-once}}
@@ -99,8 +110,11 @@ spec:
   nodeSelector: {{kubernetes.io/hostname: {w}}}
   restartPolicy: Never
   containers: [{{name: hello, image: wasm://embedded/hello}}]
-""")
-    pod = wait_until(lambda: (q := get_pod(sim_cluster, "hello-once")) and q["status"].get("phase") == "Succeeded" and q)
+""",
+    )
+    pod = wait_until(
+        lambda: (q := get_pod(sim_cluster, "hello-once")) and q["status"].get("phase") == "Succeeded" and q
+    )
     assert pod, get_pod(sim_cluster, "hello-once")
     term = container_status(pod)["state"]["terminated"]
     assert term["exitCode"] == 0 and term["reason"] == "Completed"
@@ -112,14 +126,17 @@ spec:
 @pytest.mark.slow
 def test_crash_loop_backoff_and_previous_logs(sim_cluster):
     w = worker_name(sim_cluster)
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: crasher}}
 spec:
   nodeSelector: {{kubernetes.io/hostname: {w}}}
   containers: [{{name: crasher, image: wasm://embedded/crasher}}]
-""")
+""",
+    )
     messages = []
 
     def backoff_seen():
@@ -149,7 +166,9 @@ spec:
 
 @pytest.mark.slow
 def test_over_limit_pod_fails_with_a_clear_reason(sim_cluster):
-    apply(sim_cluster, """
+    apply(
+        sim_cluster,
+        """
 apiVersion: v1
 kind: Pod
 metadata: {name: too-small}
@@ -159,7 +178,8 @@ spec:
   - name: echo
     image: wasm://embedded/echo
     resources: {limits: {memory: 32Ki}}
-""")
+""",
+    )
     pod = wait_until(lambda: (q := get_pod(sim_cluster, "too-small")) and q["status"].get("phase") == "Failed" and q)
     assert pod, get_pod(sim_cluster, "too-small")
     assert pod["status"]["reason"] == "CreateContainerError"
@@ -169,7 +189,9 @@ spec:
 
 @pytest.mark.slow
 def test_unschedulable_pod_stays_pending(sim_cluster):
-    apply(sim_cluster, """
+    apply(
+        sim_cluster,
+        """
 apiVersion: v1
 kind: Pod
 metadata: {name: too-big}
@@ -178,7 +200,8 @@ spec:
   - name: echo
     image: wasm://embedded/echo
     resources: {requests: {memory: 1Gi}}
-""")
+""",
+    )
 
     def cond():
         pod = get_pod(sim_cluster, "too-big")
@@ -196,14 +219,17 @@ spec:
 
 @pytest.mark.slow
 def test_image_pin_mismatch_refuses_to_start(sim_cluster):
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: pinned}}
 spec:
   restartPolicy: Never
   containers: [{{name: echo, image: "wasm://embedded/echo@sha256:{'0' * 64}"}}]
-""")
+""",
+    )
     pod = wait_until(lambda: (q := get_pod(sim_cluster, "pinned")) and q["status"].get("phase") == "Failed" and q)
     assert pod, get_pod(sim_cluster, "pinned")
     term = container_status(pod)["state"]["terminated"]
@@ -215,7 +241,9 @@ spec:
 
 @pytest.mark.slow
 def test_env_injection(sim_cluster):
-    apply(sim_cluster, """
+    apply(
+        sim_cluster,
+        """
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: envcm}
@@ -246,7 +274,8 @@ spec:
     - {name: TOKEN, valueFrom: {secretKeyRef: {name: envsec, key: token}}}
     - {name: MY_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
     - {name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
-""")
+""",
+    )
     pod = wait_until(lambda: (q := get_pod(sim_cluster, "printenv")) and q["status"].get("phase") == "Running" and q)
     assert pod, get_pod(sim_cluster, "printenv")
     node = pod["spec"]["nodeName"]
@@ -280,15 +309,21 @@ spec:
 def test_logs_tail_follow_and_errors(sim_cluster):
     w = worker_name(sim_cluster)
     for name, node in (("echo-logs-cp", None), ("echo-logs-w", w)):
-        sel = f"  nodeSelector: {{kubernetes.io/hostname: {node}}}\n" if node else \
-            "  nodeSelector: {node-role.kubernetes.io/control-plane: ''}\n"
-        apply(sim_cluster, f"""
+        sel = (
+            f"  nodeSelector: {{kubernetes.io/hostname: {node}}}\n"
+            if node
+            else "  nodeSelector: {node-role.kubernetes.io/control-plane: ''}\n"
+        )
+        apply(
+            sim_cluster,
+            f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: {name}}}
 spec:
 {sel}  containers: [{{name: echo, image: wasm://embedded/echo}}]
-""")
+""",
+        )
         pod = wait_until(lambda: (q := get_pod(sim_cluster, name)) and q["status"].get("phase") == "Running" and q)
         assert pod, get_pod(sim_cluster, name)
         node_name = pod["spec"]["nodeName"]
@@ -306,9 +341,24 @@ spec:
         import subprocess
 
         from k32.build.tools import kubectl
-        follow = subprocess.Popen([str(kubectl("1.37")), "--kubeconfig", str(sim_cluster.kubeconfig), "--context",
-                                   sim_cluster.context, "logs", "-f", "--tail", "0", name],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        follow = subprocess.Popen(
+            [
+                str(kubectl("1.37")),
+                "--kubeconfig",
+                str(sim_cluster.kubeconfig),
+                "--context",
+                sim_cluster.context,
+                "logs",
+                "-f",
+                "--tail",
+                "0",
+                name,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         lines = []
 
         def collect():
@@ -338,7 +388,9 @@ spec:
 @pytest.mark.slow
 def test_on_failure_exit_code_and_bad_limit(sim_cluster):
     w = worker_name(sim_cluster)
-    apply(sim_cluster, f"""
+    apply(
+        sim_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: exit-three}}
@@ -357,7 +409,8 @@ spec:
   nodeName: {w}
   restartPolicy: Never
   containers: [{{name: c, image: wasm://embedded/echo, resources: {{limits: {{memory: lots}}}}}}]
-""")
+""",
+    )
 
     def restarted():
         cs = container_status(get_pod(sim_cluster, "exit-three") or {})

@@ -47,8 +47,9 @@ def test_imports_are_the_abi(images):
 
 
 def test_echo_answers_with_body_and_greeting(images):
-    ctx = Ctx(env={"GREETING": "hello from echo"}, caps={"CHANNEL_IPC"}, method="POST",
-              path="/echo/hello", body=b"payload")
+    ctx = Ctx(
+        env={"GREETING": "hello from echo"}, caps={"CHANNEL_IPC"}, method="POST", path="/echo/hello", body=b"payload"
+    )
     host = PodHost(images["echo"], ctx, max_pages=1)  # the example's limits.memory: 64Ki
     assert host.call("k32_handle") == 0
     assert ctx.status == 200

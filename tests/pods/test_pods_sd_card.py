@@ -1,5 +1,6 @@
 """wasm://sd/<name> images on a card directory (the simulator's --sd DIR): loading, the
 @sha256 pin, a missing image, and k32_resp_asset serving the image's bundle files."""
+
 import gzip
 
 import pytest
@@ -28,8 +29,14 @@ def sd_cluster(tmp_path_factory):
     wrapper.write_text(f'#!/bin/sh\nexec {ensure_firmware()} "$@" --sd {card}\n')
     wrapper.chmod(0o755)
     state = root / "sim"
-    cluster = SimCluster(state, workers=0, base_port=find_free_base_port(0), kubeconfig=state / "kubeconfig",
-                         die_with_parent=True, binary=wrapper)
+    cluster = SimCluster(
+        state,
+        workers=0,
+        base_port=find_free_base_port(0),
+        kubeconfig=state / "kubeconfig",
+        die_with_parent=True,
+        binary=wrapper,
+    )
     cluster.up()
     cluster.digests = {n: i.sha256 for n, i in built.items()}
     yield cluster
@@ -42,7 +49,9 @@ def _running(cluster, name):
 
 def test_sd_image_loads_and_pins(sd_cluster):
     digest = sd_cluster.digests["echo"]
-    apply(sd_cluster, f"""
+    apply(
+        sd_cluster,
+        f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: sd-echo}}
@@ -51,7 +60,8 @@ spec:
   - name: echo
     image: wasm://sd/echo@sha256:{digest}
     env: [{{name: GREETING, value: from-the-card}}]
-""")
+""",
+    )
     pod = _running(sd_cluster, "sd-echo")
     assert pod and pod["status"]["phase"] == "Running", pod
     assert container_status(pod)["imageID"] == f"wasm://sd/echo@sha256:{digest}"
@@ -61,27 +71,33 @@ spec:
 
 
 def test_sd_missing_image(sd_cluster):
-    apply(sd_cluster, """
+    apply(
+        sd_cluster,
+        """
 apiVersion: v1
 kind: Pod
 metadata: {name: sd-missing}
 spec:
   restartPolicy: Never
   containers: [{name: c, image: wasm://sd/nothing-here}]
-""")
+""",
+    )
     pod = _running(sd_cluster, "sd-missing")
     term = container_status(pod)["state"]["terminated"]
     assert term["reason"] == "ErrImagePull" and "kube32/images/nothing-here/nothing-here.wasm" in term["message"]
 
 
 def test_resp_asset_serves_the_bundle(sd_cluster):
-    apply(sd_cluster, """
+    apply(
+        sd_cluster,
+        """
 apiVersion: v1
 kind: Pod
 metadata: {name: sd-assets}
 spec:
   containers: [{name: c, image: wasm://sd/assets}]
-""")
+""",
+    )
     pod = _running(sd_cluster, "sd-assets")
     assert pod and pod["status"]["phase"] == "Running", pod
     node = pod["spec"]["nodeName"]

@@ -1,5 +1,6 @@
 """A scripted node console on TCP (docs/console.md) for protocol edge cases the real node
 cannot be made to show on demand (silence, noise, malformed answers)."""
+
 import json
 import socket
 import threading
@@ -7,8 +8,8 @@ import threading
 
 class FakeConsole:
     def __init__(self, mode="ok"):
-        self.mode = mode                 # ok | silent | err | noisy
-        self.received = []              # (name, arg) the node got
+        self.mode = mode  # ok | silent | err | noisy
+        self.received = []  # (name, arg) the node got
         self.state = {"token": "", "wifi": None}
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"socket://127.0.0.1:{self.sock.getsockname()[1]}"
@@ -47,7 +48,7 @@ class FakeConsole:
     def _answer(self, line):
         if self.mode == "silent" or not line.startswith("K32_CMD:"):
             return ""
-        name, _, rest = line[len("K32_CMD:"):].partition(" ")
+        name, _, rest = line[len("K32_CMD:") :].partition(" ")
         arg = json.loads(rest) if rest else None
         self.received.append((name, arg))
         noise = "[NET] station connecting\r\nI (123) boot: something\r\n" if self.mode == "noisy" else ""
@@ -58,8 +59,10 @@ class FakeConsole:
             return noise + f'K32_RESP:TOKEN OK {{"auth":{json.dumps(bool(arg["token"]))}}}\n'
         if name == "WIFI":
             self.state["wifi"] = arg
-            return (noise + f'K32_RESP:WIFI OK {json.dumps({"ssid": arg["ssid"]})}\n'
-                    '[NET] station connected to the uplink, IP 10.0.0.7\n')
+            return (
+                noise + f'K32_RESP:WIFI OK {json.dumps({"ssid": arg["ssid"]})}\n'
+                '[NET] station connected to the uplink, IP 10.0.0.7\n'
+            )
         if name == "STATUS":
             st = {"name": "fake", "token": bool(self.state["token"]), "wifi": self.state["wifi"] is not None}
             return noise + f"K32_RESP:STATUS OK {json.dumps(st)}\n"

@@ -1,4 +1,5 @@
 """`k32 provision` over socket:// against a scripted console and against a real sim node."""
+
 import pytest
 from click.testing import CliRunner
 from fake_console import FakeConsole
@@ -17,6 +18,7 @@ def fake():
     def make(mode="ok"):
         made.append(FakeConsole(mode))
         return made[-1]
+
     yield make
     for f in made:
         f.close()
@@ -56,15 +58,18 @@ def test_password_prompted_and_env(fake):
     assert r.exit_code == 0 and f.state["token"] == "fromenv"
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--token", "has space"], "token: must be"),
-    (["--token", 'quo"te'], "token: must be"),
-    (["--token", "ünï"], "token: must be"),
-    (["--wifi", "--ssid", "x" * 33, "--password", "12345678"], "ssid: must be 1-32 bytes"),
-    (["--wifi", "--ssid", "net", "--password", "short"], "password: a WPA2 passphrase has 8-63"),
-    (["--wifi", "--ssid", "net", "--password", "pässwörd123"], "password: a WPA2 passphrase is printable ASCII"),
-    (["--wifi", "--ssid", "bad\nssid", "--password", "12345678"], "ssid: must not contain control"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--token", "has space"], "token: must be"),
+        (["--token", 'quo"te'], "token: must be"),
+        (["--token", "ünï"], "token: must be"),
+        (["--wifi", "--ssid", "x" * 33, "--password", "12345678"], "ssid: must be 1-32 bytes"),
+        (["--wifi", "--ssid", "net", "--password", "short"], "password: a WPA2 passphrase has 8-63"),
+        (["--wifi", "--ssid", "net", "--password", "pässwörd123"], "password: a WPA2 passphrase is printable ASCII"),
+        (["--wifi", "--ssid", "bad\nssid", "--password", "12345678"], "ssid: must not contain control"),
+    ],
+)
 def test_bad_secrets_change_nothing(fake, args, message):
     f = fake()
     r = run("--port", f.url, *args)
@@ -95,6 +100,7 @@ def test_missing_and_busy_port(tmp_path):
     import os
 
     import serial
+
     r = run("--port", "/dev/ttyK32-nope", "--token", "abc")
     assert r.exit_code != 0 and "serial port /dev/ttyK32-nope does not exist" in r.output
     r = run("--port", "socket://127.0.0.1:1", "--token", "abc")
@@ -132,8 +138,7 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     assert cluster.request("GET", "/api/v1/nodes", token="s3cr3t-Token")[0] == 200
     # kubectl sends a bearer token only over TLS (kubernetes/kubectl#744); the API port
     # also speaks TLS, so a kubeconfig with https + the token works
-    write_context(cluster.api_url.replace("http://", "https://"), "s3cr3t-Token",
-                  cluster.kubeconfig, cluster.context)
+    write_context(cluster.api_url.replace("http://", "https://"), "s3cr3t-Token", cluster.kubeconfig, cluster.context)
     ok = cluster.kubectl("get", "nodes")
     assert ok.returncode == 0 and "Ready" in ok.stdout, ok.stderr
     # a bad token is refused before it reaches the node: the good one still works
@@ -144,7 +149,7 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
     r = run("--port", url, "--wifi", "--ssid", UNICODE_SSID, "--password", SECRET_PASSWORD, "--wait", "1")
     assert r.exit_code == 0, r.output
     assert SECRET_PASSWORD not in r.output
-    log = open(cp["log"], encoding="utf-8").read()     # the sim's console TCP port carries
+    log = open(cp["log"], encoding="utf-8").read()  # the sim's console TCP port carries
     assert "[NET]" in log and SECRET_PASSWORD not in log  # answers; its logs go to the log file
     r = run("--port", url, "--clear-token")
     assert r.exit_code == 0, r.output
@@ -155,24 +160,28 @@ def test_token_on_a_running_sim_node_then_kubectl_needs_it(sim_factory):
 def test_token_and_wifi_persist_across_a_restart(sim_factory):
     from k32.provision import Console
     from k32.sim.cluster import SimCluster
+
     cluster = sim_factory(workers=0)
     cluster.up()
     url = f"socket://{cluster.status()['nodes'][0]['console']}"
     assert run("--port", url, "--token", "persist-me").exit_code == 0
     assert run("--port", url, "--wifi", "--ssid", "lab", "--password", "12345678", "--wait", "0").exit_code == 0
     cluster.down()
+
     class NoTokenFlag(SimCluster):
         """Restarts the node without --token (so only its stored token can be in force)
         while this client still sends the token in its readiness checks."""
+
         def _argv(self, binary, spec):
             argv = super()._argv(binary, spec)
             if "--token-file" in argv:
                 i = argv.index("--token-file")
-                del argv[i:i + 2]
+                del argv[i : i + 2]
             return argv
 
-    again = NoTokenFlag(cluster.state, workers=0, base_port=cluster.base_port,
-                        kubeconfig=cluster.kubeconfig, token="persist-me")
+    again = NoTokenFlag(
+        cluster.state, workers=0, base_port=cluster.base_port, kubeconfig=cluster.kubeconfig, token="persist-me"
+    )
     try:
         again.up()
         with Console(f"socket://{again.status()['nodes'][0]['console']}") as con:

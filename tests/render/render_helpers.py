@@ -1,4 +1,5 @@
 """Shared paths and a CLI runner for the renderer tests."""
+
 from __future__ import annotations
 
 import os
@@ -31,5 +32,6 @@ def k32(*args):
 
 def k32_subprocess(*args, cwd=None):
     """Run `k32 ARGS` in a fresh interpreter (for cross-process determinism)."""
-    return subprocess.run([sys.executable, "-m", "k32.cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "k32.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, check=False
+    )

@@ -1,6 +1,7 @@
 """`k32 apply` against a tiny in-test API server that records every request (a test double
 of the Kubernetes API: it stores what it is sent and answers GETs with it, adding the kind of
 server-side defaults a real API server adds)."""
+
 from __future__ import annotations
 
 import json
@@ -42,14 +43,25 @@ class FakeAPI:
                 u = urlparse(self.path)
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else b""
-                api.requests.append({"method": self.command, "path": u.path, "query": parse_qs(u.query),
-                                     "headers": dict(self.headers), "body": body})
+                api.requests.append(
+                    {
+                        "method": self.command,
+                        "path": u.path,
+                        "query": parse_qs(u.query),
+                        "headers": dict(self.headers),
+                        "body": body,
+                    }
+                )
                 if self.headers.get("Authorization") != f"Bearer {api.token}":
                     return self._send(401, {"kind": "Status", "message": "Unauthorized"})
                 if self.command == "GET" and u.path in DISCOVERY:
-                    return self._send(200, {"resources": [
-                        {"name": p, "kind": k, "namespaced": ns} for p, k, ns in DISCOVERY[u.path]]
-                        + [{"name": "pods/status", "kind": "Pod", "namespaced": True}]})
+                    return self._send(
+                        200,
+                        {
+                            "resources": [{"name": p, "kind": k, "namespaced": ns} for p, k, ns in DISCOVERY[u.path]]
+                            + [{"name": "pods/status", "kind": "Pod", "namespaced": True}]
+                        },
+                    )
                 if self.command == "PATCH":
                     if self.headers.get("Content-Type") != "application/apply-patch+yaml":
                         return self._send(415, {"message": "unsupported media type"})
@@ -57,7 +69,7 @@ class FakeAPI:
                     obj.setdefault("metadata", {})["uid"] = f"uid-{len(api.objects)}"
                     if obj["kind"] == "Service":
                         for p in obj["spec"]["ports"]:
-                            p.setdefault("protocol", "TCP")           # a server default
+                            p.setdefault("protocol", "TCP")  # a server default
                     obj["status"] = {}
                     api.objects[u.path] = obj
                     return self._send(200, obj)
@@ -88,12 +100,20 @@ def api(tmp_path):
 
 @pytest.fixture
 def kubeconfig(tmp_path, api):
-    cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "other",
-           "clusters": [{"name": "fake", "cluster": {"server": api.url}},
-                        {"name": "nowhere", "cluster": {"server": "http://127.0.0.1:9"}}],
-           "users": [{"name": "u", "user": {"token": api.token}}],
-           "contexts": [{"name": "kube32", "context": {"cluster": "fake", "user": "u"}},
-                        {"name": "other", "context": {"cluster": "nowhere", "user": "u"}}]}
+    cfg = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "other",
+        "clusters": [
+            {"name": "fake", "cluster": {"server": api.url}},
+            {"name": "nowhere", "cluster": {"server": "http://127.0.0.1:9"}},
+        ],
+        "users": [{"name": "u", "user": {"token": api.token}}],
+        "contexts": [
+            {"name": "kube32", "context": {"cluster": "fake", "user": "u"}},
+            {"name": "other", "context": {"cluster": "nowhere", "user": "u"}},
+        ],
+    }
     p = tmp_path / "kubeconfig"
     p.write_text(yaml.safe_dump(cfg))
     return p
@@ -127,7 +147,7 @@ def test_apply_sends_exactly_the_hashed_objects_in_order(api, kubeconfig, kube32
         want["metadata"].pop("annotations", None)
         if ann:
             assert ann == yaml.safe_load(res.data)["metadata"]["annotations"]
-        assert sent == want                        # YAML -> JSON, nothing else changed
+        assert sent == want  # YAML -> JSON, nothing else changed
         i = res.identity
         assert req["path"].endswith(f"/{i.name}")
         assert (f"/namespaces/{i.namespace}/" in req["path"]) == (i.kind != "Namespace")
@@ -174,21 +194,40 @@ def test_server_errors_are_reported_with_the_resource(api, kubeconfig, kube32_bu
 def test_unknown_context_and_unreachable_server(kubeconfig, kube32_bundle):
     r = k32("apply", "--manifests", kube32_bundle, "--kubeconfig", kubeconfig, "--context", "nope")
     assert r.exit_code == 1 and "context 'nope' not found" in r.output
-    r = k32("apply", "--manifests", kube32_bundle, "--kubeconfig", kubeconfig)       # current-context: other
+    r = k32("apply", "--manifests", kube32_bundle, "--kubeconfig", kubeconfig)  # current-context: other
     assert r.exit_code == 1 and "api_unreachable" in r.output
 
 
 def test_release_bundle_goes_through_the_same_apply(api, kubeconfig, tmp_path):
     from render_helpers import IMAGE, SOURCE
+
     out = tmp_path / "rel"
     tpl = tmp_path / "tpl"
     tpl.mkdir()
     (tpl / "svc.yaml.tmpl").write_text(
         "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .StableServiceName }}\n"
         "  namespace: {{ .Namespace }}\n  annotations:\n    image: {{ .ImageReference }}\n"
-        "spec:\n  ports:\n    - port: 80\n")
-    assert k32("release", "render", "--template", tpl, "--image", IMAGE, "--target", "demo/prod/c/demo",
-               "--source", SOURCE, "--lane-weights", "100", "-o", out).exit_code == 0
+        "spec:\n  ports:\n    - port: 80\n"
+    )
+    assert (
+        k32(
+            "release",
+            "render",
+            "--template",
+            tpl,
+            "--image",
+            IMAGE,
+            "--target",
+            "demo/prod/c/demo",
+            "--source",
+            SOURCE,
+            "--lane-weights",
+            "100",
+            "-o",
+            out,
+        ).exit_code
+        == 0
+    )
     assert _apply(kubeconfig, out).exit_code == 0
     assert _apply(kubeconfig, out, "--check").exit_code == 0
     sent = json.loads([q for q in api.requests if q["method"] == "PATCH"][0]["body"])

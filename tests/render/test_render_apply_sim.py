@@ -1,5 +1,6 @@
 """End to end: `k32 catalog render --target kube32` applied to a running simulator with
 `k32 apply --manifests` is accepted, and `--check` then reports no drift."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Seeded mutations of real inputs: every outcome is a render or a RenderError, never a crash."""
+
 from __future__ import annotations
 
 import random
@@ -12,8 +13,31 @@ from k32.render.catalog.load import load_text
 from k32.render.errors import RenderError
 from k32.render.release.gotemplate import Template as GoTemplate
 
-JUNK = ["", ":", "- ", "{", "}", "[", "]", "!!python/object:os.system ''", "&a", "*a", "\t",
-        "null", "-1", "99999999999999999999", "true", "'", '"', "\x00", "é", "{{", "}}", "|", ">"]
+JUNK = [
+    "",
+    ":",
+    "- ",
+    "{",
+    "}",
+    "[",
+    "]",
+    "!!python/object:os.system ''",
+    "&a",
+    "*a",
+    "\t",
+    "null",
+    "-1",
+    "99999999999999999999",
+    "true",
+    "'",
+    '"',
+    "\x00",
+    "é",
+    "{{",
+    "}}",
+    "|",
+    ">",
+]
 
 
 def _mutations(text: str, rng: random.Random, n: int):
@@ -27,7 +51,7 @@ def _mutations(text: str, rng: random.Random, n: int):
             elif op < 0.8:
                 chars.insert(pos, rng.choice(JUNK))
             else:
-                chars[pos:pos] = list(text[rng.randrange(len(text)):][:8])
+                chars[pos:pos] = list(text[rng.randrange(len(text)) :][:8])
         yield "".join(chars)
 
 
@@ -62,10 +86,18 @@ def test_mutated_templates_never_crash():
             assert exc.code in {"template_syntax", "template_function_forbidden"}
 
 
-@pytest.mark.parametrize("manifest", ["", "{", "[]", '{"format": "k32-bundle/v1"}',
-                                      '{"format": "k32-bundle/v1", "resources": [{"path": "../x.yaml"}]}',
-                                      '{"format": "k32-bundle/v1", "resources": [{"path": "a.yaml"}]}',
-                                      '{"format": "other", "resources": []}'])
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        "",
+        "{",
+        "[]",
+        '{"format": "k32-bundle/v1"}',
+        '{"format": "k32-bundle/v1", "resources": [{"path": "../x.yaml"}]}',
+        '{"format": "k32-bundle/v1", "resources": [{"path": "a.yaml"}]}',
+        '{"format": "other", "resources": []}',
+    ],
+)
 def test_malformed_bundles_are_refused(tmp_path, manifest):
     (tmp_path / "bundle.json").write_text(manifest)
     with pytest.raises(RenderError) as exc:
@@ -74,12 +106,20 @@ def test_malformed_bundles_are_refused(tmp_path, manifest):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ["{", "- a\n- b\n", "contexts: 3\n", "contexts: [3]\n",
-                                  "current-context: [x]\n",
-                                  "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
-                                  "clusters: [{name: k, cluster: {server: 42}}]\n",
-                                  "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
-                                  "clusters: [{name: k, cluster: {server: 'ftp://x'}}]\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{",
+        "- a\n- b\n",
+        "contexts: 3\n",
+        "contexts: [3]\n",
+        "current-context: [x]\n",
+        "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
+        "clusters: [{name: k, cluster: {server: 42}}]\n",
+        "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
+        "clusters: [{name: k, cluster: {server: 'ftp://x'}}]\n",
+    ],
+)
 def test_malformed_kubeconfig_is_named(tmp_path, text):
     cfg = tmp_path / "kc"
     cfg.write_text(text)

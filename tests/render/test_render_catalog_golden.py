@@ -1,6 +1,7 @@
 """Golden tests: the example catalogs render byte-for-byte to tests/render/golden/, for both
 targets; every standard-kind object validates against the Kubernetes schemas; the catalog
 exercises every schema field and every default. Regenerate with K32_UPDATE_GOLDEN=1."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,14 @@ from k32.render.catalog.load import load_catalog, schema
 from k32.render.errors import RenderError
 
 # Kinds with no upstream Kubernetes schema (CRDs); everything else MUST validate.
-CRD_KINDS = {"CiliumNetworkPolicy", "CiliumEgressGatewayPolicy", "HTTPRoute", "VirtualMachine",
-             "PrometheusRule", "ServiceMonitor"}
+CRD_KINDS = {
+    "CiliumNetworkPolicy",
+    "CiliumEgressGatewayPolicy",
+    "HTTPRoute",
+    "VirtualMachine",
+    "PrometheusRule",
+    "ServiceMonitor",
+}
 CASES = {"k3s": (CATALOG_K3S, k3s.render_catalog), "kube32": (CATALOG_KUBE32, kube32.render_catalog)}
 
 
@@ -55,7 +62,7 @@ def test_standard_kinds_validate_against_kubernetes_schemas(target):
         kinds.add(obj["kind"])
         if obj["kind"] in CRD_KINDS:
             continue
-        kubernetes_validate.validate(obj, version, strict=True)   # raises on any violation
+        kubernetes_validate.validate(obj, version, strict=True)  # raises on any violation
     assert kinds - CRD_KINDS, "no standard kinds were validated"
 
 
@@ -120,9 +127,11 @@ def test_contract_examples_render_as_the_contract_says():
     plex_app = next(o for o in objs["plex"] if o["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
     assert plex_app["resources"] == {"limits": {"gpu.intel.com/i915": 1}}
     for svc in ("sonarr", "radarr"):
-        mounts = next(o for o in objs[svc] if o["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+        mounts = next(o for o in objs[svc] if o["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0][
+            "volumeMounts"
+        ]
         media = [m for m in mounts if m["name"] == "media"]
-        assert media == [{"name": "media", "mountPath": "/media"}]          # the ancestor, once
+        assert media == [{"name": "media", "mountPath": "/media"}]  # the ancestor, once
         kinds = [o["kind"] for o in objs[svc]]
         assert "CiliumEgressGatewayPolicy" in kinds
     pihole = objs["pihole"]

@@ -1,5 +1,6 @@
 """Catalog CLI behaviour: selftest, the golden proof (`check`) in both DNS directions,
 bad input named by file/field/rule, and nothing written on error."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,8 +24,9 @@ def test_selftest_passes():
 
 
 def test_selftest_fails_when_the_gpu_mapping_changes(monkeypatch):
-    monkeypatch.setitem(k3s.GPU_RESOURCES, "intel-quicksync",
-                        {"limits": {"gpu.intel.com/i915": 1}, "requests": {"cpu": "1"}})
+    monkeypatch.setitem(
+        k3s.GPU_RESOURCES, "intel-quicksync", {"limits": {"gpu.intel.com/i915": 1}, "requests": {"cpu": "1"}}
+    )
     r = k32("catalog", "render", "--selftest")
     assert r.exit_code == 1 and "FAIL gpu" in r.output
 
@@ -54,11 +56,16 @@ def _route_file(apps: Path, service: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("service,edit", [
-    ("sonarr", lambda o: o["metadata"].pop("annotations")),                      # internal, published
-    ("plex", lambda o: o["metadata"].__setitem__(
-        "annotations", {"external-dns.alpha.kubernetes.io/controller": "none"})),  # public, hidden
-])
+@pytest.mark.parametrize(
+    "service,edit",
+    [
+        ("sonarr", lambda o: o["metadata"].pop("annotations")),  # internal, published
+        (
+            "plex",
+            lambda o: o["metadata"].__setitem__("annotations", {"external-dns.alpha.kubernetes.io/controller": "none"}),
+        ),  # public, hidden
+    ],
+)
 def test_check_reproves_internal_dns_in_both_directions(tmp_path, service, edit):
     apps = tmp_path / "apps"
     k32("catalog", "render", CATALOG_K3S, "-o", apps)
@@ -81,18 +88,28 @@ def test_absent_fields_render_from_their_defaults():
     objs = k3s.render_service(load_text(MINIMAL, "web.yaml"))
     kinds = [o["kind"] for o in objs]
     # default-deny + DNS (dependencies []), egress internet, metrics true -> the up SLI
-    assert kinds == ["Namespace", "NetworkPolicy", "NetworkPolicy", "CiliumNetworkPolicy",
-                     "Deployment", "PrometheusRule"]
+    assert kinds == [
+        "Namespace",
+        "NetworkPolicy",
+        "NetworkPolicy",
+        "CiliumNetworkPolicy",
+        "Deployment",
+        "PrometheusRule",
+    ]
     dep = objs[4]
-    assert dep["metadata"]["annotations"] == {"platform.home.keithjackson.dev/update-channel": "stable",
-                                              "platform.home.keithjackson.dev/auto-rollback": "true"}
-    assert "strategy" not in dep["spec"]                       # no storage -> no Recreate
+    assert dep["metadata"]["annotations"] == {
+        "platform.home.keithjackson.dev/update-channel": "stable",
+        "platform.home.keithjackson.dev/auto-rollback": "true",
+    }
+    assert "strategy" not in dep["spec"]  # no storage -> no Recreate
     assert "resources" not in dep["spec"]["template"]["spec"]["containers"][0]
 
 
 def test_forward_auth_sidecar_carries_one_api_route_per_entry():
-    d = load_text(MINIMAL + "ingressRoutes: [{host: web.home.keithjackson.dev, port: 80}]\n"
-                  "auth: {apiRoutes: [/api, /hooks]}\n", "web.yaml")
+    d = load_text(
+        MINIMAL + "ingressRoutes: [{host: web.home.keithjackson.dev, port: 80}]\nauth: {apiRoutes: [/api, /hooks]}\n",
+        "web.yaml",
+    )
     pod = next(o for o in k3s.render_service(d) if o["kind"] == "Deployment")["spec"]["template"]["spec"]
     sidecar = pod["containers"][1]
     assert [a for a in sidecar["args"] if a.startswith("--api-route")] == ["--api-route=/api", "--api-route=/hooks"]
@@ -101,20 +118,47 @@ def test_forward_auth_sidecar_carries_one_api_route_per_entry():
     assert not [a for a in pod["containers"][1]["args"] if a.startswith("--api-route")]
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("name: web\nsource: {image: nginx\n", "malformed_yaml: web.yaml:"),
-    ("name: web\nsource: {image: nginx}\nreplicas: 2\n", "web.yaml: (document): unknown field ('replicas' was unexpected) [rule: additionalProperties]"),
-    ("name: web\nsource: {image: nginx}\navailability: {replicas: two}\n", "web.yaml: availability.replicas: 'two' is not of type 'integer' [rule: type]"),
-    ("name: web\nsource: {image: nginx, vmTemplate: 'https://x/y.img'}\n", "web.yaml: source: exactly one of source.image, source.vmTemplate is required [rule: oneOf]"),
-    ("name: web\nsource: {}\n", "web.yaml: source: exactly one of"),
-    ("name: web\nkind: vm\nsource: {image: nginx}\n", "web.yaml: source: 'vmTemplate' is a required property [rule: required]"),
-    ("name: web\nsource: {image: nginx}\nstorage: [{name: m, size: 1Ti, class: bulk}]\n", "web.yaml: storage[0]: 'export' is a required property [rule: required]"),
-    ("name: web\nsource: {image: nginx}\nexposure: world\n", "web.yaml: exposure: 'world' is not one of ['internal', 'public'] [rule: enum]"),
-    ("name: web\nsource: {image: nginx}\nname: other\n", "duplicate key 'name'"),
-    ("name: web\nsource: {image: nginx}\ningressRoutes: [{host: a.b.home.keithjackson.dev, port: 80}]\n", "web.yaml: ingressRoutes[0].host:"),
-    ("name: web\nsource: {image: nginx}\nstorage: [{name: c, size: 1Gi, class: longhorn}, {name: c, size: 1Gi, class: longhorn}]\n", "web.yaml: storage[1].name: duplicate name 'c'"),
-    ("- just a list\n", "web.yaml: (document): must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("name: web\nsource: {image: nginx\n", "malformed_yaml: web.yaml:"),
+        (
+            "name: web\nsource: {image: nginx}\nreplicas: 2\n",
+            "web.yaml: (document): unknown field ('replicas' was unexpected) [rule: additionalProperties]",
+        ),
+        (
+            "name: web\nsource: {image: nginx}\navailability: {replicas: two}\n",
+            "web.yaml: availability.replicas: 'two' is not of type 'integer' [rule: type]",
+        ),
+        (
+            "name: web\nsource: {image: nginx, vmTemplate: 'https://x/y.img'}\n",
+            "web.yaml: source: exactly one of source.image, source.vmTemplate is required [rule: oneOf]",
+        ),
+        ("name: web\nsource: {}\n", "web.yaml: source: exactly one of"),
+        (
+            "name: web\nkind: vm\nsource: {image: nginx}\n",
+            "web.yaml: source: 'vmTemplate' is a required property [rule: required]",
+        ),
+        (
+            "name: web\nsource: {image: nginx}\nstorage: [{name: m, size: 1Ti, class: bulk}]\n",
+            "web.yaml: storage[0]: 'export' is a required property [rule: required]",
+        ),
+        (
+            "name: web\nsource: {image: nginx}\nexposure: world\n",
+            "web.yaml: exposure: 'world' is not one of ['internal', 'public'] [rule: enum]",
+        ),
+        ("name: web\nsource: {image: nginx}\nname: other\n", "duplicate key 'name'"),
+        (
+            "name: web\nsource: {image: nginx}\ningressRoutes: [{host: a.b.home.keithjackson.dev, port: 80}]\n",
+            "web.yaml: ingressRoutes[0].host:",
+        ),
+        (
+            "name: web\nsource: {image: nginx}\nstorage: [{name: c, size: 1Gi, class: longhorn}, {name: c, size: 1Gi, class: longhorn}]\n",
+            "web.yaml: storage[1].name: duplicate name 'c'",
+        ),
+        ("- just a list\n", "web.yaml: (document): must be a mapping"),
+    ],
+)
 def test_bad_input_names_file_field_and_rule(text, needle):
     with pytest.raises(RenderError) as exc:
         load_text(text, "web.yaml")
@@ -137,9 +181,10 @@ def test_duplicate_names_across_files(tmp_path):
 
 def test_duplicate_host_across_files(tmp_path):
     route = "ingressRoutes: [{host: x.home.keithjackson.dev, port: 80}]\n"
-    cat = _catalog(tmp_path, {"a.yaml": MINIMAL + route,
-                              "b.yaml": MINIMAL.replace("web", "web2") + route})
-    with pytest.raises(RenderError, match=r"b.yaml: ingressRoutes\[0\].host: 'x.home.keithjackson.dev' is already routed"):
+    cat = _catalog(tmp_path, {"a.yaml": MINIMAL + route, "b.yaml": MINIMAL.replace("web", "web2") + route})
+    with pytest.raises(
+        RenderError, match=r"b.yaml: ingressRoutes\[0\].host: 'x.home.keithjackson.dev' is already routed"
+    ):
         load_catalog(cat)
 
 
@@ -159,7 +204,7 @@ def test_nothing_written_on_error(tmp_path):
     r = k32("catalog", "render", bad, "-o", out)
     assert r.exit_code == 1 and "z.yaml: (document): unknown field" in r.output
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["apps", "catalog"]   # no temp leftovers
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["apps", "catalog"]  # no temp leftovers
     fresh = tmp_path / "fresh"
     assert k32("catalog", "render", bad, "-o", fresh).exit_code == 1
     assert not fresh.exists()
@@ -179,7 +224,9 @@ def test_kube32_egress_and_dependency_policies():
     objs = kube32.render_service(defs["probe"])
     pols = {o["metadata"]["name"]: o["spec"] for o in objs if o["kind"] == "NetworkPolicy"}
     assert pols["default-deny"] == {"podSelector": {}, "policyTypes": ["Egress"], "egress": []}
-    assert pols["egress-internet"]["egress"] == [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}]}]
+    assert pols["egress-internet"]["egress"] == [
+        {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.168.4.0/24"]}}]}
+    ]
     assert pols["egress-echo-7000"]["egress"][0]["ports"] == [{"protocol": "TCP", "port": 7000}]
     echo = kube32.render_service(defs["echo"])
     ing = next(o for o in echo if o["kind"] == "Ingress")
@@ -196,8 +243,9 @@ def test_kube32_egress_and_dependency_policies():
 
 
 def test_kube32_names_the_field_it_cannot_honour(tmp_path):
-    cat = _catalog(tmp_path, {"w.yaml": "name: w\nsource: {image: wasm://embedded/w}\n"
-                                        "hardware: {gpu: intel-quicksync}\n"})
+    cat = _catalog(
+        tmp_path, {"w.yaml": "name: w\nsource: {image: wasm://embedded/w}\nhardware: {gpu: intel-quicksync}\n"}
+    )
     r = k32("catalog", "render", cat, "-o", tmp_path / "out", "--target", "kube32")
     assert r.exit_code == 1
     assert "unsupported_on_kube32:" in r.output and "w.yaml: hardware.gpu: Kube32 nodes have no GPU" in r.output
@@ -206,8 +254,13 @@ def test_kube32_names_the_field_it_cannot_honour(tmp_path):
 def test_two_definitions_rendering_the_same_object_are_refused(tmp_path):
     """`a-b` + storage `c` and `a` + storage `b-c` both want the cluster-scoped PV `a-b-c`."""
     bulk = "storage: [{name: %s, size: 1Ti, class: bulk, export: /tank/x}]\n"
-    cat = _catalog(tmp_path, {"ab.yaml": "name: a-b\nsource: {image: x}\n" + bulk % "c",
-                              "a.yaml": "name: a\nsource: {image: x}\n" + bulk % "b-c"})
+    cat = _catalog(
+        tmp_path,
+        {
+            "ab.yaml": "name: a-b\nsource: {image: x}\n" + bulk % "c",
+            "a.yaml": "name: a\nsource: {image: x}\n" + bulk % "b-c",
+        },
+    )
     r = k32("catalog", "render", cat, "-o", tmp_path / "out")
     assert r.exit_code == 1
     assert "duplicate_object:" in r.output and "both render v1 PersistentVolume a-b-c" in r.output
@@ -218,6 +271,7 @@ def test_the_shipped_schema_is_a_valid_draft_2020_12_schema():
     import jsonschema
 
     from k32.render.catalog.load import schema
+
     jsonschema.Draft202012Validator.check_schema(schema())
 
 

@@ -1,5 +1,6 @@
 """`k32 bench api --json` runs end to end against a fresh simulated control plane (no timing
 assertions: benchmarks report numbers, they do not pass or fail on them)."""
+
 import json
 import subprocess
 import sys
@@ -9,9 +10,12 @@ import pytest
 
 @pytest.mark.slow
 def test_bench_api_json():
-    proc = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "api", "--count", "5",
-                           "--list-rounds", "3", "--json"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "bench", "api", "--count", "5", "--list-rounds", "3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["benchmark"] == "api" and out["count"] == 5
@@ -24,7 +28,11 @@ def test_bench_api_json():
 
 
 def test_bench_api_bad_server_is_a_clear_error():
-    proc = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "api", "--server",
-                           "ftp://nowhere"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "bench", "api", "--server", "ftp://nowhere"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert "must look like http(s)://HOST:PORT" in proc.stderr

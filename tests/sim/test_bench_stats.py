@@ -1,4 +1,5 @@
 """Percentiles of `k32 bench` are nearest-rank: every reported value was measured."""
+
 import pytest
 
 from k32.bench.api import BenchError, percentile, summarize

@@ -1,4 +1,5 @@
 """ensure_firmware(): when the binary counts as stale, and what a failed build reports."""
+
 import os
 import time
 
@@ -47,10 +48,12 @@ def test_override_must_be_executable(tmp_path, monkeypatch):
 
 
 def test_failure_tail_shows_the_first_compiler_error():
-    log = "\n".join(["[ 10%] Building a.o"] * 50 +
-                    ["src/a.cpp:3:1: error: expected ';' before '}'", "  3 | }"] +
-                    ["[ 20%] Building b.o"] * 50 +
-                    ["gmake: *** [Makefile:200: k32-node] Error 2"])
+    log = "\n".join(
+        ["[ 10%] Building a.o"] * 50
+        + ["src/a.cpp:3:1: error: expected ';' before '}'", "  3 | }"]
+        + ["[ 20%] Building b.o"] * 50
+        + ["gmake: *** [Makefile:200: k32-node] Error 2"]
+    )
     tail = fw._tail(log)
     assert tail.splitlines()[0] == "src/a.cpp:3:1: error: expected ';' before '}'"
     assert tail.splitlines()[-1] == "gmake: *** [Makefile:200: k32-node] Error 2"

@@ -1,4 +1,5 @@
 """The console client against a scripted socket peer (docs/console.md framing)."""
+
 import socket
 import threading
 
@@ -36,13 +37,16 @@ def test_argument_is_json():
     assert got == [b'K32_CMD:TOKEN {"token": "a b\\"c"}\n']
 
 
-@pytest.mark.parametrize("reply, problem", [
-    (b"K32_RESP:STATUS ERR no such thing\n", "no such thing"),
-    (b"K32_RESP:STATUS OK [1]\n", "not a JSON object"),
-    (b"K32_RESP:STATUS OK {bad\n", "not JSON"),
-    (b"K32_RESP:STATUS MAYBE\n", "malformed"),
-    (b"partial line without end", "closed before answering"),
-])
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        (b"K32_RESP:STATUS ERR no such thing\n", "no such thing"),
+        (b"K32_RESP:STATUS OK [1]\n", "not a JSON object"),
+        (b"K32_RESP:STATUS OK {bad\n", "not JSON"),
+        (b"K32_RESP:STATUS MAYBE\n", "malformed"),
+        (b"partial line without end", "closed before answering"),
+    ],
+)
 def test_bad_answers_are_errors(reply, problem):
     addr, _ = serve_once(reply)
     with pytest.raises(ConsoleError, match=problem):

@@ -1,4 +1,5 @@
 """The kubeconfig merge keeps every other context and never takes over current-context."""
+
 import base64
 import os
 
@@ -8,7 +9,9 @@ import yaml
 from k32.kubeconfig import files as kcfg
 
 OTHER = {
-    "apiVersion": "v1", "kind": "Config", "current-context": "prod",
+    "apiVersion": "v1",
+    "kind": "Config",
+    "current-context": "prod",
     "clusters": [{"name": "prod", "cluster": {"server": "https://prod:6443"}}],
     "users": [{"name": "prod", "user": {"token": "prod-token"}}],
     "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "prod"}}],
@@ -66,11 +69,14 @@ def test_default_path_follows_kubeconfig_env(monkeypatch, tmp_path):
     assert kcfg.default_path() == tmp_path / ".kube" / "config"
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("clusters: [unclosed", "not valid YAML"),
-    ("- a list\n", "top level must be a mapping"),
-    ("clusters: {a: 1}\n", "'clusters' must be a list"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("clusters: [unclosed", "not valid YAML"),
+        ("- a list\n", "top level must be a mapping"),
+        ("clusters: {a: 1}\n", "'clusters' must be a list"),
+    ],
+)
 def test_bad_kubeconfig_is_a_clear_error(tmp_path, text, problem):
     path = tmp_path / "config"
     path.write_text(text)

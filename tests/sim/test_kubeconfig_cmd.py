@@ -1,6 +1,7 @@
 """`k32 kubeconfig`: a context for a node's API written from its console (certificate pinned
 from K32_CMD:APICERT, token added) or from its address (trust on first use), checked with an
 authenticated request first; kubectl (Debian's /usr/bin/kubectl) then reaches the node."""
+
 import os
 import shutil
 import subprocess
@@ -18,13 +19,22 @@ KUBECTL = shutil.which("kubectl", path="/usr/bin") or shutil.which("kubectl")
 def k32(*args, env_extra=None):
     env = {k: v for k, v in os.environ.items() if k != "K32_TOKEN"}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "k32.cli", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=120, env=env, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "k32.cli", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def board_like(tmp_path_factory):
     from k32.testing.clusters import make_test_cluster
+
     c = make_test_cluster(tmp_path_factory.mktemp("kcfg"), workers=0, token=TOKEN)
     c.up()
     yield c
@@ -38,15 +48,30 @@ def cp(cluster):
 def kubectl_nodes(path, context):
     assert KUBECTL, "kubectl is not installed"
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-    return subprocess.run([KUBECTL, "--kubeconfig", str(path), "--context", context, "get", "nodes", "-o",
-                           "name"], capture_output=True, text=True, timeout=60, env=env, check=False)
+    return subprocess.run(
+        [KUBECTL, "--kubeconfig", str(path), "--context", context, "get", "nodes", "-o", "name"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
 
 
 @pytest.mark.slow
 def test_from_the_console_pins_the_certificate_and_adds_the_token(board_like, tmp_path):
     path = tmp_path / "config"
-    r = k32("kubeconfig", "--port", f"socket://{cp(board_like)['console']}", "--context", "board",
-            "--kubeconfig", str(path), "--token", TOKEN)
+    r = k32(
+        "kubeconfig",
+        "--port",
+        f"socket://{cp(board_like)['console']}",
+        "--context",
+        "board",
+        "--kubeconfig",
+        str(path),
+        "--token",
+        TOKEN,
+    )
     assert r.returncode == 0, r.stderr
     doc = yaml.safe_load(path.read_text())
     cluster = next(c["cluster"] for c in doc["clusters"] if c["name"] == "board")
@@ -63,17 +88,34 @@ def test_a_node_with_a_token_needs_it(board_like, tmp_path):
     path = tmp_path / "config"
     r = k32("kubeconfig", "--port", f"socket://{cp(board_like)['console']}", "--kubeconfig", str(path))
     assert r.returncode != 0 and "has an API token" in r.stderr
-    r = k32("kubeconfig", "--port", f"socket://{cp(board_like)['console']}", "--kubeconfig", str(path),
-            "--token", "wrong-token")
+    r = k32(
+        "kubeconfig",
+        "--port",
+        f"socket://{cp(board_like)['console']}",
+        "--kubeconfig",
+        str(path),
+        "--token",
+        "wrong-token",
+    )
     assert r.returncode != 0 and "wrong token" in r.stderr
-    assert not path.exists()   # nothing saved that would not work
+    assert not path.exists()  # nothing saved that would not work
 
 
 def test_from_the_network_trusts_on_first_use(board_like, tmp_path):
     node = cp(board_like)
     path = tmp_path / "config"
-    r = k32("kubeconfig", "--ip", node["ip"], "--api-port", str(node["apiPort"]), "--context", "tofu",
-            "--kubeconfig", str(path), env_extra={"K32_TOKEN": TOKEN})
+    r = k32(
+        "kubeconfig",
+        "--ip",
+        node["ip"],
+        "--api-port",
+        str(node["apiPort"]),
+        "--context",
+        "tofu",
+        "--kubeconfig",
+        str(path),
+        env_extra={"K32_TOKEN": TOKEN},
+    )
     assert r.returncode == 0, r.stderr
     assert "SHA-256" in r.stdout
     assert kubectl_nodes(path, "tofu").returncode == 0

@@ -1,4 +1,5 @@
 """Port layout, free-port search and process identity (pid + start time)."""
+
 import socket
 import subprocess
 import sys
@@ -12,8 +13,13 @@ from k32.sim import procs
 
 def test_default_layout_matches_the_documented_ports():
     cp, w1, w2 = sc.layout(2, sc.DEFAULT_BASE_PORT)
-    assert (cp.role, cp.api_port, cp.ingress_port, cp.pod_port, cp.console_port) == \
-        ("control-plane", 6443, 8080, 7000, 7100)
+    assert (cp.role, cp.api_port, cp.ingress_port, cp.pod_port, cp.console_port) == (
+        "control-plane",
+        6443,
+        8080,
+        7000,
+        7100,
+    )
     assert (w1.role, w1.pod_port, w1.console_port) == ("worker", 7001, 7101)
     assert (w2.pod_port, w2.console_port) == (7002, 7102)
     if sys.platform.startswith("linux"):

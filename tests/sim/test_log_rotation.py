@@ -1,5 +1,6 @@
 """`k32 sim up` keeps the previous run's node log (node.log -> node.log.1) instead of
 truncating it: the log that explains a crash must survive the restart after it."""
+
 import uuid
 
 import pytest

@@ -1,4 +1,5 @@
 """`k32 sim up/status/down` as a user runs them, against the real k32-node binary."""
+
 import json
 import os
 import signal
@@ -13,10 +14,12 @@ from k32.sim import procs
 from k32.sim.cluster import find_free_base_port, layout
 from k32.testing.poll import poll_until
 
-FOLLOWING = "following node logs"   # `k32 sim up` (foreground) prints it once a signal stops it
+FOLLOWING = "following node logs"  # `k32 sim up` (foreground) prints it once a signal stops it
 
 OTHER_CONFIG = {
-    "apiVersion": "v1", "kind": "Config", "current-context": "prod",
+    "apiVersion": "v1",
+    "kind": "Config",
+    "current-context": "prod",
     "clusters": [{"name": "prod", "cluster": {"server": "https://prod.example:6443"}}],
     "users": [{"name": "prod", "user": {"token": "prod-token"}}],
     "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "prod"}}],
@@ -29,8 +32,9 @@ def env(tmp_path):
     kubeconfig = tmp_path / "kube" / "config"
     kubeconfig.parent.mkdir()
     kubeconfig.write_text(yaml.safe_dump(OTHER_CONFIG))
-    e = dict(os.environ, HOME=str(tmp_path / "home"),
-             KUBECONFIG=os.pathsep.join([str(kubeconfig), str(tmp_path / "second")]))
+    e = dict(
+        os.environ, HOME=str(tmp_path / "home"), KUBECONFIG=os.pathsep.join([str(kubeconfig), str(tmp_path / "second")])
+    )
     e["_state"] = str(tmp_path / "state")
     return e
 
@@ -40,8 +44,10 @@ class Output:
 
     def __init__(self, proc):
         self.proc, self.out, self.err = proc, [], []
-        self.threads = [threading.Thread(target=self._read, args=(stream, into), daemon=True)
-                        for stream, into in ((proc.stdout, self.out), (proc.stderr, self.err))]
+        self.threads = [
+            threading.Thread(target=self._read, args=(stream, into), daemon=True)
+            for stream, into in ((proc.stdout, self.out), (proc.stderr, self.err))
+        ]
         for t in self.threads:
             t.start()
 
@@ -62,8 +68,9 @@ class Output:
 
 def k32(env, *args, timeout=180):
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
-    return subprocess.run([sys.executable, "-m", "k32.cli", *args], env=clean, timeout=timeout,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "k32.cli", *args], env=clean, timeout=timeout, capture_output=True, text=True
+    )
 
 
 def status(env):
@@ -85,8 +92,7 @@ def test_up_status_down(env):
         expected = layout(2, base)
         assert [n["name"] for n in st["nodes"]] == [n.name for n in expected]
         for got, want in zip(st["nodes"], expected):
-            for key in ("name", "role", "ip", "apiPort", "ingressPort", "podPort", "console",
-                        "bundle", "pid"):
+            for key in ("name", "role", "ip", "apiPort", "ingressPort", "podPort", "console", "bundle", "pid"):
                 assert key in got, key
             assert got["role"] == want.role and got["ip"] == want.ip
             assert got["podPort"] == want.pod_port and got["console"] == want.console
@@ -107,8 +113,11 @@ def test_up_status_down(env):
     assert down.returncode == 0, down.stderr
     for n in st["nodes"]:
         assert n["name"] in down.stdout
-    poll_until(lambda: all(procs.start_time(n["pid"]) is None or procs.is_zombie(n["pid"])
-                           for n in st["nodes"]), 10, "every node process gone after sim down")
+    poll_until(
+        lambda: all(procs.start_time(n["pid"]) is None or procs.is_zombie(n["pid"]) for n in st["nodes"]),
+        10,
+        "every node process gone after sim down",
+    )
     assert status(env)["nodes"] == []
 
 
@@ -116,8 +125,9 @@ def test_up_status_down(env):
 def test_down_never_kills_a_recycled_pid(env):
     base = find_free_base_port(0)
     state = env["_state"]
-    assert k32(env, "sim", "up", "--detach", "--workers", "0", "--state", state,
-               "--base-port", str(base)).returncode == 0
+    assert (
+        k32(env, "sim", "up", "--detach", "--workers", "0", "--state", state, "--base-port", str(base)).returncode == 0
+    )
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         sim_file = os.path.join(state, "sim.json")
@@ -140,13 +150,13 @@ def test_down_never_kills_a_recycled_pid(env):
 @pytest.mark.slow
 def test_busy_port_is_a_clear_error(env):
     import socket
+
     base = find_free_base_port(1)
     ingress = layout(1, base)[0].ingress_port
     with socket.socket() as s:
         s.bind(("127.0.0.1", ingress))
         s.listen()
-        up = k32(env, "sim", "up", "--detach", "--workers", "1", "--state", env["_state"],
-                 "--base-port", str(base))
+        up = k32(env, "sim", "up", "--detach", "--workers", "1", "--state", env["_state"], "--base-port", str(base))
     assert up.returncode != 0
     assert f"port busy: kube32-control-plane 127.0.0.1:{ingress}" in up.stderr, up.stderr
     assert status(env)["nodes"] == []
@@ -158,8 +168,18 @@ def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
     fake.write_text("#!/bin/sh\necho 'fatal: cannot open state store' >&2\nexit 3\n")
     fake.chmod(0o755)
     env = dict(env, K32_NODE_BINARY=str(fake))
-    up = k32(env, "sim", "up", "--detach", "--workers", "1", "--state", env["_state"],
-             "--base-port", str(find_free_base_port(1)))
+    up = k32(
+        env,
+        "sim",
+        "up",
+        "--detach",
+        "--workers",
+        "1",
+        "--state",
+        env["_state"],
+        "--base-port",
+        str(find_free_base_port(1)),
+    )
     assert up.returncode != 0
     assert "kube32-control-plane exited early (exit code 3)" in up.stderr, up.stderr
     assert "fatal: cannot open state store" in up.stderr
@@ -170,9 +190,25 @@ def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
 def test_foreground_up_stops_on_sigterm(env):
     base = find_free_base_port(1)
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
-    proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "1",
-                             "--state", env["_state"], "--base-port", str(base)],
-                            env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "k32.cli",
+            "sim",
+            "up",
+            "--workers",
+            "1",
+            "--state",
+            env["_state"],
+            "--base-port",
+            str(base),
+        ],
+        env=clean,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     output = Output(proc)
     try:
         poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
@@ -193,9 +229,25 @@ def test_foreground_up_stops_on_sigterm(env):
 @pytest.mark.slow
 def test_foreground_up_ends_quietly_on_sim_down(env):
     clean = {k: v for k, v in env.items() if not k.startswith("_")}
-    proc = subprocess.Popen([sys.executable, "-m", "k32.cli", "sim", "up", "--workers", "0",
-                             "--state", env["_state"], "--base-port", str(find_free_base_port(0))],
-                            env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "k32.cli",
+            "sim",
+            "up",
+            "--workers",
+            "0",
+            "--state",
+            env["_state"],
+            "--base-port",
+            str(find_free_base_port(0)),
+        ],
+        env=clean,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     output = Output(proc)
     try:
         poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
@@ -212,13 +264,16 @@ def test_foreground_up_ends_quietly_on_sim_down(env):
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(PR_SET_PDEATHSIG)")
 def test_test_clusters_die_with_their_test_process(tmp_path):
-    code = ("import sys, time; from k32.testing.clusters import make_test_cluster\n"
-            "c = make_test_cluster(sys.argv[1], workers=0); c.up()\n"
-            "print(c.status()['nodes'][0]['pid'], c.status()['nodes'][0]['pid'] and "
-            "__import__('k32.sim.procs', fromlist=['x']).start_time(c.status()['nodes'][0]['pid']),"
-            " flush=True)\ntime.sleep(120)\n")
-    runner = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "st")],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    code = (
+        "import sys, time; from k32.testing.clusters import make_test_cluster\n"
+        "c = make_test_cluster(sys.argv[1], workers=0); c.up()\n"
+        "print(c.status()['nodes'][0]['pid'], c.status()['nodes'][0]['pid'] and "
+        "__import__('k32.sim.procs', fromlist=['x']).start_time(c.status()['nodes'][0]['pid']),"
+        " flush=True)\ntime.sleep(120)\n"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path / "st")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         line = runner.stdout.readline().split()
         assert len(line) == 2, runner.stderr.read() if runner.poll() is not None else line
@@ -226,7 +281,9 @@ def test_test_clusters_die_with_their_test_process(tmp_path):
         assert procs.alive(pid, started)
         runner.kill()  # like a CI job killed mid-test: no teardown runs
         runner.wait()
-        poll_until(lambda: not procs.alive(pid, started), 10, "the test cluster's node gone once its test process was killed")
+        poll_until(
+            lambda: not procs.alive(pid, started), 10, "the test cluster's node gone once its test process was killed"
+        )
     finally:
         if runner.poll() is None:
             runner.kill()

@@ -2,6 +2,7 @@
 then on, also after `k32 sim down` / `k32 sim up` on the same state dir: `up` must probe
 readiness and write the kubeconfig with it (without, it waited for Ready nodes it could not
 list and gave up)."""
+
 import os
 import subprocess
 import sys
@@ -16,9 +17,16 @@ TOKEN = "set-on-the-console-42"
 
 def provision(console: str, *args):
     env = {k: v for k, v in os.environ.items() if k != "K32_TOKEN"}
-    return subprocess.run([sys.executable, "-m", "k32.cli", "provision", "--port", f"socket://{console}", *args],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=env,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "k32.cli", "provision", "--port", f"socket://{console}", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -31,7 +39,7 @@ def test_up_again_after_provision_token(tmp_path):
         assert r.returncode == 0, r.stderr
     finally:
         c.down()
-    again = make_test_cluster(tmp_path / "sim", workers=1)   # no token given this time
+    again = make_test_cluster(tmp_path / "sim", workers=1)  # no token given this time
     again.up()
     try:
         assert again.token == TOKEN
@@ -39,6 +47,6 @@ def test_up_again_after_provision_token(tmp_path):
         assert nodes.returncode == 0, nodes.stderr
         assert nodes.stdout.count("node/") == 2
         status, _, _ = again.request("GET", "/api/v1/nodes", token=False)
-        assert status == 401   # the API really requires it
+        assert status == 401  # the API really requires it
     finally:
         again.down()

@@ -1,6 +1,7 @@
 """kubectl top nodes / top pods against the simulator: the metrics.k8s.io API is discoverable
 as metrics-server's is, and its figures are the nodes' real heap and the pods' real linear
 memory and interpreter time (a pod that served requests shows CPU, an idle one none)."""
+
 import http.client
 import json
 import re
@@ -50,12 +51,17 @@ def raw(cluster, path: str) -> dict:
 
 def pod_metrics(cluster) -> dict:
     """name -> PodMetrics of NS once both pods have a reading taken after the requests."""
+
     def both():
-        items = {i["metadata"]["name"]: i for i in raw(cluster, f"/apis/metrics.k8s.io/v1beta1/namespaces/{NS}/pods")["items"]}
+        items = {
+            i["metadata"]["name"]: i
+            for i in raw(cluster, f"/apis/metrics.k8s.io/v1beta1/namespaces/{NS}/pods")["items"]
+        }
         busy = items.get("busy")
         if not busy or "idle" not in items or busy["containers"][0]["usage"]["cpu"] == "0n":
             return None
         return items
+
     found = wait_until(both, timeout=40)
     assert found, "no pod metrics with the busy pod's CPU within 40 s (reports ride on 10 s heartbeats)"
     return found
@@ -78,8 +84,14 @@ def test_metrics_api_is_discoverable_like_metrics_server(sim_cluster):
 @pytest.mark.slow
 def test_node_metrics_are_the_nodes_heap(sim_cluster):
     names = set(nodes(sim_cluster))
-    items = wait_until(lambda: (got := raw(sim_cluster, "/apis/metrics.k8s.io/v1beta1/nodes")["items"])
-                       and {i["metadata"]["name"] for i in got} == names and got, timeout=30)
+    items = wait_until(
+        lambda: (
+            (got := raw(sim_cluster, "/apis/metrics.k8s.io/v1beta1/nodes")["items"])
+            and {i["metadata"]["name"] for i in got} == names
+            and got
+        ),
+        timeout=30,
+    )
     assert items, "every node reports within 30 s"
     for item in items:
         usage = item["usage"]
@@ -124,6 +136,7 @@ def test_kubectl_top_nodes(sim_cluster, version):
             return None
         rows = [line.split() for line in p.stdout.strip().splitlines()]
         return rows if {r[0] for r in rows[1:]} == names else None
+
     rows = wait_until(table, timeout=30)
     assert rows, run_kubectl(sim_cluster, KUBECTLS[version], "top", "nodes").stderr
     # kubectl 1.34 renamed CPU% / MEMORY% to CPU(%) / MEMORY(%).

@@ -2,6 +2,7 @@
 forwarded local port is answered by the pod's k32_handle, over the WebSocket tunnel current
 kubectl uses and over plain SPDY (older kubectl, or KUBECTL_PORT_FORWARD_WEBSOCKETS=false),
 with the API's bearer token like every other call."""
+
 import contextlib
 import json
 import os
@@ -23,7 +24,8 @@ LIMITS = load_common()
 KUBECTLS = kubectl_binaries()
 # (kubectl label, environment): the tunnel each kubectl takes by default, and SPDY forced.
 VARIANTS = [(v, {}) for v in sorted(KUBECTLS)] + [
-    (v, {"KUBECTL_PORT_FORWARD_WEBSOCKETS": "false"}) for v in ("1.37", "system") if v in KUBECTLS]
+    (v, {"KUBECTL_PORT_FORWARD_WEBSOCKETS": "false"}) for v in ("1.37", "system") if v in KUBECTLS
+]
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +33,17 @@ def pod(sim_cluster):
     ensure_namespace(sim_cluster, NS)
     w = worker_name(sim_cluster)
     apply(sim_cluster, echo_pod("web", NS, w, labels={"app": "web"}))
-    apply(sim_cluster, json.dumps({
-        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": NS},
-        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}}))
+    apply(
+        sim_cluster,
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": "web", "namespace": NS},
+                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+            }
+        ),
+    )
     wait_running(sim_cluster, "web", NS)
     return "web"
 
@@ -41,8 +51,18 @@ def pod(sim_cluster):
 @contextlib.contextmanager
 def forward(cluster, version, env, target, remote):
     """Runs kubectl port-forward TARGET :REMOTE; yields the local port kubectl chose."""
-    argv = [str(KUBECTLS[version]), "--kubeconfig", str(cluster.kubeconfig), "--context", cluster.context,
-            "port-forward", "-n", NS, target, f":{remote}"]
+    argv = [
+        str(KUBECTLS[version]),
+        "--kubeconfig",
+        str(cluster.kubeconfig),
+        "--context",
+        cluster.context,
+        "port-forward",
+        "-n",
+        NS,
+        target,
+        f":{remote}",
+    ]
     full_env = dict(os.environ)
     full_env.pop("KUBECONFIG", None)
     full_env.update(env)
@@ -164,8 +184,13 @@ def upgrade(cluster, headers: dict, method="GET") -> tuple[socket.socket, bytes]
     return s, head
 
 
-WS = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "SPDY/3.1+portforward.k8s.io"}
+WS = {
+    "Connection": "Upgrade",
+    "Upgrade": "websocket",
+    "Sec-WebSocket-Version": "13",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Protocol": "SPDY/3.1+portforward.k8s.io",
+}
 SPDY = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1", "X-Stream-Protocol-Version": "portforward.k8s.io"}
 
 

@@ -1,5 +1,6 @@
 """Helpers for the kubectl verb tests (top, port-forward): the kubectl binaries to run, and a
 request-serving pod pinned to a node."""
+
 import json
 import os
 import subprocess
@@ -47,19 +48,25 @@ def echo_pod(name: str, ns: str, node: str, labels: dict | None = None) -> str:
     """A Pod manifest: the embedded echo module (answers "<GREETING>\\n<METHOD> <path>\\n<body>")
     pinned to `node`."""
     labels = labels or {"app": name}
-    return json.dumps({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": ns, "labels": labels},
-        "spec": {
-            "nodeSelector": {"kubernetes.io/hostname": node},
-            "containers": [{
-                "name": "echo", "image": "wasm://embedded/echo",
-                "env": [{"name": "GREETING", "value": f"hello from {name}"}],
-                "ports": [{"containerPort": 8080, "name": "http"}],
-                "resources": {"limits": {"memory": "128Ki"}},
-            }],
-        },
-    })
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "labels": labels},
+            "spec": {
+                "nodeSelector": {"kubernetes.io/hostname": node},
+                "containers": [
+                    {
+                        "name": "echo",
+                        "image": "wasm://embedded/echo",
+                        "env": [{"name": "GREETING", "value": f"hello from {name}"}],
+                        "ports": [{"containerPort": 8080, "name": "http"}],
+                        "resources": {"limits": {"memory": "128Ki"}},
+                    }
+                ],
+            },
+        }
+    )
 
 
 def ensure_namespace(cluster, ns: str) -> None:

@@ -1,5 +1,6 @@
 """`k32 bench wasm`: the frozen workload set builds, runs under every runtime with one checksum,
 and a runtime that computes a different result fails the bench."""
+
 import json
 import shutil
 import subprocess
@@ -15,8 +16,12 @@ def _toolchains_work(tmp_path) -> bool:
         return False
     src = tmp_path / "probe.c"
     src.write_text("int main(void){return 0;}")
-    return subprocess.run(["clang", "--target=wasm32-wasi", "-O2", str(src), "-o",
-                           str(tmp_path / "probe.wasm")], capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["clang", "--target=wasm32-wasi", "-O2", str(src), "-o", str(tmp_path / "probe.wasm")], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 @pytest.fixture
@@ -34,16 +39,22 @@ def test_every_workload_of_the_set_has_a_source():
 @pytest.mark.slow
 @pytest.mark.bench
 def test_one_workload_json(toolchains):
-    r = subprocess.run([sys.executable, "-m", "k32.cli", "bench", "wasm", "--workload", "crc",
-                        "--repeat", "1", "--json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "bench", "wasm", "--workload", "crc", "--repeat", "1", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    row, = out["workloads"]
+    (row,) = out["workloads"]
     assert row["workload"] == "crc" and row["checksum"] > 0
     for who in out["summary"]["runtimes"]:
         assert row[f"{who}_ms"] > 0  # CPU time read through WASI clock 2 under every runtime
     assert set(out["summary"]["verdict"]) == {
-        "geomean >= 2.0x wasm3", "every workload >= 1.3x wasm3", "geomean <= 9.0x native time"}
+        "geomean >= 2.0x wasm3",
+        "every workload >= 1.3x wasm3",
+        "geomean <= 9.0x native time",
+    }
 
 
 @pytest.mark.slow

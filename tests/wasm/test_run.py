@@ -1,4 +1,5 @@
 """`k32 wasm run`: C programs built with clang --target=wasm32-wasi run unchanged."""
+
 import shutil
 import subprocess
 import sys
@@ -36,8 +37,12 @@ def _wasi_clang_works(tmp_path) -> bool:
         return False
     src = tmp_path / "probe.c"
     src.write_text("int main(void){return 0;}")
-    return subprocess.run(["clang", "--target=wasm32-wasi", "-O2", str(src), "-o",
-                           str(tmp_path / "probe.wasm")], capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["clang", "--target=wasm32-wasi", "-O2", str(src), "-o", str(tmp_path / "probe.wasm")], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 @pytest.fixture
@@ -52,24 +57,24 @@ def program(tmp_path):
 
 
 def k32(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "k32.cli", "wasm", *args],
-                          capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "k32.cli", "wasm", *args], capture_output=True, text=True, env=env)
 
 
 def test_wasi_program(program, tool, monkeypatch):
     monkeypatch.setenv("K32_TEST_ENV", "pod-value")
     r = k32("run", str(program), "--", "hello world", "7")
     assert r.returncode == 7, r.stderr
-    assert r.stdout.splitlines() == ["argc=3 [hello world] [7]", "env=pod-value", "clock=1",
-                                     "random=1"]
+    assert r.stdout.splitlines() == ["argc=3 [hello world] [7]", "env=pod-value", "clock=1", "random=1"]
     assert "to stderr" in r.stderr
 
 
 @pytest.mark.slow
 def test_invoke_export(tmp_path, tool):
     wat = tmp_path / "m.wat"
-    wat.write_text('(module (func (export "add") (param i32 i64) (result i64)'
-                   ' (i64.add (i64.extend_i32_s (local.get 0)) (local.get 1))))')
+    wat.write_text(
+        '(module (func (export "add") (param i32 i64) (result i64)'
+        ' (i64.add (i64.extend_i32_s (local.get 0)) (local.get 1))))'
+    )
     wasm = tmp_path / "m.wasm"
     subprocess.run(["wat2wasm", str(wat), "-o", str(wasm)], check=True)
     r = k32("run", str(wasm), "--invoke", "add", "-5", "7")

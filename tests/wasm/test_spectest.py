@@ -1,4 +1,5 @@
 """Our .wast conformance tests through the spec-test runner, and the runner itself."""
+
 import shutil
 import subprocess
 import sys
@@ -39,8 +40,9 @@ def test_runner_reports_wrong_results(tool, tmp_path):
 
 def test_cli_summary_line(tmp_path):
     wast = WAST_DIR / "int.wast"
-    out = subprocess.run([sys.executable, "-m", "k32.cli", "wasm", "spectest", str(wast)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "wasm", "spectest", str(wast)], capture_output=True, text=True
+    )
     lines = out.stdout.strip().splitlines()
     assert out.returncode == 0, out.stdout + out.stderr
     assert lines[-1].endswith("passed, 0 failed")

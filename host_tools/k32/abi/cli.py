@@ -1,4 +1,5 @@
 """`k32 abi …`: generate the pod ABI outputs and check the committed ones are current."""
+
 from pathlib import Path
 
 import click

@@ -1,5 +1,6 @@
 """Emitters: the pod author's C header, the firmware host-function table, the docs page.
 Each returns text; outputs are byte-identical for the same ABI file."""
+
 from __future__ import annotations
 
 from .model import C_TYPE, Abi
@@ -20,20 +21,38 @@ def _c_decl(f) -> str:
 
 
 def app_header(abi: Abi) -> str:
-    out = [f"/* {BANNER} */",
-           "/* The Kube32 pod ABI: include this in pod sources compiled with clang --target=wasm32. */",
-           "#ifndef K32_APP_ABI_H", "#define K32_APP_ABI_H", "", "#include <stdint.h>", "",
-           f"#define K32_ABI_VERSION {abi.version}", "", "/* Return codes: negative, Linux errno numbers where one fits. */"]
+    out = [
+        f"/* {BANNER} */",
+        "/* The Kube32 pod ABI: include this in pod sources compiled with clang --target=wasm32. */",
+        "#ifndef K32_APP_ABI_H",
+        "#define K32_APP_ABI_H",
+        "",
+        "#include <stdint.h>",
+        "",
+        f"#define K32_ABI_VERSION {abi.version}",
+        "",
+        "/* Return codes: negative, Linux errno numbers where one fits. */",
+    ]
     for e in abi.errors:
         out.append(f"#define K32_ERR_{e.name} ({e.value}) /* {_cc(e.doc)} */")
     out += ["", "/* Capabilities a container grants in securityContext.capabilities.add. */"]
     for name, doc in abi.capabilities:
         out.append(f'#define K32_CAP_{name} "{name}" /* {_cc(doc)} */')
-    out += ["", "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
-            "#if defined(__wasm__)",
-            f'#define K32_IMPORT(n) __attribute__((import_module("{abi.module}"), import_name(#n)))',
-            '#define K32_EXPORT(n) __attribute__((export_name(#n)))',
-            "#else", "#define K32_IMPORT(n)", "#define K32_EXPORT(n)", "#endif", ""]
+    out += [
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        "#if defined(__wasm__)",
+        f'#define K32_IMPORT(n) __attribute__((import_module("{abi.module}"), import_name(#n)))',
+        '#define K32_EXPORT(n) __attribute__((export_name(#n)))',
+        "#else",
+        "#define K32_IMPORT(n)",
+        "#define K32_EXPORT(n)",
+        "#endif",
+        "",
+    ]
     for f in abi.imports:
         cap = f" Needs capability {f.capability}." if f.capability else ""
         out.append(f"/* {_cc(f.doc + cap)} */")
@@ -46,12 +65,22 @@ def app_header(abi: Abi) -> str:
 
 
 def table_header(abi: Abi) -> str:
-    out = [f"// {BANNER}",
-           "// The firmware's host-function table of the pod ABI; the kubelet implements each",
-           "// host_<name> and registers the table into every pod's store.",
-           "#pragma once", "#include <cstddef>", "#include <cstdint>", "", '#include "wasm/wasm.h"', "",
-           "namespace k32 {", "namespace abi {", "",
-           f'constexpr const char* kImportModule = "{abi.module}";', ""]
+    out = [
+        f"// {BANNER}",
+        "// The firmware's host-function table of the pod ABI; the kubelet implements each",
+        "// host_<name> and registers the table into every pod's store.",
+        "#pragma once",
+        "#include <cstddef>",
+        "#include <cstdint>",
+        "",
+        '#include "wasm/wasm.h"',
+        "",
+        "namespace k32 {",
+        "namespace abi {",
+        "",
+        f'constexpr const char* kImportModule = "{abi.module}";',
+        "",
+    ]
     for e in abi.errors:
         out.append(f"constexpr int32_t kErr{e.name.title().replace('_', '')} = {e.value};")
     out += ["", "// Capability bits of a container (securityContext.capabilities.add)."]
@@ -62,19 +91,42 @@ def table_header(abi: Abi) -> str:
     out.append("struct CapabilityName { const char* name; Capability bit; };")
     out.append(f"constexpr size_t kCapabilityCount = {len(abi.capabilities)};")
     out.append("extern const CapabilityName kCapabilities[kCapabilityCount];")
-    out += ["", "struct HostImport {", "  const char* name;", "  const char* sig;",
-            "  wasm::HostFn fn;", "  uint32_t capability;  // required bit, kCapNone when none", "};", ""]
+    out += [
+        "",
+        "struct HostImport {",
+        "  const char* name;",
+        "  const char* sig;",
+        "  wasm::HostFn fn;",
+        "  uint32_t capability;  // required bit, kCapNone when none",
+        "};",
+        "",
+    ]
     for f in abi.imports:
-        out.append(f"wasm::Trap host_{f.name}(wasm::Caller& c, const wasm::Value* args, wasm::Value* results, void* user);")
-    out += ["", f"constexpr size_t kHostImportCount = {len(abi.imports)};",
-            "extern const HostImport kHostImports[kHostImportCount];", "",
-            "}  // namespace abi", "}  // namespace k32", ""]
+        out.append(
+            f"wasm::Trap host_{f.name}(wasm::Caller& c, const wasm::Value* args, wasm::Value* results, void* user);"
+        )
+    out += [
+        "",
+        f"constexpr size_t kHostImportCount = {len(abi.imports)};",
+        "extern const HostImport kHostImports[kHostImportCount];",
+        "",
+        "}  // namespace abi",
+        "}  // namespace k32",
+        "",
+    ]
     return "\n".join(out)
 
 
 def table_source(abi: Abi) -> str:
-    out = [f"// {BANNER}", '#include "k32_abi_table.h"', "", "namespace k32 {", "namespace abi {", "",
-           "const CapabilityName kCapabilities[kCapabilityCount] = {"]
+    out = [
+        f"// {BANNER}",
+        '#include "k32_abi_table.h"',
+        "",
+        "namespace k32 {",
+        "namespace abi {",
+        "",
+        "const CapabilityName kCapabilities[kCapabilityCount] = {",
+    ]
     for name, _ in abi.capabilities:
         out.append(f'    {{"{name}", kCap{name.title().replace("_", "")}}},')
     out += ["};", "", "const HostImport kHostImports[kHostImportCount] = {"]
@@ -86,14 +138,22 @@ def table_source(abi: Abi) -> str:
 
 
 def docs_page(abi: Abi) -> str:
-    out = [f"<!-- {BANNER} -->", "# Pod ABI reference", "",
-           "Pods are WebAssembly modules. They import the functions below from the module "
-           f"`{abi.module}` and include `firmware/include/runtime/k32_app_abi.h`. Pointers are "
-           "addresses in the pod's linear memory; a pointer/length out of bounds returns "
-           "`K32_ERR_FAULT`. Functions that copy a value out return its full length, so a "
-           "caller can retry with a bigger buffer. The WASI preview1 subset of the interpreter "
-           "is available too (stdout/stderr go to the container log).", "",
-           "## Imports", "", "| function | capability | description |", "|---|---|---|"]
+    out = [
+        f"<!-- {BANNER} -->",
+        "# Pod ABI reference",
+        "",
+        "Pods are WebAssembly modules. They import the functions below from the module "
+        f"`{abi.module}` and include `firmware/include/runtime/k32_app_abi.h`. Pointers are "
+        "addresses in the pod's linear memory; a pointer/length out of bounds returns "
+        "`K32_ERR_FAULT`. Functions that copy a value out return its full length, so a "
+        "caller can retry with a bigger buffer. The WASI preview1 subset of the interpreter "
+        "is available too (stdout/stderr go to the container log).",
+        "",
+        "## Imports",
+        "",
+        "| function | capability | description |",
+        "|---|---|---|",
+    ]
     for f in abi.imports:
         out.append(f"| `{_c_decl(f)}` | {f.capability or ''} | {f.doc} |")
     out += ["", "## Exports", "", "| name | signature | description |", "|---|---|---|"]
@@ -102,9 +162,16 @@ def docs_page(abi: Abi) -> str:
     out += ["", "## Return codes", "", "| name | value | meaning |", "|---|---|---|"]
     for e in abi.errors:
         out.append(f"| `K32_ERR_{e.name}` | `{e.value}` | {e.doc} |")
-    out += ["", "## Capabilities", "", "A call that needs a capability the container did not add in "
-            "`securityContext.capabilities.add` returns `K32_ERR_PERM`.", "",
-            "| capability | grants |", "|---|---|"]
+    out += [
+        "",
+        "## Capabilities",
+        "",
+        "A call that needs a capability the container did not add in "
+        "`securityContext.capabilities.add` returns `K32_ERR_PERM`.",
+        "",
+        "| capability | grants |",
+        "|---|---|",
+    ]
     for name, doc in abi.capabilities:
         out.append(f"| `{name}` | {doc} |")
     out.append("")

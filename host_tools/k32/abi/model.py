@@ -1,4 +1,5 @@
 """Loads and validates wasm_abi/k32_abi.yaml into plain dataclasses."""
+
 from __future__ import annotations
 
 import re
@@ -27,6 +28,7 @@ class Param:
     type: str
     c: str
 
+
 @dataclass
 class Import:
     name: str
@@ -39,17 +41,20 @@ class Import:
     def sig(self) -> str:
         return "".join(TYPE_LETTER[p.type] for p in self.params) + ":" + TYPE_LETTER[self.ret]
 
+
 @dataclass
 class ErrorCode:
     name: str
     value: int
     doc: str
 
+
 @dataclass
 class Export:
     name: str
     sig: str
     doc: str
+
 
 @dataclass
 class Abi:
@@ -124,8 +129,9 @@ def parse(doc, src: str = "k32_abi.yaml") -> Abi:
         abi.imports.append(Import(name, params, ret, _need(f, "doc", w, str), cap))
     for i, x in enumerate(_need(doc, "exports", src, list)):
         w = f"{src}: exports[{i}]"
-        abi.exports.append(Export(_ident(_need(x, "name", w, str), w + ".name"),
-                                  _need(x, "sig", w, str), _need(x, "doc", w, str)))
+        abi.exports.append(
+            Export(_ident(_need(x, "name", w, str), w + ".name"), _need(x, "sig", w, str), _need(x, "doc", w, str))
+        )
     return abi
 
 

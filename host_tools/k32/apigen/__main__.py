@@ -1,6 +1,7 @@
 """python -m k32.apigen --cpp-out DIR [--docs-out DIR] [--descriptions]
 
 Writes DIR/k32_openapi_docs.cpp and DIR/k32_schema_table.cpp."""
+
 import argparse
 import sys
 from pathlib import Path
@@ -29,8 +30,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m k32.apigen", description=__doc__.splitlines()[0])
     ap.add_argument("--cpp-out", type=Path, help="directory for the generated C++ sources")
     ap.add_argument("--docs-out", type=Path, help="directory to write the served documents to")
-    ap.add_argument("--descriptions", action="store_true",
-                    help="keep field descriptions (about 4x larger documents)")
+    ap.add_argument("--descriptions", action="store_true", help="keep field descriptions (about 4x larger documents)")
     args = ap.parse_args(argv)
     if not args.cpp_out and not args.docs_out:
         ap.error("nothing to do: give --cpp-out and/or --docs-out")

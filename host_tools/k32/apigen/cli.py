@@ -1,4 +1,5 @@
 """`k32 apigen`: write the served OpenAPI documents to a directory (for bundles, inspection)."""
+
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ def write(out_dir: Path, descriptions: bool):
     from .protobuf import EncodeError
     from .schema_table import TableError
     from .source import SourceError
+
     try:
         written = write_documents(out_dir, descriptions=descriptions)
     except (SourceError, TableError, EncodeError, OSError) as e:

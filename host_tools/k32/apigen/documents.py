@@ -1,6 +1,7 @@
 """Builds the served OpenAPI documents: /openapi/v2 (JSON and gnostic protobuf),
 /openapi/v3 (the index) and /openapi/v3/<group-version>. Output is deterministic:
 sorted keys, compact separators, no timestamps; hashes are sha256 over the bytes."""
+
 import hashlib
 import json
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ TITLE = "Kube32"
 
 @dataclass(frozen=True)
 class Document:
-    path: str          # request path, e.g. "/openapi/v3/api/v1"
+    path: str  # request path, e.g. "/openapi/v3/api/v1"
     data: bytes
     content_type: str
 
@@ -40,8 +41,7 @@ def canonical_json(obj) -> bytes:
 
 def _strip_descriptions(node):
     if isinstance(node, dict):
-        return {k: _strip_descriptions(v) for k, v in node.items()
-                if not (k == "description" and isinstance(v, str))}
+        return {k: _strip_descriptions(v) for k, v in node.items() if not (k == "description" and isinstance(v, str))}
     if isinstance(node, list):
         return [_strip_descriptions(v) for v in node]
     return node
@@ -51,7 +51,7 @@ def _refs(node, acc):
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith(REF_PREFIX):
-            acc.add(ref[len(REF_PREFIX):])
+            acc.add(ref[len(REF_PREFIX) :])
         for v in node.values():
             _refs(v, acc)
     elif isinstance(node, list):
@@ -93,7 +93,7 @@ def _v3_refs(node):
         out = {}
         for k, v in node.items():
             if k == "$ref" and isinstance(v, str) and v.startswith(REF_PREFIX):
-                out[k] = V3_REF_PREFIX + v[len(REF_PREFIX):]
+                out[k] = V3_REF_PREFIX + v[len(REF_PREFIX) :]
             else:
                 out[k] = _v3_refs(v)
         return out
@@ -123,8 +123,10 @@ def _v3_operation(op):
     if params:
         out["parameters"] = params
     if body is not None:
-        out["requestBody"] = {"required": True, "content": {
-            ct: {"schema": body["schema"]} for ct in op.get("consumes", [CT_JSON])}}
+        out["requestBody"] = {
+            "required": True,
+            "content": {ct: {"schema": body["schema"]} for ct in op.get("consumes", [CT_JSON])},
+        }
     responses = {}
     for code, r in op["responses"].items():
         resp = {"description": r["description"]}
@@ -153,12 +155,14 @@ def build_v3(defs, gv_path) -> dict:
     for k in kinds:
         roots |= {k.definition, k.definition + "List"}
     names = _closure(defs, roots)
-    return _v3_refs({
-        "openapi": "3.0.0",
-        "info": {"title": TITLE, "version": f"v{KUBERNETES_VERSION}"},
-        "paths": {p: _v3_path_item(item) for p, item in paths.items()},
-        "components": {"schemas": {n: defs[n] for n in sorted(names)}},
-    })
+    return _v3_refs(
+        {
+            "openapi": "3.0.0",
+            "info": {"title": TITLE, "version": f"v{KUBERNETES_VERSION}"},
+            "paths": {p: _v3_path_item(item) for p, item in paths.items()},
+            "components": {"schemas": {n: defs[n] for n in sorted(names)}},
+        }
+    )
 
 
 def group_versions():

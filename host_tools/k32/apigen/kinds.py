@@ -6,6 +6,7 @@ The served kinds are read from the firmware's kinds table
 kind's schema, OpenAPI paths and protobuf decoding with no change here. Everything else in
 the generator (documents, paths, the C++ schema table) is derived from that table, the
 tables below and the upstream JSON schemas."""
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +15,19 @@ KINDS_TABLE = Path(__file__).resolve().parents[3] / "firmware/src/core/api/kinds
 
 # The row layout of kinds.def: K32_KIND(group, version, resource, kind, singular, namespaced,
 # read_only, short_names, categories, subresources, strategy).
-_FIELDS = ("group", "version", "plural", "kind", "singular", "namespaced", "read_only",
-           "short_names", "categories", "subresources", "strategy")
+_FIELDS = (
+    "group",
+    "version",
+    "plural",
+    "kind",
+    "singular",
+    "namespaced",
+    "read_only",
+    "short_names",
+    "categories",
+    "subresources",
+    "strategy",
+)
 _ROW = re.compile(r"^K32_KIND\((.*)\)\s*$")
 _TOKEN = re.compile(r'\s*("[^"\\]*"|true|false|[A-Za-z_]\w*)\s*(?:,|$)')
 
@@ -26,14 +38,14 @@ class KindsTableError(ValueError):
 
 @dataclass(frozen=True)
 class Kind:
-    group: str          # "" for the core group
+    group: str  # "" for the core group
     version: str
     kind: str
     plural: str
     namespaced: bool
-    definition: str     # upstream definition name
+    definition: str  # upstream definition name
     status: bool = False  # has a /status subresource
-    scale: bool = False   # has a /scale subresource (autoscaling/v1 Scale)
+    scale: bool = False  # has a /scale subresource (autoscaling/v1 Scale)
 
     @property
     def api_version(self) -> str:
@@ -78,10 +90,18 @@ def read_kinds_table(path: Path = KINDS_TABLE) -> tuple:
             continue
         row = _parse_row(m.group(1), f"{path.name}:{n}")
         package = row["group"].split(".")[0] if row["group"] else "core"
-        kinds.append(Kind(row["group"], row["version"], row["kind"], row["plural"], row["namespaced"],
-                          f"io.k8s.api.{package}.{row['version']}.{row['kind']}",
-                          status="status" in row["subresources"].split(","),
-                          scale="scale" in row["subresources"].split(",")))
+        kinds.append(
+            Kind(
+                row["group"],
+                row["version"],
+                row["kind"],
+                row["plural"],
+                row["namespaced"],
+                f"io.k8s.api.{package}.{row['version']}.{row['kind']}",
+                status="status" in row["subresources"].split(","),
+                scale="scale" in row["subresources"].split(","),
+            )
+        )
     if not kinds:
         raise KindsTableError(f"{path}: no K32_KIND rows")
     return tuple(kinds)
@@ -94,10 +114,21 @@ SCALE_DEFINITION = "io.k8s.api.autoscaling.v1.Scale"
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 # Meta types every document carries even when no served kind references them.
-META_DEFINITIONS = tuple(_META + n for n in (
-    "ObjectMeta", "ListMeta", "Status", "WatchEvent", "DeleteOptions", "Patch",
-    "APIResourceList", "APIGroupList", "APIGroup", "APIVersions",
-))
+META_DEFINITIONS = tuple(
+    _META + n
+    for n in (
+        "ObjectMeta",
+        "ListMeta",
+        "Status",
+        "WatchEvent",
+        "DeleteOptions",
+        "Patch",
+        "APIResourceList",
+        "APIGroupList",
+        "APIGroup",
+        "APIVersions",
+    )
+)
 
 # Patch metadata Kubernetes declares in Go struct tags (patchStrategy/patchMergeKey) for
 # fields of the served kinds: the complete list, and the authority. The upstream schemas

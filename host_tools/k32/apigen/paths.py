@@ -1,13 +1,18 @@
 """The REST paths of the served kinds, as Kubernetes publishes them in its OpenAPI
 documents (operation ids, x-kubernetes-action, x-kubernetes-group-version-kind and
 the query parameters clients look for, fieldValidation above all)."""
+
 from .kinds import SCALE_DEFINITION, Kind
 from .source import REF_PREFIX
 
 _META = REF_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1."
 JSON_TYPES = ["application/json", "application/yaml"]
-PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json",
-               "application/strategic-merge-patch+json", "application/apply-patch+yaml"]
+PATCH_TYPES = [
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+]
 WATCH_TYPES = ["application/json", "application/json;stream=watch"]
 
 
@@ -19,19 +24,32 @@ def _q(name, typ, description, unique=True):
 
 
 def _path_param(name, description):
-    return {"name": name, "in": "path", "required": True, "type": "string",
-            "uniqueItems": True, "description": description}
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "type": "string",
+        "uniqueItems": True,
+        "description": description,
+    }
 
 
 PRETTY = _q("pretty", "string", "If 'true', then the output is pretty printed.")
-DRY_RUN = _q("dryRun", "string", "When present, indicates that modifications should not be persisted. "
-             "Valid values are: - All: all dry run stages will be processed")
-FIELD_MANAGER = _q("fieldManager", "string", "a name associated with the actor or entity that is "
-                   "making these changes.")
-FIELD_VALIDATION = _q("fieldValidation", "string", "how the server handles unknown or duplicate "
-                      "fields in the request body: Ignore, Warn (the default) or Strict.")
-FORCE = _q("force", "boolean", "Force is going to \"force\" Apply requests. It must be unset for "
-           "non-apply patch requests.")
+DRY_RUN = _q(
+    "dryRun",
+    "string",
+    "When present, indicates that modifications should not be persisted. "
+    "Valid values are: - All: all dry run stages will be processed",
+)
+FIELD_MANAGER = _q("fieldManager", "string", "a name associated with the actor or entity that is making these changes.")
+FIELD_VALIDATION = _q(
+    "fieldValidation",
+    "string",
+    "how the server handles unknown or duplicate fields in the request body: Ignore, Warn (the default) or Strict.",
+)
+FORCE = _q(
+    "force", "boolean", "Force is going to \"force\" Apply requests. It must be unset for non-apply patch requests."
+)
 GRACE = _q("gracePeriodSeconds", "integer", "The duration in seconds before the object should be deleted.")
 PROPAGATION = _q("propagationPolicy", "string", "Whether and how garbage collection will be performed.")
 LIST_PARAMS = [
@@ -40,11 +58,23 @@ LIST_PARAMS = [
     _q("fieldSelector", "string", "A selector to restrict the list of returned objects by their fields."),
     _q("labelSelector", "string", "A selector to restrict the list of returned objects by their labels."),
     _q("limit", "integer", "limit is a maximum number of responses to return for a list call."),
-    _q("resourceVersion", "string", "resourceVersion sets a constraint on what resource versions a request may be served from."),
-    _q("resourceVersionMatch", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
+    _q(
+        "resourceVersion",
+        "string",
+        "resourceVersion sets a constraint on what resource versions a request may be served from.",
+    ),
+    _q(
+        "resourceVersionMatch",
+        "string",
+        "resourceVersionMatch determines how resourceVersion is applied to list calls.",
+    ),
     _q("sendInitialEvents", "boolean", "send synthetic ADDED events for the current state before the watch stream."),
     _q("timeoutSeconds", "integer", "Timeout for the list/watch call."),
-    _q("watch", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications."),
+    _q(
+        "watch",
+        "boolean",
+        "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
+    ),
 ]
 
 
@@ -53,8 +83,10 @@ def _body(ref):
 
 
 def _ok(ref, codes=("200",)):
-    return {c: {"description": "OK" if c == "200" else "Created" if c == "201" else "Accepted",
-                "schema": {"$ref": ref}} for c in codes} | {"401": {"description": "Unauthorized"}}
+    return {
+        c: {"description": "OK" if c == "200" else "Created" if c == "201" else "Accepted", "schema": {"$ref": ref}}
+        for c in codes
+    } | {"401": {"description": "Unauthorized"}}
 
 
 def _op_id(verb, k: Kind, suffix="", namespaced_path=True):
@@ -63,8 +95,7 @@ def _op_id(verb, k: Kind, suffix="", namespaced_path=True):
     return f"{verb}{group}{k.version.capitalize()}{ns}{k.kind}{suffix}"
 
 
-def _op(k: Kind, verb, action, params, responses, consumes=None, produces=None, suffix="",
-        namespaced_path=True):
+def _op(k: Kind, verb, action, params, responses, consumes=None, produces=None, suffix="", namespaced_path=True):
     op = {
         "operationId": _op_id(verb, k, suffix, namespaced_path),
         "tags": [k.gv_path.replace("/", "_").replace(".", "_")],
@@ -94,51 +125,103 @@ def kind_paths(k: Kind) -> dict:
     collection = f"{ns_prefix}/{k.plural}"
     item = f"{collection}/{{name}}"
     name_param = _path_param("name", f"name of the {k.kind}")
-    ns_param = [_path_param("namespace", "object name and auth scope, such as for teams and projects")] \
-        if k.namespaced else []
+    ns_param = (
+        [_path_param("namespace", "object name and auth scope, such as for teams and projects")] if k.namespaced else []
+    )
     write = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION]
     out = {}
     out[collection] = {
         "parameters": ns_param + [PRETTY],
         "get": _op(k, "list", "list", list(LIST_PARAMS), _ok(lst), produces=JSON_TYPES + WATCH_TYPES[1:]),
         "post": _op(k, "create", "post", [_body(obj)] + write, _ok(obj, ("200", "201", "202")), consumes=["*/*"]),
-        "delete": _op(k, "deleteCollection", "deletecollection",
-                      [_body(_META + "DeleteOptions"), DRY_RUN, GRACE, PROPAGATION] + list(LIST_PARAMS),
-                      _ok(_META + "Status"), consumes=["*/*"]),
+        "delete": _op(
+            k,
+            "deleteCollection",
+            "deletecollection",
+            [_body(_META + "DeleteOptions"), DRY_RUN, GRACE, PROPAGATION] + list(LIST_PARAMS),
+            _ok(_META + "Status"),
+            consumes=["*/*"],
+        ),
     }
     item_ops = {
         "parameters": [name_param] + ns_param + [PRETTY],
         "get": _op(k, "read", "get", [], _ok(obj)),
         "put": _op(k, "replace", "put", [_body(obj)] + write, _ok(obj, ("200", "201")), consumes=["*/*"]),
-        "patch": _op(k, "patch", "patch", [_body(_META + "Patch")] + write + [FORCE],
-                     _ok(obj, ("200", "201")), consumes=PATCH_TYPES),
-        "delete": _op(k, "delete", "delete", [_body(_META + "DeleteOptions"), DRY_RUN, GRACE, PROPAGATION],
-                      _ok(_META + "Status", ("200", "202")), consumes=["*/*"]),
+        "patch": _op(
+            k,
+            "patch",
+            "patch",
+            [_body(_META + "Patch")] + write + [FORCE],
+            _ok(obj, ("200", "201")),
+            consumes=PATCH_TYPES,
+        ),
+        "delete": _op(
+            k,
+            "delete",
+            "delete",
+            [_body(_META + "DeleteOptions"), DRY_RUN, GRACE, PROPAGATION],
+            _ok(_META + "Status", ("200", "202")),
+            consumes=["*/*"],
+        ),
     }
     out[item] = item_ops
     if k.status:
         out[item + "/status"] = {
             "parameters": [name_param] + ns_param + [PRETTY],
             "get": _op(k, "read", "get", [], _ok(obj), suffix="Status"),
-            "put": _op(k, "replace", "put", [_body(obj)] + write, _ok(obj, ("200", "201")),
-                       consumes=["*/*"], suffix="Status"),
-            "patch": _op(k, "patch", "patch", [_body(_META + "Patch")] + write + [FORCE],
-                         _ok(obj, ("200", "201")), consumes=PATCH_TYPES, suffix="Status"),
+            "put": _op(
+                k, "replace", "put", [_body(obj)] + write, _ok(obj, ("200", "201")), consumes=["*/*"], suffix="Status"
+            ),
+            "patch": _op(
+                k,
+                "patch",
+                "patch",
+                [_body(_META + "Patch")] + write + [FORCE],
+                _ok(obj, ("200", "201")),
+                consumes=PATCH_TYPES,
+                suffix="Status",
+            ),
         }
     if k.scale:
         scale = REF_PREFIX + SCALE_DEFINITION
         out[item + "/scale"] = {
             "parameters": [name_param] + ns_param + [PRETTY],
             "get": _scale_op(_op(k, "read", "get", [], _ok(scale), suffix="Scale")),
-            "put": _scale_op(_op(k, "replace", "put", [_body(scale)] + write, _ok(scale, ("200", "201")),
-                                 consumes=["*/*"], suffix="Scale")),
-            "patch": _scale_op(_op(k, "patch", "patch", [_body(_META + "Patch")] + write + [FORCE],
-                                   _ok(scale, ("200", "201")), consumes=PATCH_TYPES, suffix="Scale")),
+            "put": _scale_op(
+                _op(
+                    k,
+                    "replace",
+                    "put",
+                    [_body(scale)] + write,
+                    _ok(scale, ("200", "201")),
+                    consumes=["*/*"],
+                    suffix="Scale",
+                )
+            ),
+            "patch": _scale_op(
+                _op(
+                    k,
+                    "patch",
+                    "patch",
+                    [_body(_META + "Patch")] + write + [FORCE],
+                    _ok(scale, ("200", "201")),
+                    consumes=PATCH_TYPES,
+                    suffix="Scale",
+                )
+            ),
         }
     if k.namespaced:
         out[f"{base}/{k.plural}"] = {
             "parameters": [PRETTY],
-            "get": _op(k, "list", "list", list(LIST_PARAMS), _ok(lst), produces=JSON_TYPES + WATCH_TYPES[1:],
-                       suffix="ForAllNamespaces", namespaced_path=False),
+            "get": _op(
+                k,
+                "list",
+                "list",
+                list(LIST_PARAMS),
+                _ok(lst),
+                produces=JSON_TYPES + WATCH_TYPES[1:],
+                suffix="ForAllNamespaces",
+                namespaced_path=False,
+            ),
         }
     return out

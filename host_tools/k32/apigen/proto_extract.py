@@ -14,6 +14,7 @@ would have sent.
 
     python -m k32.apigen.proto_extract API_CHECKOUT APIMACHINERY_CHECKOUT > proto_fields.json
 """
+
 import json
 import re
 import sys

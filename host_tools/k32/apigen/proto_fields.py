@@ -2,6 +2,7 @@
 Kubernetes Go struct tags by proto_extract.py), joined with the schema table so the API server
 can decode protobuf request bodies of every served kind with the same schema it validates
 and merges with."""
+
 import json
 from pathlib import Path
 
@@ -40,8 +41,10 @@ def field_entry(table: dict, owner: str, name: str):
     if entry is None:
         if name in _ENVELOPE or (owner, name) in NO_NUMBER:
             return 0, 0, False
-        raise ProtoError(f"{owner}.{name}: no protobuf field number in proto_fields.json "
-                         "(re-run proto_extract.py on the Kubernetes sources)")
+        raise ProtoError(
+            f"{owner}.{name}: no protobuf field number in proto_fields.json "
+            "(re-run proto_extract.py on the Kubernetes sources)"
+        )
     number, omit_zero, via = entry
     return number, via, bool(omit_zero)
 

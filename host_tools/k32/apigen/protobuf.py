@@ -6,6 +6,7 @@ OpenAPIv2.proto. Maps (paths, definitions, properties) are written as repeated
 Named* pairs in sorted key order so the output is deterministic. gnostic's `Any` carries
 values as YAML text; JSON is valid YAML, so vendor extensions, enums and defaults are
 written as compact JSON."""
+
 import json
 import struct
 
@@ -94,8 +95,14 @@ def _vendor(m: Msg, field, obj, where):
 _SCHEMA_STR = {"$ref": 1, "format": 2, "title": 3, "description": 4, "pattern": 13, "discriminator": 26}
 _SCHEMA_DBL = {"multipleOf": 6, "maximum": 7, "minimum": 9}
 _SCHEMA_BOOL = {"exclusiveMaximum": 8, "exclusiveMinimum": 10, "uniqueItems": 16, "readOnly": 27}
-_SCHEMA_INT = {"maxLength": 11, "minLength": 12, "maxItems": 14, "minItems": 15,
-               "maxProperties": 17, "minProperties": 18}
+_SCHEMA_INT = {
+    "maxLength": 11,
+    "minLength": 12,
+    "maxItems": 14,
+    "minItems": 15,
+    "maxProperties": 17,
+    "minProperties": 18,
+}
 
 
 def schema(s: dict, where: str) -> Msg:
@@ -162,8 +169,14 @@ _PATH = {"required": 1, "in": 2, "description": 3, "name": 4, "type": 5, "format
 
 def _parameter(p: dict, where) -> Msg:
     if p.get("in") == "body":
-        body = (Msg().string(1, p.get("description", "")).string(2, p["name"]).string(3, "body")
-                .boolean(4, p.get("required", False)).msg(5, schema(p["schema"], f"{where}.schema")))
+        body = (
+            Msg()
+            .string(1, p.get("description", ""))
+            .string(2, p["name"])
+            .string(3, "body")
+            .boolean(4, p.get("required", False))
+            .msg(5, schema(p["schema"], f"{where}.schema"))
+        )
         param = Msg().msg(1, body)
     else:
         table, choice = {"query": (_QUERY, 3), "path": (_PATH, 4)}.get(p.get("in"), (None, None))

@@ -1,6 +1,7 @@
 """Loads the upstream Kubernetes schemas (the `kubernetes-validate` package) and turns
 them back into OpenAPI-style definitions: one type per schema (no ["string","null"]),
 `#/definitions/` references, and the patch metadata of kinds.PATCH_KEYS checked/added."""
+
 import copy
 import json
 from importlib import resources
@@ -27,8 +28,9 @@ def load_upstream(version: str = KUBERNETES_VERSION) -> dict:
     try:
         base = resources.files("kubernetes_validate") / "kubernetes-json-schema"
     except ModuleNotFoundError:
-        raise SourceError("the Python package 'kubernetes-validate' is not installed "
-                          "(pip install kubernetes-validate)") from None
+        raise SourceError(
+            "the Python package 'kubernetes-validate' is not installed (pip install kubernetes-validate)"
+        ) from None
     path = base / f"v{version}-local" / "_definitions.json"
     try:
         data = json.loads(path.read_text())
@@ -62,7 +64,7 @@ def _normalize(node, where):
         if key == "$ref":
             if not value.startswith(_UPSTREAM_REF):
                 raise SourceError(f"{where}.$ref: unexpected reference {value!r}")
-            out[key] = REF_PREFIX + value[len(_UPSTREAM_REF):]
+            out[key] = REF_PREFIX + value[len(_UPSTREAM_REF) :]
         elif key == "type":
             out[key] = _single_type(value, where)
         elif key in ("properties", "patternProperties"):
@@ -78,7 +80,7 @@ def _referenced(node, acc):
     if isinstance(node, dict):
         ref = node.get("$ref")
         if ref:
-            acc.add(ref[len(REF_PREFIX):])
+            acc.add(ref[len(REF_PREFIX) :])
         for v in node.values():
             _referenced(v, acc)
     elif isinstance(node, list):
@@ -99,20 +101,20 @@ def _apply_patch_table(defs):
     for name in sorted(defs):
         for prop, schema in sorted(defs[name].get("properties", {}).items()):
             if "x-kubernetes-patch-strategy" in schema and (name, prop) not in PATCH_KEYS:
-                raise SourceError(f"{name}.{prop}: upstream declares patch strategy "
-                                  f"{schema['x-kubernetes-patch-strategy']!r}; add it to kinds.PATCH_KEYS")
+                raise SourceError(
+                    f"{name}.{prop}: upstream declares patch strategy "
+                    f"{schema['x-kubernetes-patch-strategy']!r}; add it to kinds.PATCH_KEYS"
+                )
     for (name, prop), (strategy, key) in sorted(PATCH_KEYS.items()):
         schema = defs.get(name, {}).get("properties", {}).get(prop)
         if schema is None:
             if name in defs:
                 raise SourceError(f"kinds.PATCH_KEYS: {name} has no property {prop!r}")
             continue  # the definition is not served
-        for ext, want in (("x-kubernetes-patch-strategy", strategy),
-                          ("x-kubernetes-patch-merge-key", key)):
+        for ext, want in (("x-kubernetes-patch-strategy", strategy), ("x-kubernetes-patch-merge-key", key)):
             have = schema.get(ext)
             if have is not None and have != want:
-                raise SourceError(f"kinds.PATCH_KEYS: {name}.{prop} {ext} is {want!r} here but "
-                                  f"{have!r} upstream")
+                raise SourceError(f"kinds.PATCH_KEYS: {name}.{prop} {ext} is {want!r} here but {have!r} upstream")
             if want is not None:
                 schema[ext] = want
 

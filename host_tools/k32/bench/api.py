@@ -5,6 +5,7 @@ Measures, over one keep-alive HTTP connection (what kubectl and client libraries
   list:  GET of the namespace's ConfigMaps holding all N objects,
 and the control plane's heap as counted by the firmware allocator (GET /metrics line
 `k32_heap_bytes_in_use`, else the console's STATUS "heapBytes") before and after."""
+
 from __future__ import annotations
 
 import json
@@ -33,16 +34,19 @@ def percentile(samples: list[float], pct: float) -> float:
 
 def summarize(samples_s: list[float]) -> dict:
     ms = [s * 1000.0 for s in samples_s]
-    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 3),
-            "p99_ms": round(percentile(ms, 99), 3), "mean_ms": round(sum(ms) / len(ms), 3),
-            "max_ms": round(max(ms), 3)}
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p99_ms": round(percentile(ms, 99), 3),
+        "mean_ms": round(sum(ms) / len(ms), 3),
+        "max_ms": round(max(ms), 3),
+    }
 
 
 class Api:
     """A keep-alive HTTP/1.1 connection to the API server (reconnects if the server closes)."""
 
-    def __init__(self, url: str, token: str | None = None, timeout: float = 10.0,
-                 ssl_context=None):
+    def __init__(self, url: str, token: str | None = None, timeout: float = 10.0, ssl_context=None):
         parsed = urllib.parse.urlsplit(url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname or not parsed.port:
             raise BenchError(f"API server URL {url!r} must look like http(s)://HOST:PORT")
@@ -68,6 +72,7 @@ def heap_bytes(api: Api, console_address: str | None) -> int | None:
             return int(float(m.group(1)))
     if console_address:
         from k32.sim.console import ConsoleError, command
+
         try:
             value = command(console_address, "STATUS").get("heapBytes")
         except ConsoleError:
@@ -77,20 +82,25 @@ def heap_bytes(api: Api, console_address: str | None) -> int | None:
     return None
 
 
-def run(api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None = None,
-        console_address: str | None = None) -> dict:
+def run(
+    api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None = None, console_address: str | None = None
+) -> dict:
     ns = namespace or f"k32-bench-{int(time.time())}"
-    code, body = api.request("POST", "/api/v1/namespaces",
-                             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    code, body = api.request(
+        "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+    )
     if code not in (201, 409):
         raise BenchError(f"creating namespace {ns}: HTTP {code}: {body[:200]!r}")
     heap_before = heap_bytes(api, console_address)
     path = f"/api/v1/namespaces/{ns}/configmaps"
     applies = []
     for i in range(count):
-        obj = {"apiVersion": "v1", "kind": "ConfigMap",
-               "metadata": {"name": f"bench-{i:04d}", "labels": {"bench": "api"}},
-               "data": {"index": str(i), "payload": "x" * 64}}
+        obj = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"bench-{i:04d}", "labels": {"bench": "api"}},
+            "data": {"index": str(i), "payload": "x" * 64},
+        }
         t0 = time.perf_counter()
         code, body = api.request("POST", path, obj)
         applies.append(time.perf_counter() - t0)
@@ -108,7 +118,9 @@ def run(api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None
             raise BenchError(f"GET {path} returned {items} items, expected {count}")
     heap_after = heap_bytes(api, console_address)
     return {
-        "benchmark": "api", "count": count, "namespace": ns,
+        "benchmark": "api",
+        "count": count,
+        "namespace": ns,
         "apply": summarize(applies),
         "list": dict(summarize(lists), items=count),
         "heapBytes": _heap_summary(heap_before, heap_after, count),
@@ -117,5 +129,9 @@ def run(api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None
 
 def _heap_summary(before: int | None, after: int | None, count: int) -> dict:
     delta = after - before if before is not None and after is not None else None
-    return {"before": before, "after": after, "delta": delta,
-            "perObject": round(delta / count, 1) if delta is not None else None}
+    return {
+        "before": before,
+        "after": after,
+        "delta": delta,
+        "perObject": round(delta / count, 1) if delta is not None else None,
+    }

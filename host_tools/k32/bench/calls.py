@@ -6,6 +6,7 @@ The calls library runs in firmware/tools/calls/k32-call (host build); a native h
 stands in for the target pod, so the numbers are the call path's own cost, not a Wasm
 pod's. The HTTPS server is Python's ssl module with a throw-away certificate from the
 `openssl` command."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ BUILD_DIR = REPO_ROOT / "build" / "host"
 
 
 def _build_tool(build_dir: Path) -> Path:
-    for cmd in (["cmake", "-S", str(REPO_ROOT / "firmware"), "-B", str(build_dir)],
-                ["nice", "cmake", "--build", str(build_dir), "-j2", "--target", "k32-call"]):
+    for cmd in (
+        ["cmake", "-S", str(REPO_ROOT / "firmware"), "-B", str(build_dir)],
+        ["nice", "cmake", "--build", str(build_dir), "-j2", "--target", "k32-call"],
+    ):
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise BenchError(f"building k32-call failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
@@ -40,10 +43,30 @@ def _https_server(tmp: Path):
     if not shutil.which("openssl"):
         return None
     crt, key = tmp / "srv.crt", tmp / "srv.key"
-    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                        "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                        "-keyout", str(key), "-out", str(crt)], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(crt),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if p.returncode != 0:
         raise BenchError(f"openssl could not make the bench certificate: {p.stderr.strip()}")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -98,13 +121,21 @@ def run(calls: int, build_dir: Path = BUILD_DIR) -> dict:
 def _row(name: str, r) -> str:
     if not isinstance(r, dict):
         return f"  {name:<26} {r}"
-    return (f"  {name:<26} p50 {r['p50_ms']:8.3f} ms  p99 {r['p99_ms']:8.3f} ms  mean {r['mean_ms']:8.3f} ms  "
-            f"{r['calls_per_s']:10.1f} calls/s  ({r['n']} calls, {r['failed']} failed)")
+    return (
+        f"  {name:<26} p50 {r['p50_ms']:8.3f} ms  p99 {r['p99_ms']:8.3f} ms  mean {r['mean_ms']:8.3f} ms  "
+        f"{r['calls_per_s']:10.1f} calls/s  ({r['n']} calls, {r['failed']} failed)"
+    )
 
 
 @click.command("calls")
-@click.option("--calls", "n", type=click.IntRange(10, 1000000), default=2000, show_default=True,
-              help="Calls per Service case (TLS: at most 50).")
+@click.option(
+    "--calls",
+    "n",
+    type=click.IntRange(10, 1000000),
+    default=2000,
+    show_default=True,
+    help="Calls per Service case (TLS: at most 50).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def calls(n, as_json):
     """k32_http_call: in-process and cross-node Service calls, and https:// handshake time."""

@@ -1,4 +1,5 @@
 """`k32 bench …`. Other areas add their benchmarks with `bench.add_command(...)`."""
+
 from __future__ import annotations
 
 import json
@@ -31,27 +32,33 @@ def _print_api(result: dict) -> None:
     click.echo(f"{result['count']} ConfigMaps in namespace {result['namespace']}")
     for key in ("apply", "list"):
         r = result[key]
-        click.echo(f"  {key:<6} p50 {r['p50_ms']:8.2f} ms   p99 {r['p99_ms']:8.2f} ms   "
-                   f"mean {r['mean_ms']:8.2f} ms   ({r['n']} requests)")
+        click.echo(
+            f"  {key:<6} p50 {r['p50_ms']:8.2f} ms   p99 {r['p99_ms']:8.2f} ms   "
+            f"mean {r['mean_ms']:8.2f} ms   ({r['n']} requests)"
+        )
     heap = result["heapBytes"]
     if heap["after"] is None:
         click.echo("  heap   not reported (no k32_heap_bytes_in_use in /metrics, no console)")
     else:
-        click.echo(f"  heap   {heap['before']} -> {heap['after']} bytes "
-                   f"({heap['delta']:+d}, {heap['perObject']} per object)")
+        click.echo(
+            f"  heap   {heap['before']} -> {heap['after']} bytes ({heap['delta']:+d}, {heap['perObject']} per object)"
+        )
 
 
 @bench.command("api")
-@click.option("--count", type=click.IntRange(1, 100000), default=100, show_default=True,
-              help="ConfigMaps to create.")
-@click.option("--list-rounds", type=click.IntRange(1, 10000), default=20, show_default=True,
-              help="How many times to list them.")
-@click.option("--server", default=None,
-              help="Benchmark this running API server (http://IP:PORT) instead of a fresh "
-                   "throw-away simulated cluster.")
+@click.option("--count", type=click.IntRange(1, 100000), default=100, show_default=True, help="ConfigMaps to create.")
+@click.option(
+    "--list-rounds", type=click.IntRange(1, 10000), default=20, show_default=True, help="How many times to list them."
+)
+@click.option(
+    "--server",
+    default=None,
+    help="Benchmark this running API server (http://IP:PORT) instead of a fresh throw-away simulated cluster.",
+)
 @click.option("--token", default=None, help="Bearer token for --server (or the fresh cluster).")
-@click.option("--console", "console_address", default=None,
-              help="IP:PORT of --server's console, a fallback source of heapBytes.")
+@click.option(
+    "--console", "console_address", default=None, help="IP:PORT of --server's console, a fallback source of heapBytes."
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def api_cmd(count, list_rounds, server, token, console_address, as_json):
     """API apply/list latency (p50/p99) and control-plane heap for N ConfigMaps."""
@@ -76,6 +83,7 @@ def api_cmd(count, list_rounds, server, token, console_address, as_json):
 def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
     from k32.sim.cluster import SimError
     from k32.testing.clusters import make_test_cluster
+
     with tempfile.TemporaryDirectory(prefix="k32-bench-") as tmp:
         cluster = make_test_cluster(tmp, workers=0, token=token)
         try:
@@ -84,8 +92,7 @@ def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
             raise api_bench.BenchError(str(e))
         client = api_bench.Api(cluster.api_url, token, ssl_context=cluster.ssl_context())
         try:
-            result = api_bench.run(client, count, list_rounds,
-                                   console_address=cluster.nodes[0].console)
+            result = api_bench.run(client, count, list_rounds, console_address=cluster.nodes[0].console)
         finally:
             client.close()
             cluster.down()

@@ -14,6 +14,7 @@ until the measured requests, and the instructions of an idle interval of the sam
 are subtracted, so timers and heartbeats are not charged to requests. That is done in
 several rounds and the median round is the figure (the spread is reported too): a
 background burst inside one round's window moves that round only."""
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,10 @@ TARGET_INSTRUCTIONS = {"static": 15_000, "echo-local": 30_000}
 
 # ---- load generators ---------------------------------------------------------------------
 
-def _python_load(host: str, port: int, method: str, path: str, body: bytes | None,
-                 requests: int, connections: int) -> dict:
+
+def _python_load(
+    host: str, port: int, method: str, path: str, body: bytes | None, requests: int, connections: int
+) -> dict:
     """`requests` requests over `connections` keep-alive connections; every latency measured."""
     latencies: list[float] = []
     errors = [0]
@@ -87,12 +90,16 @@ def _python_load(host: str, port: int, method: str, path: str, body: bytes | Non
         t.join()
     elapsed = time.perf_counter() - t0
     if not latencies:
-        raise BenchError(f"{method} http://{host}:{port}{path}: no successful request "
-                         f"({errors[0]} errors)")
+        raise BenchError(f"{method} http://{host}:{port}{path}: no successful request ({errors[0]} errors)")
     ms = [s * 1000 for s in latencies]
-    return {"generator": "python", "requests": len(ms), "errors": errors[0],
-            "requestsPerSec": round(len(ms) / elapsed, 1),
-            "p50_ms": round(percentile(ms, 50), 3), "p99_ms": round(percentile(ms, 99), 3)}
+    return {
+        "generator": "python",
+        "requests": len(ms),
+        "errors": errors[0],
+        "requestsPerSec": round(len(ms) / elapsed, 1),
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p99_ms": round(percentile(ms, 99), 3),
+    }
 
 
 _WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
@@ -105,13 +112,21 @@ def _wrk_ms(text: str) -> float:
     return float(m.group(1)) * _WRK_UNITS[m.group(2)]
 
 
-def _wrk_load(host: str, port: int, method: str, path: str, body: bytes | None,
-              duration: float, connections: int, workdir: Path) -> dict:
+def _wrk_load(
+    host: str, port: int, method: str, path: str, body: bytes | None, duration: float, connections: int, workdir: Path
+) -> dict:
     script = workdir / "request.lua"
-    script.write_text(f"wrk.method = {json.dumps(method)}\n"
-                      f"wrk.body = {json.dumps((body or b'').decode())}\n")
-    argv = ["wrk", "--latency", "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s",
-            "-s", str(script), f"http://{host}:{port}{path}"]
+    script.write_text(f"wrk.method = {json.dumps(method)}\nwrk.body = {json.dumps((body or b'').decode())}\n")
+    argv = [
+        "wrk",
+        "--latency",
+        "-t1",
+        f"-c{connections}",
+        f"-d{max(1, round(duration))}s",
+        "-s",
+        str(script),
+        f"http://{host}:{port}{path}",
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=duration + 60)
     out = proc.stdout
     if proc.returncode != 0:
@@ -123,31 +138,38 @@ def _wrk_load(host: str, port: int, method: str, path: str, body: bytes | None,
     if not (rps and total and p50 and p99):
         raise BenchError(f"wrk: unexpected output:\n{out}")
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+([0-9]+)", out)
-    sock = re.search(r"Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), "
-                     r"timeout ([0-9]+)", out)
+    sock = re.search(
+        r"Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), "
+        r"timeout ([0-9]+)",
+        out,
+    )
     detail = {"non2xx": int(non2xx.group(1)) if non2xx else 0}
     if sock:
         detail.update(zip(("connect", "read", "write", "timeout"), map(int, sock.groups())))
-    return {"generator": "wrk", "requests": int(total.group(1)),
-            "errors": sum(detail.values()), "errorDetail": detail,
-            "requestsPerSec": float(rps.group(1)),
-            "p50_ms": round(_wrk_ms(p50.group(1)), 3), "p99_ms": round(_wrk_ms(p99.group(1)), 3)}
+    return {
+        "generator": "wrk",
+        "requests": int(total.group(1)),
+        "errors": sum(detail.values()),
+        "errorDetail": detail,
+        "requestsPerSec": float(rps.group(1)),
+        "p50_ms": round(_wrk_ms(p50.group(1)), 3),
+        "p99_ms": round(_wrk_ms(p99.group(1)), 3),
+    }
 
 
 class Load:
-    def __init__(self, generator: str, requests: int, duration: float, connections: int,
-                 workdir: Path):
+    def __init__(self, generator: str, requests: int, duration: float, connections: int, workdir: Path):
         self.generator, self.requests, self.duration = generator, requests, duration
         self.connections, self.workdir = connections, workdir
 
     def run(self, host: str, port: int, method: str, path: str, body: bytes | None) -> dict:
         if self.generator == "wrk":
-            return _wrk_load(host, port, method, path, body, self.duration, self.connections,
-                             self.workdir)
+            return _wrk_load(host, port, method, path, body, self.duration, self.connections, self.workdir)
         return _python_load(host, port, method, path, body, self.requests, self.connections)
 
 
 # ---- callgrind -----------------------------------------------------------------------------
+
 
 class Callgrind:
     """Counts the instructions a process (started under callgrind, instrumentation off)
@@ -157,14 +179,16 @@ class Callgrind:
         self.pid, self.out_file = pid, out_file
 
     def _ctl(self, *args: str) -> None:
-        proc = subprocess.run(["callgrind_control", *args, str(self.pid)], capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(["callgrind_control", *args, str(self.pid)], capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             raise BenchError(f"callgrind_control {' '.join(args)}: {proc.stderr.strip()}")
 
     def _dumps(self) -> list[Path]:
-        return [p for p in self.out_file.parent.glob(self.out_file.name + "*")
-                if re.fullmatch(r"(\.[0-9]+)?", p.name[len(self.out_file.name):])]
+        return [
+            p
+            for p in self.out_file.parent.glob(self.out_file.name + "*")
+            if re.fullmatch(r"(\.[0-9]+)?", p.name[len(self.out_file.name) :])
+        ]
 
     def _count(self, fn) -> tuple[int, float]:
         for old in self._dumps():
@@ -194,7 +218,7 @@ class Callgrind:
             # The background (heartbeats, watches, the kubelet's sync, lease renewals) comes
             # in bursts; one burst landing in the idle sample would cancel a short run's whole
             # count. The quieter of two idle samples is the baseline.
-            idle = min(self._count(lambda: time.sleep(elapsed))[0] for _ in range(2))
+            idle = min(self._count(lambda e=elapsed: time.sleep(e))[0] for _ in range(2))
             out.append(max(0, round((busy - idle) / requests)))
         return out
 
@@ -205,17 +229,24 @@ class Callgrind:
 
 
 def _callgrind_argv(out_file: Path) -> list[str]:
-    return ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-            f"--callgrind-out-file={out_file}", f"--log-file={out_file}.log"]
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={out_file}",
+        f"--log-file={out_file}.log",
+    ]
 
 
 def _sequential(host: str, port: int, method: str, path: str, body: bytes | None, n: int):
     def run():
         _python_load(host, port, method, path, body, n, 1)
+
     return run
 
 
 # ---- the systems under test ------------------------------------------------------------------
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -259,14 +290,14 @@ http {{
         if callgrind_out:
             argv = _callgrind_argv(callgrind_out) + argv
         self.log = open(self.dir / "stderr.log", "wb")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=self.log, start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, start_new_session=True
+        )
         deadline = time.monotonic() + (CALLGRIND_START_TIMEOUT_S if callgrind_out else 10)
         while _answers("127.0.0.1", self.port, "GET", STATIC_PATH, None) is not None:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise BenchError(f"nginx did not come up on 127.0.0.1:{self.port}; "
-                                 f"see {self.dir}/error.log")
+                raise BenchError(f"nginx did not come up on 127.0.0.1:{self.port}; see {self.dir}/error.log")
             time.sleep(0.2)
 
     def stop(self) -> None:
@@ -305,6 +336,7 @@ def worker_echo_manifest(example_text: str) -> str:
     """examples/echo.yaml's Pod/Service/Ingress renamed echo-worker, the pod pinned to a
     worker, so the ingress relays to it over HTTP instead of calling it in-process."""
     import yaml
+
     docs = [d for d in yaml.safe_load_all(example_text) if d]
     out = []
     for doc in docs:
@@ -329,9 +361,15 @@ class Cluster:
     """A fresh simulated cluster with the bench's routes applied; `unavailable` maps an echo
     case to the reason it cannot be measured."""
 
-    def __init__(self, workdir: Path, backend_timeout: float, callgrind_out: Path | None = None,
-                 echo_cases: tuple[str, ...] = ("echo-local", "echo-worker")):
+    def __init__(
+        self,
+        workdir: Path,
+        backend_timeout: float,
+        callgrind_out: Path | None = None,
+        echo_cases: tuple[str, ...] = ("echo-local", "echo-worker"),
+    ):
         from k32.sim.cluster import SimError
+
         state = workdir / ("sim-cg" if callgrind_out else "sim")
         state.mkdir()
         self.sim = _bench_cluster(state, callgrind_out)
@@ -354,8 +392,7 @@ class Cluster:
             return
         example = ECHO_EXAMPLE.read_text()
         waiting = {}
-        for case, manifest in (("echo-local", example),
-                               ("echo-worker", worker_echo_manifest(example))):
+        for case, manifest in (("echo-local", example), ("echo-worker", worker_echo_manifest(example))):
             if case not in echo_cases:
                 self.unavailable[case] = "not measured in the first run"
                 continue
@@ -395,36 +432,57 @@ def _bench_cluster(state: Path, callgrind_out: Path | None):
             return super()._wait_ready(spec, timeout)
 
     if not callgrind_out:
-        return SimCluster(state, workers=1, base_port=find_free_base_port(1),
-                          kubeconfig=state / "kubeconfig", die_with_parent=True)
+        return SimCluster(
+            state, workers=1, base_port=find_free_base_port(1), kubeconfig=state / "kubeconfig", die_with_parent=True
+        )
     try:
         real = ensure_firmware()
     except FirmwareBuildError as e:
         raise BenchError(f"firmware build failed: {e}")
     wrapper = state / "k32-node-callgrind.sh"
     vg = " ".join(_callgrind_argv(callgrind_out))
-    wrapper.write_text(f'#!/bin/sh\ncase " $* " in *" control-plane "*) '
-                       f'exec {vg} {real} "$@";; esac\nexec {real} "$@"\n')
+    wrapper.write_text(
+        f'#!/bin/sh\ncase " $* " in *" control-plane "*) exec {vg} {real} "$@";; esac\nexec {real} "$@"\n'
+    )
     wrapper.chmod(0o755)
-    return SlowStart(state, workers=1, base_port=find_free_base_port(1),
-                     kubeconfig=state / "kubeconfig", die_with_parent=True, binary=wrapper)
+    return SlowStart(
+        state,
+        workers=1,
+        base_port=find_free_base_port(1),
+        kubeconfig=state / "kubeconfig",
+        die_with_parent=True,
+        binary=wrapper,
+    )
 
 
 # ---- the bench -----------------------------------------------------------------------------
 
-REQUESTS = {"static": ("GET", STATIC_PATH, None), "nginx-static": ("GET", STATIC_PATH, None),
-            "echo-local": ("POST", ECHO_PATH, ECHO_BODY),
-            "echo-worker": ("POST", WORKER_PREFIX + "/hello", ECHO_BODY)}
-DESCRIPTIONS = {"static": "StaticBundle file via the Ingress controller",
-                "echo-local": "echo pod on the control plane (in-process k32_handle)",
-                "echo-worker": "echo pod on a worker (keep-alive HTTP relay)",
-                "nginx-static": "the same file from nginx on loopback"}
+REQUESTS = {
+    "static": ("GET", STATIC_PATH, None),
+    "nginx-static": ("GET", STATIC_PATH, None),
+    "echo-local": ("POST", ECHO_PATH, ECHO_BODY),
+    "echo-worker": ("POST", WORKER_PREFIX + "/hello", ECHO_BODY),
+}
+DESCRIPTIONS = {
+    "static": "StaticBundle file via the Ingress controller",
+    "echo-local": "echo pod on the control plane (in-process k32_handle)",
+    "echo-worker": "echo pod on a worker (keep-alive HTTP relay)",
+    "nginx-static": "the same file from nginx on loopback",
+}
 
 
-def run(load: Load, callgrind_requests: int, workdir: Path, backend_timeout: float,
-        progress=lambda msg: None, rounds: int = 1) -> dict:
-    rows = {case: {"case": case, "description": DESCRIPTIONS[case], "status": "ok",
-                   "instructionsPerRequest": None} for case in CASES}
+def run(
+    load: Load,
+    callgrind_requests: int,
+    workdir: Path,
+    backend_timeout: float,
+    progress=lambda msg: None,
+    rounds: int = 1,
+) -> dict:
+    rows = {
+        case: {"case": case, "description": DESCRIPTIONS[case], "status": "ok", "instructionsPerRequest": None}
+        for case in CASES
+    }
     progress("starting a simulated cluster …")
     cluster = Cluster(workdir, backend_timeout)
     try:
@@ -451,9 +509,14 @@ def run(load: Load, callgrind_requests: int, workdir: Path, backend_timeout: flo
         ipr = rows[case]["instructionsPerRequest"]
         rows[case]["targetInstructions"] = target
         rows[case]["targetMet"] = None if ipr is None else ipr <= target
-    return {"generator": load.generator, "connections": load.connections,
-            "callgrindRequests": callgrind_requests, "callgrindRounds": rounds,
-            "instructions": instructions, "rows": [rows[c] for c in CASES]}
+    return {
+        "generator": load.generator,
+        "connections": load.connections,
+        "callgrindRequests": callgrind_requests,
+        "callgrindRounds": rounds,
+        "instructions": instructions,
+        "rows": [rows[c] for c in CASES],
+    }
 
 
 def _instructions(rows: dict, n: int, workdir: Path, backend_timeout: float, progress, rounds: int) -> str:
@@ -463,17 +526,21 @@ def _instructions(rows: dict, n: int, workdir: Path, backend_timeout: float, pro
         return "unavailable: valgrind is not installed (Debian package valgrind)"
     progress("instructions: control plane under callgrind …")
     out = workdir / "callgrind.k32"
-    cluster = Cluster(workdir, backend_timeout, callgrind_out=out,
-                      echo_cases=tuple(c for c in ("echo-local", "echo-worker")
-                                       if rows[c]["status"] == "ok"))
+    cluster = Cluster(
+        workdir,
+        backend_timeout,
+        callgrind_out=out,
+        echo_cases=tuple(c for c in ("echo-local", "echo-worker") if rows[c]["status"] == "ok"),
+    )
     try:
         cg = Callgrind(cluster.cp_pid, out)
         for case in ("static", "echo-local", "echo-worker"):
             if case in cluster.unavailable or rows[case]["status"] != "ok":
                 continue
             method, path, body = REQUESTS[case]
-            _count_rows(rows[case], cg.samples(_sequential(cluster.host, cluster.port, method, path, body, n),
-                                               n, rounds))
+            _count_rows(
+                rows[case], cg.samples(_sequential(cluster.host, cluster.port, method, path, body, n), n, rounds)
+            )
     finally:
         cluster.down()
     progress("instructions: nginx under callgrind …")
@@ -481,8 +548,12 @@ def _instructions(rows: dict, n: int, workdir: Path, backend_timeout: float, pro
     nginx = Nginx(workdir, callgrind_out=out)
     try:
         method, path, body = REQUESTS["nginx-static"]
-        _count_rows(rows["nginx-static"], Callgrind(nginx.proc.pid, out).samples(
-            _sequential("127.0.0.1", nginx.port, method, path, body, n), n, rounds))
+        _count_rows(
+            rows["nginx-static"],
+            Callgrind(nginx.proc.pid, out).samples(
+                _sequential("127.0.0.1", nginx.port, method, path, body, n), n, rounds
+            ),
+        )
     finally:
         nginx.stop()
     return "ok"
@@ -494,9 +565,11 @@ def _count_rows(row: dict, samples: list[int]) -> None:
 
 
 def _print(result: dict) -> None:
-    click.echo(f"load generator {result['generator']}, {result['connections']} connections; "
-               f"instructions/request: {result['instructions']} (median of {result['callgrindRounds']} "
-               f"rounds of {result['callgrindRequests']} sequential requests under callgrind)")
+    click.echo(
+        f"load generator {result['generator']}, {result['connections']} connections; "
+        f"instructions/request: {result['instructions']} (median of {result['callgrindRounds']} "
+        f"rounds of {result['callgrindRequests']} sequential requests under callgrind)"
+    )
     click.echo(f"  {'case':<13}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'instr/req':>12}  errors  target")
     for r in result["rows"]:
         if r["status"] != "ok":
@@ -508,30 +581,61 @@ def _print(result: dict) -> None:
         if r.get("targetInstructions") is not None:
             met = {True: "met", False: "MISSED", None: "-"}[r.get("targetMet")]
             target = f"  <= {r['targetInstructions']}: {met}"
-        click.echo(f"  {r['case']:<13}{r['requestsPerSec']:>10.0f}{r['p50_ms']:>10.3f}"
-                   f"{r['p99_ms']:>10.3f}{ipr:>12}  {r['errors']:>6}{target}")
+        click.echo(
+            f"  {r['case']:<13}{r['requestsPerSec']:>10.0f}{r['p50_ms']:>10.3f}"
+            f"{r['p99_ms']:>10.3f}{ipr:>12}  {r['errors']:>6}{target}"
+        )
 
 
 @click.command("ingress")
-@click.option("--load", "generator", type=click.Choice(["auto", "wrk", "python"]), default="auto",
-              show_default=True, help="Load generator (auto: wrk when installed).")
-@click.option("--duration", type=click.FloatRange(1, 600), default=5, show_default=True,
-              help="Seconds per case with wrk.")
-@click.option("--requests", type=click.IntRange(1, 10_000_000), default=2000, show_default=True,
-              help="Requests per case with the Python generator.")
-@click.option("--connections", type=click.IntRange(1, 256), default=4, show_default=True,
-              help="Concurrent keep-alive connections.")
-@click.option("--callgrind-requests", type=click.IntRange(0, 100_000), default=1000,
-              show_default=True, help="Requests counted per round under callgrind (0: skip instructions).")
-@click.option("--callgrind-rounds", type=click.IntRange(1, 50), default=5, show_default=True,
-              help="Rounds under callgrind; the median round is the figure.")
-@click.option("--backend-timeout", type=click.FloatRange(1, 600),
-              default=DEFAULT_BACKEND_TIMEOUT_S, show_default=True,
-              help="Seconds to wait for each route (echo pods starting) before a case is "
-                   "reported unavailable.")
+@click.option(
+    "--load",
+    "generator",
+    type=click.Choice(["auto", "wrk", "python"]),
+    default="auto",
+    show_default=True,
+    help="Load generator (auto: wrk when installed).",
+)
+@click.option(
+    "--duration", type=click.FloatRange(1, 600), default=5, show_default=True, help="Seconds per case with wrk."
+)
+@click.option(
+    "--requests",
+    type=click.IntRange(1, 10_000_000),
+    default=2000,
+    show_default=True,
+    help="Requests per case with the Python generator.",
+)
+@click.option(
+    "--connections",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="Concurrent keep-alive connections.",
+)
+@click.option(
+    "--callgrind-requests",
+    type=click.IntRange(0, 100_000),
+    default=1000,
+    show_default=True,
+    help="Requests counted per round under callgrind (0: skip instructions).",
+)
+@click.option(
+    "--callgrind-rounds",
+    type=click.IntRange(1, 50),
+    default=5,
+    show_default=True,
+    help="Rounds under callgrind; the median round is the figure.",
+)
+@click.option(
+    "--backend-timeout",
+    type=click.FloatRange(1, 600),
+    default=DEFAULT_BACKEND_TIMEOUT_S,
+    show_default=True,
+    help="Seconds to wait for each route (echo pods starting) before a case is reported unavailable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def ingress(generator, duration, requests, connections, callgrind_requests, callgrind_rounds,
-            backend_timeout, as_json):
+def ingress(generator, duration, requests, connections, callgrind_requests, callgrind_rounds, backend_timeout, as_json):
     """Ingress req/s, p50/p99 and instructions/request: static file, in-process and worker
     echo, and nginx serving the same file."""
     if generator == "auto":

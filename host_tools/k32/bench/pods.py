@@ -9,6 +9,7 @@ Measures
   pod start latency     create (API POST) → the pod server answers the new echo pod
   RAM per pod           the control plane's heap growth per extra running echo pod
                         (console STATUS heapBytes), minus its linear memory"""
+
 from __future__ import annotations
 
 import json
@@ -54,11 +55,22 @@ class PodClient:
 
 
 def _echo_pod(name: str, node: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"nodeName": node, "containers": [{
-                "name": "echo", "image": "wasm://embedded/echo",
-                "env": [{"name": "GREETING", "value": "bench"}],
-                "resources": {"limits": {"memory": "64Ki"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "echo",
+                    "image": "wasm://embedded/echo",
+                    "env": [{"name": "GREETING", "value": "bench"}],
+                    "resources": {"limits": {"memory": "64Ki"}},
+                }
+            ],
+        },
+    }
 
 
 def _wait_answers(client: PodClient, timeout: float) -> float | None:
@@ -76,6 +88,7 @@ def _heap(sim, node: str) -> int:
 
 def _start_cluster(workdir: Path, callgrind_out: Path | None):
     from k32.sim.cluster import SimError
+
     state = workdir / ("sim-cg" if callgrind_out else "sim")
     state.mkdir()
     sim = _bench_cluster(state, callgrind_out)
@@ -111,8 +124,14 @@ def run(requests: int, starts: int, callgrind_requests: int, workdir: Path, prog
                 errors += 1
             lat.append((time.perf_counter() - s) * 1000)
         elapsed = time.perf_counter() - t0
-        result.update({"errors": errors, "requestsPerSec": round(requests / elapsed, 1),
-                       "p50_ms": round(percentile(lat, 50), 3), "p99_ms": round(percentile(lat, 99), 3)})
+        result.update(
+            {
+                "errors": errors,
+                "requestsPerSec": round(requests / elapsed, 1),
+                "p50_ms": round(percentile(lat, 50), 3),
+                "p99_ms": round(percentile(lat, 99), 3),
+            }
+        )
 
         progress(f"starting {starts} pods one at a time …")
         heap_before = _heap(sim, cp["name"])
@@ -132,9 +151,11 @@ def run(requests: int, starts: int, callgrind_requests: int, workdir: Path, prog
         time.sleep(0.5)  # let status writes and their buffers settle
         heap_after = _heap(sim, cp["name"])
         per_pod = (heap_after - heap_before) / starts if starts else 0
-        result["startLatencyMs"] = {"median": round(statistics.median(samples), 1) if samples else None,
-                                    "max": round(max(samples), 1) if samples else None,
-                                    "samples": [round(s, 1) for s in samples]}
+        result["startLatencyMs"] = {
+            "median": round(statistics.median(samples), 1) if samples else None,
+            "max": round(max(samples), 1) if samples else None,
+            "samples": [round(s, 1) for s in samples],
+        }
         result["linearMemoryBytes"] = WASM_PAGE
         result["ramPerPodBytes"] = round(per_pod - WASM_PAGE) if starts else None
     finally:
@@ -150,11 +171,14 @@ def run(requests: int, starts: int, callgrind_requests: int, workdir: Path, prog
             progress("instructions: control plane under callgrind …")
             sim, cp, client = _start_cluster(workdir, workdir / "callgrind.out")
             try:
+
                 def burst():
                     for _ in range(callgrind_requests):
                         client.post()
+
                 result["instructionsPerRequest"] = Callgrind(int(cp["pid"]), workdir / "callgrind.out").per_request(
-                    burst, callgrind_requests)
+                    burst, callgrind_requests
+                )
                 result["instructions"] = "ok"
             finally:
                 client.close()
@@ -163,21 +187,28 @@ def run(requests: int, starts: int, callgrind_requests: int, workdir: Path, prog
 
 
 def _print(r: dict) -> None:
-    click.echo(f"pod server → in-process echo: {r['requestsPerSec']} req/s, p50 {r['p50_ms']} ms, "
-               f"p99 {r['p99_ms']} ms ({r['requests']} requests, {r['errors']} errors)")
+    click.echo(
+        f"pod server → in-process echo: {r['requestsPerSec']} req/s, p50 {r['p50_ms']} ms, "
+        f"p99 {r['p99_ms']} ms ({r['requests']} requests, {r['errors']} errors)"
+    )
     ipr = r["instructionsPerRequest"]
     click.echo(f"instructions per request: {ipr if ipr is not None else r['instructions']}")
     s = r["startLatencyMs"]
     click.echo(f"pod start latency: median {s['median']} ms, max {s['max']} ms over {r['starts']} pods")
-    click.echo(f"RAM per pod beyond linear memory: {r['ramPerPodBytes']} bytes "
-               f"(linear memory {r['linearMemoryBytes']} bytes)")
+    click.echo(
+        f"RAM per pod beyond linear memory: {r['ramPerPodBytes']} bytes (linear memory {r['linearMemoryBytes']} bytes)"
+    )
 
 
 @click.command("pods")
 @click.option("--requests", default=2000, show_default=True, help="Requests to the echo pod.")
 @click.option("--starts", default=5, show_default=True, help="Pods started for the latency/RAM figures.")
-@click.option("--callgrind-requests", default=200, show_default=True,
-              help="Requests counted under callgrind (0 skips the instruction count).")
+@click.option(
+    "--callgrind-requests",
+    default=200,
+    show_default=True,
+    help="Requests counted under callgrind (0 skips the instruction count).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def pods(requests, starts, callgrind_requests, as_json):
     """Pod runtime: requests/s and instructions per request (pod server → in-process echo),
@@ -186,8 +217,13 @@ def pods(requests, starts, callgrind_requests, as_json):
         raise click.ClickException("--requests and --starts must be ≥ 1, --callgrind-requests ≥ 0")
     with tempfile.TemporaryDirectory(prefix="k32-bench-pods-") as tmp:
         try:
-            result = run(requests, starts, callgrind_requests, Path(tmp),
-                         progress=(lambda m: None) if as_json else (lambda m: click.echo(m, err=True)))
+            result = run(
+                requests,
+                starts,
+                callgrind_requests,
+                Path(tmp),
+                progress=(lambda m: None) if as_json else (lambda m: click.echo(m, err=True)),
+            )
         except BenchError as e:
             raise click.ClickException(str(e))
     if as_json:

@@ -3,6 +3,7 @@ set of workloads we write ourselves (bench/wasm/*.c). Each workload times its ow
 process CPU-time clock and prints `result <checksum> ns <cpu-ns>`, so every runtime is measured the
 same way (no process start-up, no module compilation, no time stolen by other processes) and all
 must agree on the checksum: a runtime computing a different result fails the bench."""
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,23 @@ BUILD_DIR = REPO_ROOT / "build" / "bench-wasm"
 # The frozen set and what each workload stresses. Tuning is judged on the whole set; a change that
 # helps one program only does not count.
 KINDS = {
-    "fib": "call", "sha256": "integer", "matmul": "float", "sort": "memory", "json": "parser",
-    "crc": "integer", "intmath": "integer", "vm": "dispatch", "lz": "compress", "hash": "memory",
-    "strings": "string", "physics": "float", "sortmix": "memory", "fsm": "parser", "recur": "call",
-    "memops": "memory", "mix": "mixed",
+    "fib": "call",
+    "sha256": "integer",
+    "matmul": "float",
+    "sort": "memory",
+    "json": "parser",
+    "crc": "integer",
+    "intmath": "integer",
+    "vm": "dispatch",
+    "lz": "compress",
+    "hash": "memory",
+    "strings": "string",
+    "physics": "float",
+    "sortmix": "memory",
+    "fsm": "parser",
+    "recur": "call",
+    "memops": "memory",
+    "mix": "mixed",
 }
 # Targets the verdict checks (geometric means over the whole set).
 TARGET_GEOMEAN_VS_WASM3 = 2.0
@@ -78,6 +92,7 @@ def run_ours(p: dict, tool: Path) -> tuple[int, int]:
 
 def run_wasm3(p: dict) -> tuple[int, int]:
     import wasm3  # pywasm3 has no WASI: the few calls the workloads make are shimmed here
+
     env = wasm3.Environment()
     rt = env.new_runtime(1 << 20)
     mod = env.parse_module(p["wasm"].read_bytes())
@@ -86,16 +101,16 @@ def run_wasm3(p: dict) -> tuple[int, int]:
     mem = lambda: rt.get_memory(0)  # noqa: E731  (memory may move when it grows)
 
     def u32(addr):
-        return int.from_bytes(mem()[addr:addr + 4], "little")
+        return int.from_bytes(mem()[addr : addr + 4], "little")
 
     def put(addr, data: bytes):
-        mem()[addr:addr + len(data)] = data
+        mem()[addr : addr + len(data)] = data
 
     def fd_write(fd, iovs, n, nwritten):
         total = 0
         for i in range(n):
             base, ln = u32(iovs + 8 * i), u32(iovs + 8 * i + 4)
-            out.append(bytes(mem()[base:base + ln]))
+            out.append(bytes(mem()[base : base + ln]))
             total += ln
         put(nwritten, total.to_bytes(4, "little"))
         return 0
@@ -118,11 +133,16 @@ def run_wasm3(p: dict) -> tuple[int, int]:
         raise Exit(code)
 
     shims = {
-        "fd_write": ("i(iiii)", fd_write), "clock_time_get": ("i(iIi)", clock_time_get),
-        "args_sizes_get": ("i(ii)", sizes), "environ_sizes_get": ("i(ii)", sizes),
-        "args_get": ("i(ii)", lambda a, b: 0), "environ_get": ("i(ii)", lambda a, b: 0),
-        "fd_close": ("i(i)", lambda fd: 0), "fd_seek": ("i(iIii)", lambda *a: 70),
-        "fd_fdstat_get": ("i(ii)", lambda fd, p: 0), "proc_exit": ("v(i)", proc_exit),
+        "fd_write": ("i(iiii)", fd_write),
+        "clock_time_get": ("i(iIi)", clock_time_get),
+        "args_sizes_get": ("i(ii)", sizes),
+        "environ_sizes_get": ("i(ii)", sizes),
+        "args_get": ("i(ii)", lambda a, b: 0),
+        "environ_get": ("i(ii)", lambda a, b: 0),
+        "fd_close": ("i(i)", lambda fd: 0),
+        "fd_seek": ("i(iIii)", lambda *a: 70),
+        "fd_fdstat_get": ("i(ii)", lambda fd, p: 0),
+        "proc_exit": ("v(i)", proc_exit),
     }
     for name, (sig, fn) in shims.items():
         try:
@@ -152,9 +172,24 @@ def code_size_m32_os() -> int | None:
     with tempfile.TemporaryDirectory() as tmp:
         for s in src:
             obj = Path(tmp) / (s.stem + ".o")
-            r = subprocess.run(["g++", "-std=c++17", "-m32", "-msse2", "-mfpmath=sse", "-Os",
-                                "-fno-exceptions", "-fno-rtti", "-c", str(s), "-o", str(obj)],
-                               capture_output=True, text=True)
+            r = subprocess.run(
+                [
+                    "g++",
+                    "-std=c++17",
+                    "-m32",
+                    "-msse2",
+                    "-mfpmath=sse",
+                    "-Os",
+                    "-fno-exceptions",
+                    "-fno-rtti",
+                    "-c",
+                    str(s),
+                    "-o",
+                    str(obj),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if r.returncode:
                 return None
             sz = subprocess.run(["size", str(obj)], capture_output=True, text=True).stdout.split("\n")[1].split()
@@ -165,16 +200,32 @@ def code_size_m32_os() -> int | None:
 def instance_ram(tool: Path, wasm: Path) -> dict:
     """Store bytes beyond linear memory for one instance of `wasm`, with pod-sized stacks
     (POD_STACK_SLOTS value slots, POD_CALL_DEPTH frames)."""
-    r = subprocess.run([str(tool), "run", "--time", "--stack-slots", str(POD_STACK_SLOTS),
-                        "--call-depth", str(POD_CALL_DEPTH), str(wasm)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            str(tool),
+            "run",
+            "--time",
+            "--stack-slots",
+            str(POD_STACK_SLOTS),
+            "--call-depth",
+            str(POD_CALL_DEPTH),
+            str(wasm),
+        ],
+        capture_output=True,
+        text=True,
+    )
     m = re.search(r"store_bytes (\d+) memory_bytes (\d+) stack_bytes (\d+) code_bytes (\d+)", r.stderr)
     if not m:
         return {}
     store, memory, stack, code = (int(x) for x in m.groups())
-    return {"store_bytes": store, "linear_memory_bytes": memory, "value_stack_bytes": stack,
-            "call_depth": POD_CALL_DEPTH,
-            "beyond_linear_memory_bytes": store - memory, "module_code_bytes": code}
+    return {
+        "store_bytes": store,
+        "linear_memory_bytes": memory,
+        "value_stack_bytes": stack,
+        "call_depth": POD_CALL_DEPTH,
+        "beyond_linear_memory_bytes": store - memory,
+        "module_code_bytes": code,
+    }
 
 
 def geomean(xs: list[float]) -> float | None:
@@ -184,8 +235,11 @@ def geomean(xs: list[float]) -> float | None:
 
 def verdict(summary: dict) -> dict:
     """Each target of the set, met or not (None when wasm3 is not installed)."""
-    g3, lo3, gn = (summary["geomean_speedup_vs_wasm3"], summary["min_speedup_vs_wasm3"],
-                   summary["geomean_ours_vs_native"])
+    g3, lo3, gn = (
+        summary["geomean_speedup_vs_wasm3"],
+        summary["min_speedup_vs_wasm3"],
+        summary["geomean_ours_vs_native"],
+    )
     return {
         f"geomean >= {TARGET_GEOMEAN_VS_WASM3}x wasm3": None if g3 is None else g3 >= TARGET_GEOMEAN_VS_WASM3,
         f"every workload >= {TARGET_MIN_VS_WASM3}x wasm3": None if lo3 is None else lo3 >= TARGET_MIN_VS_WASM3,
@@ -195,6 +249,7 @@ def verdict(summary: dict) -> dict:
 
 def run_bench(names: list[str], repeat: int) -> dict:
     from k32.wasm.tool import wasm_tool
+
     tool = wasm_tool()
     progs = build_workloads(names)
     runners = {"native": run_native, "ours": lambda p: run_ours(p, tool)}
@@ -210,8 +265,7 @@ def run_bench(names: list[str], repeat: int) -> dict:
             for who, fn in runners.items():
                 checksum, ns = fn(progs[name])
                 if checksums[name].setdefault(who, checksum) != checksum:
-                    raise BenchError(f"{name}: {who} gave two different results: "
-                                     f"{checksums[name][who]} and {checksum}")
+                    raise BenchError(f"{name}: {who} gave two different results: {checksums[name][who]} and {checksum}")
                 best[name][who] = min(best[name].get(who, ns), ns)
     rows = []
     for name in names:
@@ -227,8 +281,7 @@ def run_bench(names: list[str], repeat: int) -> dict:
     summary = {
         "geomean_ours_vs_native": geomean([r["ours_vs_native"] for r in rows]),
         "geomean_speedup_vs_wasm3": geomean([r.get("speedup_vs_wasm3") for r in rows]),
-        "min_speedup_vs_wasm3": min((r["speedup_vs_wasm3"] for r in rows if "speedup_vs_wasm3" in r),
-                                    default=None),
+        "min_speedup_vs_wasm3": min((r["speedup_vs_wasm3"] for r in rows if "speedup_vs_wasm3" in r), default=None),
         "times": f"CPU time of the kernel, minimum of {repeat} interleaved runs",
         "interpreter_code_bytes_os_m32": code_size_m32_os(),
         "instance_ram": instance_ram(tool, progs[names[0]]["wasm"]),
@@ -243,17 +296,28 @@ def _fmt(v) -> str:
 
 
 @click.command("wasm")
-@click.option("--workload", "workloads", multiple=True, type=click.Choice(list(KINDS)),
-              help="Run only these (repeatable); default the whole frozen set.")
-@click.option("--repeat", type=click.IntRange(1, 50), default=5, show_default=True,
-              help="Interleaved runs per workload and runtime; the minimum CPU time counts.")
+@click.option(
+    "--workload",
+    "workloads",
+    multiple=True,
+    type=click.Choice(list(KINDS)),
+    help="Run only these (repeatable); default the whole frozen set.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 50),
+    default=5,
+    show_default=True,
+    help="Interleaved runs per workload and runtime; the minimum CPU time counts.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def wasm(workloads, repeat, as_json):
     """Interpreter speed vs native gcc -O2 and wasm3 on the frozen set bench/wasm/*.c."""
     for tool in ("clang", "gcc"):
         if not shutil.which(tool):
-            raise click.ClickException(f"{tool} is needed to build the workloads "
-                                       "(apt-get install gcc clang lld wasi-libc)")
+            raise click.ClickException(
+                f"{tool} is needed to build the workloads (apt-get install gcc clang lld wasi-libc)"
+            )
     try:
         result = run_bench(list(workloads) or list(KINDS), repeat)
     except BenchError as e:
@@ -261,22 +325,30 @@ def wasm(workloads, repeat, as_json):
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    click.echo(f"{'workload':<10}{'kind':<9}{'native ms':>10}{'ours ms':>10}{'wasm3 ms':>10}"
-               f"{'wasm3/ours':>11}{'ours/native':>12}")
+    click.echo(
+        f"{'workload':<10}{'kind':<9}{'native ms':>10}{'ours ms':>10}{'wasm3 ms':>10}"
+        f"{'wasm3/ours':>11}{'ours/native':>12}"
+    )
     for r in result["workloads"]:
-        click.echo(f"{r['workload']:<10}{r['kind']:<9}{_fmt(r['native_ms']):>10}{_fmt(r['ours_ms']):>10}"
-                   f"{_fmt(r.get('wasm3_ms')):>10}"
-                   f"{_fmt(r.get('speedup_vs_wasm3')):>11}{_fmt(r['ours_vs_native']):>12}")
+        click.echo(
+            f"{r['workload']:<10}{r['kind']:<9}{_fmt(r['native_ms']):>10}{_fmt(r['ours_ms']):>10}"
+            f"{_fmt(r.get('wasm3_ms')):>10}"
+            f"{_fmt(r.get('speedup_vs_wasm3')):>11}{_fmt(r['ours_vs_native']):>12}"
+        )
     s = result["summary"]
     click.echo(f"({s['times']}; checksums equal under every runtime)")
-    click.echo(f"geomean: {_fmt(s['geomean_speedup_vs_wasm3']).strip()}x faster than wasm3 "
-               f"(lowest {_fmt(s['min_speedup_vs_wasm3']).strip()}x), "
-               f"{_fmt(s['geomean_ours_vs_native']).strip()}x native time")
+    click.echo(
+        f"geomean: {_fmt(s['geomean_speedup_vs_wasm3']).strip()}x faster than wasm3 "
+        f"(lowest {_fmt(s['min_speedup_vs_wasm3']).strip()}x), "
+        f"{_fmt(s['geomean_ours_vs_native']).strip()}x native time"
+    )
     for target, ok in s["verdict"].items():
         click.echo(f"  {'n/a ' if ok is None else 'met ' if ok else 'MISS'} {target}")
     click.echo(f"interpreter code size (-Os, 32-bit x86): {s['interpreter_code_bytes_os_m32']} bytes")
     ram = s["instance_ram"]
     if ram:
-        click.echo(f"RAM per instance beyond linear memory: {ram['beyond_linear_memory_bytes']} bytes "
-                   f"(value stack {ram['value_stack_bytes']}, {ram['call_depth']} frames; compiled module "
-                   f"{ram['module_code_bytes']} bytes, shared by instances)")
+        click.echo(
+            f"RAM per instance beyond linear memory: {ram['beyond_linear_memory_bytes']} bytes "
+            f"(value stack {ram['value_stack_bytes']}, {ram['call_depth']} frames; compiled module "
+            f"{ram['module_code_bytes']} bytes, shared by instances)"
+        )

@@ -3,6 +3,7 @@
     python -m k32.boards.gen_header --board s3 --out build/generated/k32_board.h
 
 The file is only rewritten when its content changes, so a re-run does not rebuild the world."""
+
 from __future__ import annotations
 
 import argparse

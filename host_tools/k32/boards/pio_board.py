@@ -3,6 +3,7 @@
 board's sdkconfig lines, partition table and k32_board.h from boards/ (the same step idf.py
 and the compile check run), and gives PlatformIO's uploader the flash parameters. So
 platformio.ini never repeats a number from boards/."""
+
 # PlatformIO runs this with SCons' Import/env; it is not importable as a normal module.
 import os
 import sys

@@ -3,6 +3,7 @@ constants (boards/common.yaml).
 
 Every budget the firmware uses is read from here; `gen_header` turns a profile into
 k32_board.h so C++ never writes a number down a second time."""
+
 from __future__ import annotations
 
 import re
@@ -94,7 +95,7 @@ class Board:
     partition_table_offset: int | None = None
     partitions: tuple = ()
     data_partition: str | None = None
-    cores: int | None = None       # CPU cores of the chip (2: the node's tasks are pinned to core 1)
+    cores: int | None = None  # CPU cores of the chip (2: the node's tasks are pinned to core 1)
     roles: tuple = ("control-plane", "worker")  # what a node built for the profile may run as
     source: Path | None = None
 
@@ -192,8 +193,15 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     roles = d.get("roles")
     if not isinstance(roles, list) or not roles or any(r not in ROLES for r in roles) or len(set(roles)) != len(roles):
         raise BoardError(f"{path}: roles: must be a non-empty list of {', '.join(ROLES)}, got {roles!r}")
-    common = dict(name=name, description=str(d.get("description", "")), chip=chip,
-                  psram=psram, budgets=budgets, roles=tuple(roles), source=path)
+    common = dict(
+        name=name,
+        description=str(d.get("description", "")),
+        chip=chip,
+        psram=psram,
+        budgets=budgets,
+        roles=tuple(roles),
+        source=path,
+    )
     if chip is None:
         if flash_size is not None:
             raise BoardError(f"board {name!r} has no flash; --flash-size does not apply")
@@ -225,16 +233,25 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     cores = d.get("cores")
     if cores not in (1, 2):
         raise BoardError(f"{path}: cores: must be 1 or 2 (the chip's CPU cores), got {cores!r}")
-    return Board(**common, cores=cores, flash_size=size, flash_sizes=tuple(sizes), flash_mode=fl["mode"],
-                 flash_freq=fl["freq"], bootloader_offset=boot, partition_table_offset=pt,
-                 partitions=tuple(parts), data_partition=data_part)
+    return Board(
+        **common,
+        cores=cores,
+        flash_size=size,
+        flash_sizes=tuple(sizes),
+        flash_mode=fl["mode"],
+        flash_freq=fl["freq"],
+        bootloader_offset=boot,
+        partition_table_offset=pt,
+        partitions=tuple(parts),
+        data_partition=data_part,
+    )
 
 
 def _check_chip(path, chip: str, bootloader_offset: int) -> None:
     """The chip must be one esptool knows, and the bootloader goes where its ROM looks."""
     try:
         from esptool.targets import CHIP_DEFS
-    except ImportError:            # esptool is only needed to flash; the header needs no check
+    except ImportError:  # esptool is only needed to flash; the header needs no check
         return
     if chip not in CHIP_DEFS:
         raise BoardError(f"{path}: chip: {chip!r} is not an esptool chip ({', '.join(sorted(CHIP_DEFS))})")
@@ -271,6 +288,7 @@ def _partitions(path, raw, flash_bytes, table_offset) -> list[Partition]:
     if not isinstance(raw, list) or not raw:
         raise BoardError(f"{path}: partitions: must be a non-empty list")
     from k32.boards.partition_table import SUBTYPES, TYPES
+
     parts, end = [], table_offset + FLASH_SECTOR
     for i, e in enumerate(raw):
         f = f"partitions[{i}]"

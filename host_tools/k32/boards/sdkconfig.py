@@ -5,6 +5,7 @@
 writes partitions.csv and sdkconfig.board (read by ESP-IDF after firmware/sdkconfig.defaults).
 The firmware's CMakeLists.txt runs it while configuring, so PlatformIO, idf.py and the compile
 check all get the same lines."""
+
 from __future__ import annotations
 
 import argparse

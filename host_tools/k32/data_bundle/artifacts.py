@@ -1,5 +1,6 @@
 """Artifact producers for `k32 bundle`. Each producer returns the Artifacts it can make
 from what exists in the repository; nothing is made up when its inputs are absent."""
+
 from __future__ import annotations
 
 import base64
@@ -11,8 +12,24 @@ from pathlib import Path
 from k32 import REPO_ROOT
 
 # Text is LF-normalised so a checkout with CRLF line endings yields the same bytes.
-TEXT_SUFFIXES = {".html", ".htm", ".css", ".js", ".mjs", ".json", ".txt", ".svg", ".md",
-                 ".yaml", ".yml", ".xml", ".csv", ".pem", ".map", ".webmanifest"}
+TEXT_SUFFIXES = {
+    ".html",
+    ".htm",
+    ".css",
+    ".js",
+    ".mjs",
+    ".json",
+    ".txt",
+    ".svg",
+    ".md",
+    ".yaml",
+    ".yml",
+    ".xml",
+    ".csv",
+    ".pem",
+    ".map",
+    ".webmanifest",
+}
 CA_SOURCES = ("certifi", Path("/etc/ssl/certs/ca-certificates.crt"))
 PEM_RE = re.compile(rb"-----BEGIN CERTIFICATE-----\r?\n(.*?)-----END CERTIFICATE-----", re.S)
 
@@ -23,9 +40,9 @@ class BundleError(RuntimeError):
 
 @dataclass(frozen=True)
 class Artifact:
-    name: str           # relative path in the bundle (and in the data partition)
+    name: str  # relative path in the bundle (and in the data partition)
     data: bytes
-    kind: str           # openapi | ca-bundle | pod-image | web | partition-table | data-image
+    kind: str  # openapi | ca-bundle | pod-image | web | partition-table | data-image
     on_data_partition: bool = True
 
     @property
@@ -51,6 +68,7 @@ def openapi_documents(board) -> list[Artifact]:
 def _ca_source() -> tuple[str, bytes]:
     try:
         import certifi
+
         path = Path(certifi.where())
     except ImportError:
         path = CA_SOURCES[1]
@@ -76,22 +94,25 @@ def ca_bundle(board) -> list[Artifact]:
     out = []
     for der in sorted(ders, key=lambda d: hashlib.sha256(d).digest()):
         b64 = base64.b64encode(der).decode("ascii")
-        lines = [b64[i:i + 64] for i in range(0, len(b64), 64)]
+        lines = [b64[i : i + 64] for i in range(0, len(b64), 64)]
         out.append("-----BEGIN CERTIFICATE-----\n" + "\n".join(lines) + "\n-----END CERTIFICATE-----\n")
     return [Artifact("ca/roots.pem", "".join(out).encode("ascii"), "ca-bundle")]
 
 
 def _files_under(root: Path):
-    return sorted((p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")),
-                  key=lambda p: p.relative_to(root).as_posix())
+    return sorted(
+        (p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")),
+        key=lambda p: p.relative_to(root).as_posix(),
+    )
 
 
 def web_bundles(board, images_dir: Path | None = None) -> list[Artifact]:
     web = (images_dir or REPO_ROOT / "images") / "web"
     if not web.is_dir():
         return []
-    return [Artifact(f"web/{p.relative_to(web).as_posix()}", normalise(p, p.read_bytes()), "web")
-            for p in _files_under(web)]
+    return [
+        Artifact(f"web/{p.relative_to(web).as_posix()}", normalise(p, p.read_bytes()), "web") for p in _files_under(web)
+    ]
 
 
 def pod_images(board, images_dir: Path | None = None) -> list[Artifact]:

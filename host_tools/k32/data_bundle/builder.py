@@ -10,6 +10,7 @@ Layout of a bundle directory (all paths relative, sorted, LF text, no timestamps
 The digest is sha256 over "<name> <sha256>\\n" lines of every artifact except the
 LittleFS image (which holds the digest itself and is a function of the others), plus the
 board and flash size. The firmware prints it at boot from /bundle.json on its data partition."""
+
 from __future__ import annotations
 
 import hashlib
@@ -46,8 +47,9 @@ def _entry(a: Artifact, board) -> dict:
     return e
 
 
-def build(board_name: str, out_dir: Path | None = None, flash_size: str | None = None,
-          images_dir: Path | None = None) -> dict:
+def build(
+    board_name: str, out_dir: Path | None = None, flash_size: str | None = None, images_dir: Path | None = None
+) -> dict:
     """Builds the bundle into out_dir and returns its manifest."""
     board = load_board(board_name, flash_size)
     out_dir = Path(out_dir or default_out(board.name))
@@ -61,16 +63,19 @@ def build(board_name: str, out_dir: Path | None = None, flash_size: str | None =
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise BundleError(f"two artifacts named {sorted(dup)[0]}")
-    header = {"format": FORMAT, "board": board.name, "chip": board.chip,
-              "flashSize": board.flash_size}
+    header = {"format": FORMAT, "board": board.name, "chip": board.chip, "flashSize": board.flash_size}
     if board.flashable:
-        artifacts.append(Artifact(PARTITION_TABLE, to_binary(board.partitions),
-                                  "partition-table", on_data_partition=False))
+        artifacts.append(
+            Artifact(PARTITION_TABLE, to_binary(board.partitions), "partition-table", on_data_partition=False)
+        )
     digest = digest_of(header, artifacts)
     content = [a for a in artifacts if a.on_data_partition]
     if board.flashable:
-        inner = {**header, "digest": digest,
-                 "artifacts": [_entry(a, board) for a in sorted(content, key=lambda a: a.name)]}
+        inner = {
+            **header,
+            "digest": digest,
+            "artifacts": [_entry(a, board) for a in sorted(content, key=lambda a: a.name)],
+        }
         files = {a.name: a.data for a in content}
         files[MANIFEST] = canonical(inner)
         part = board.partition(board.data_partition)
@@ -79,8 +84,11 @@ def build(board_name: str, out_dir: Path | None = None, flash_size: str | None =
         except Exception as e:  # littlefs raises its own error types (e.g. no space)
             raise BundleError(f"data partition {part.name!r} ({part.size} bytes): {e}") from None
         artifacts.append(Artifact(DATA_IMAGE, image, "data-image", on_data_partition=False))
-    manifest = {**header, "digest": digest,
-                "artifacts": [_entry(a, board) for a in sorted(artifacts, key=lambda a: a.name)]}
+    manifest = {
+        **header,
+        "digest": digest,
+        "artifacts": [_entry(a, board) for a in sorted(artifacts, key=lambda a: a.name)],
+    }
     _write(out_dir, artifacts, manifest)
     return manifest
 

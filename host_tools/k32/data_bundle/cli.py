@@ -1,4 +1,5 @@
 """`k32 bundle --board <b>`."""
+
 from pathlib import Path
 
 import click
@@ -8,13 +9,13 @@ from k32.boards import BoardError
 
 @click.command()
 @click.option("--board", required=True, help="board profile from boards/ (s3, esp32, sim)")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="output directory [build/bundle/<board>]")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="output directory [build/bundle/<board>]")
 @click.option("--flash-size", help="flash size when the board comes in several (e.g. 16MB)")
 @click.option("--json", "as_json", is_flag=True, help="print the manifest as JSON")
 def bundle(board, out, flash_size, as_json):
     """Build every Python-generated artifact for a board, with a manifest and digest."""
     from . import BundleError, build, canonical, default_out
+
     try:
         manifest = build(board, out, flash_size)
     except (BoardError, BundleError) as e:

@@ -1,12 +1,13 @@
 """The LittleFS image of the data partition, with the geometry esp_littlefs uses on the
 boards (4 KiB blocks, 256-byte pages, 64-byte names), so the firmware mounts it as is."""
+
 from __future__ import annotations
 
 from littlefs import LittleFS
 
-BLOCK_SIZE = 4096          # flash sector
-PAGE_SIZE = 256            # CONFIG_LITTLEFS_PAGE_SIZE (read and prog size)
-NAME_MAX = 64              # CONFIG_LITTLEFS_OBJ_NAME_LEN
+BLOCK_SIZE = 4096  # flash sector
+PAGE_SIZE = 256  # CONFIG_LITTLEFS_PAGE_SIZE (read and prog size)
+NAME_MAX = 64  # CONFIG_LITTLEFS_OBJ_NAME_LEN
 LOOKAHEAD = 128
 
 
@@ -15,9 +16,16 @@ def build(files: dict[str, bytes], partition_bytes: int) -> bytes:
     its content only (littlefs stores no timestamps)."""
     if partition_bytes % BLOCK_SIZE:
         raise ValueError(f"data partition size {partition_bytes:#x} is not a multiple of {BLOCK_SIZE}")
-    fs = LittleFS(block_size=BLOCK_SIZE, block_count=partition_bytes // BLOCK_SIZE,
-                  read_size=PAGE_SIZE, prog_size=PAGE_SIZE, cache_size=PAGE_SIZE,
-                  lookahead_size=LOOKAHEAD, name_max=NAME_MAX, block_cycles=512)
+    fs = LittleFS(
+        block_size=BLOCK_SIZE,
+        block_count=partition_bytes // BLOCK_SIZE,
+        read_size=PAGE_SIZE,
+        prog_size=PAGE_SIZE,
+        cache_size=PAGE_SIZE,
+        lookahead_size=LOOKAHEAD,
+        name_max=NAME_MAX,
+        block_cycles=512,
+    )
     for name in sorted(files):
         for part in name.split("/"):
             if len(part.encode("utf-8")) > NAME_MAX:
@@ -32,9 +40,16 @@ def build(files: dict[str, bytes], partition_bytes: int) -> bytes:
 
 def read(image: bytes) -> dict[str, bytes]:
     """Every file of an image (used by tests and `k32 bundle --check`)."""
-    fs = LittleFS(block_size=BLOCK_SIZE, block_count=len(image) // BLOCK_SIZE,
-                  read_size=PAGE_SIZE, prog_size=PAGE_SIZE, cache_size=PAGE_SIZE,
-                  lookahead_size=LOOKAHEAD, name_max=NAME_MAX, mount=False)
+    fs = LittleFS(
+        block_size=BLOCK_SIZE,
+        block_count=len(image) // BLOCK_SIZE,
+        read_size=PAGE_SIZE,
+        prog_size=PAGE_SIZE,
+        cache_size=PAGE_SIZE,
+        lookahead_size=LOOKAHEAD,
+        name_max=NAME_MAX,
+        mount=False,
+    )
     fs.context.buffer[:] = image
     fs.mount()
     out = {}

@@ -1,5 +1,6 @@
 """A data bundle's manifest (bundle.json): its names, its one canonical JSON form, and reading
 it back with every listed file checked against its size and sha256."""
+
 from __future__ import annotations
 
 import hashlib

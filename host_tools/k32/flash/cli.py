@@ -1,4 +1,5 @@
 """`k32 flash --board <b>`."""
+
 from pathlib import Path
 
 import click
@@ -14,16 +15,22 @@ from k32.deprecated import pick, renamed_option
 @click.option("--flash-size", help="flash size when the board comes in several (e.g. 16MB)")
 @click.option("--no-build", is_flag=True, help="do not run PlatformIO (use --app or its last output)")
 @click.option("--app", type=click.Path(dir_okay=False, path_type=Path), help="prebuilt app image")
-@click.option("--bootloader", type=click.Path(dir_okay=False, path_type=Path),
-              help="bootloader image [bootloader.bin next to the app]")
-@click.option("--data-bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="use this data bundle (from `k32 bundle`) instead of building build/bundle/<board>")
+@click.option(
+    "--bootloader",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="bootloader image [bootloader.bin next to the app]",
+)
+@click.option(
+    "--data-bundle",
+    "bundle_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="use this data bundle (from `k32 bundle`) instead of building build/bundle/<board>",
+)
 @renamed_option("--bundle", "--data-bundle", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--erase", is_flag=True, help="erase the whole flash first (loses NVS: Wi-Fi, token)")
 @click.option("--no-stub", is_flag=True, help="talk to the ROM bootloader directly")
 @click.option("--dry-run", is_flag=True, help="print the plan (chip, offsets, files, sha256) and stop")
-def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, erase, no_stub, dry_run,
-          **old):
+def flash(board, port, baud, flash_size, no_build, app, bootloader, bundle_dir, erase, no_stub, dry_run, **old):
     """Build and write bootloader, partition table, app and data partition to a board."""
     bundle_dir = pick(bundle_dir, old, "--bundle", "--data-bundle")
     from k32 import data_bundle

@@ -1,4 +1,5 @@
 """Checks of the binaries `k32 flash` writes, before anything touches the board."""
+
 from __future__ import annotations
 
 from esptool.bin_image import LoadFirmwareImage
@@ -20,7 +21,9 @@ def check_firmware_image(path, data: bytes, chip: str, what: str) -> None:
         raise ImageError(f"{what} {path}: corrupt image: {str(e).splitlines()[0]}") from None
     expect = CHIP_DEFS[chip].IMAGE_CHIP_ID
     if getattr(img, "chip_id", expect) != expect:
-        raise ImageError(f"{what} {path}: built for chip id {img.chip_id}, the board is {CHIP_DEFS[chip].CHIP_NAME} (id {expect})")
+        raise ImageError(
+            f"{what} {path}: built for chip id {img.chip_id}, the board is {CHIP_DEFS[chip].CHIP_NAME} (id {expect})"
+        )
     if img.checksum != img.calculate_checksum():
         raise ImageError(f"{what} {path}: corrupt image: checksum mismatch")
     if getattr(img, "append_digest", False) and img.stored_digest != img.calc_digest:

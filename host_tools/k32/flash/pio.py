@@ -1,4 +1,5 @@
 """Building the app with PlatformIO (firmware/platformio.ini, one env per board)."""
+
 from __future__ import annotations
 
 import os
@@ -10,8 +11,10 @@ from pathlib import Path
 from k32 import REPO_ROOT
 
 FIRMWARE_DIR = REPO_ROOT / "firmware"
-NO_PIO_HINT = ("build the app where PlatformIO works and pass it with "
-               "`k32 flash --no-build --app <firmware.bin> [--bootloader <bootloader.bin>]`")
+NO_PIO_HINT = (
+    "build the app where PlatformIO works and pass it with "
+    "`k32 flash --no-build --app <firmware.bin> [--bootloader <bootloader.bin>]`"
+)
 
 
 class BuildError(RuntimeError):
@@ -19,7 +22,7 @@ class BuildError(RuntimeError):
 
 
 def build_dir(env: str) -> Path:
-    workspace = os.environ.get("PLATFORMIO_WORKSPACE_DIR")   # PlatformIO's own override
+    workspace = os.environ.get("PLATFORMIO_WORKSPACE_DIR")  # PlatformIO's own override
     return (Path(workspace) if workspace else FIRMWARE_DIR / ".pio") / "build" / env
 
 
@@ -52,11 +55,23 @@ def build(env: str, flash_size: str | None = None) -> tuple[Path, Path]:
     if proc.returncode != 0:
         text = (proc.stdout + proc.stderr).lower()
         tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-1:] or ["no output"]
-        if any(k in text for k in ("could not install", "platformmanager", "httpclienterror",
-                                   "connection", "unknown platform", "unknownpackage",
-                                   "internet", "resolve")):
-            raise BuildError(f"PlatformIO could not install the espressif32 platform for env {env!r} "
-                             f"(needs internet: {tail[0].strip()}); {NO_PIO_HINT}")
+        if any(
+            k in text
+            for k in (
+                "could not install",
+                "platformmanager",
+                "httpclienterror",
+                "connection",
+                "unknown platform",
+                "unknownpackage",
+                "internet",
+                "resolve",
+            )
+        ):
+            raise BuildError(
+                f"PlatformIO could not install the espressif32 platform for env {env!r} "
+                f"(needs internet: {tail[0].strip()}); {NO_PIO_HINT}"
+            )
         raise BuildError(f"PlatformIO build of env {env!r} failed: {tail[0].strip()}; {NO_PIO_HINT}")
     app, boot = outputs(env)
     if not app.is_file():

@@ -1,5 +1,6 @@
 """The flash plan: what goes where (offsets from the bundle's partition table), each image
 checked against the chip and the space it must fit."""
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,8 @@ class FlashError(RuntimeError):
 class Region:
     what: str
     offset: int
-    path: Path | None        # None in a dry run when the app is not built yet
-    limit: int               # bytes available at offset
+    path: Path | None  # None in a dry run when the app is not built yet
+    limit: int  # bytes available at offset
 
     @property
     def present(self) -> bool:
@@ -48,8 +49,9 @@ def _partition_offset(rows, typ: str, subtype: str | None = None, name: str | No
     raise FlashError(f"{PARTITION_TABLE}: no {typ} partition {name or subtype or ''}".rstrip())
 
 
-def make_plan(board: Board, bundle_dir: Path, app: Path | None, bootloader: Path | None,
-              require_binaries: bool = True) -> list[Region]:
+def make_plan(
+    board: Board, bundle_dir: Path, app: Path | None, bootloader: Path | None, require_binaries: bool = True
+) -> list[Region]:
     """The regions to write, checked: images valid for the chip, each fits its place, the
     bundle belongs to this board. Offsets of app and data come from the bundle's table."""
     if not board.flashable:
@@ -59,8 +61,10 @@ def make_plan(board: Board, bundle_dir: Path, app: Path | None, bootloader: Path
     except Exception as e:
         raise FlashError(str(e)) from None
     if manifest.get("board") != board.name or manifest.get("flashSize") != board.flash_size:
-        raise FlashError(f"bundle {bundle_dir} is for {manifest.get('board')}/{manifest.get('flashSize')}, "
-                         f"not {board.name}/{board.flash_size}; rebuild it with k32 bundle")
+        raise FlashError(
+            f"bundle {bundle_dir} is for {manifest.get('board')}/{manifest.get('flashSize')}, "
+            f"not {board.name}/{board.flash_size}; rebuild it with k32 bundle"
+        )
     table = bundle_dir / PARTITION_TABLE
     try:
         rows = parse_binary(table.read_bytes())
@@ -70,10 +74,10 @@ def make_plan(board: Board, bundle_dir: Path, app: Path | None, bootloader: Path
     data_off, data_size = _partition_offset(rows, "data", name=board.data_partition)
     first_part = min(off for _n, _t, _s, off, _z in rows)
     regions = [
-        Region("bootloader", board.bootloader_offset, bootloader,
-               board.partition_table_offset - board.bootloader_offset),
-        Region("partition-table", board.partition_table_offset, table,
-               first_part - board.partition_table_offset),
+        Region(
+            "bootloader", board.bootloader_offset, bootloader, board.partition_table_offset - board.bootloader_offset
+        ),
+        Region("partition-table", board.partition_table_offset, table, first_part - board.partition_table_offset),
         Region("app", app_off, app, app_size),
         Region("data", data_off, bundle_dir / DATA_IMAGE, data_size),
     ]
@@ -96,12 +100,13 @@ def make_plan(board: Board, bundle_dir: Path, app: Path | None, bootloader: Path
     return regions
 
 
-def describe_plan(board: Board, regions: list[Region], port: str, baud: int, stub: bool,
-                  erase: bool) -> str:
-    lines = [f"board {board.name}: chip {board.chip}, flash {board.flash_size} {board.flash_mode} "
-             f"{board.flash_freq}, port {port}, baud {baud}, {'stub' if stub else 'ROM (no stub)'}"
-             f"{', erase all first' if erase else ''}",
-             f"{'offset':>10}  {'size':>9}  {'sha256':64}  file"]
+def describe_plan(board: Board, regions: list[Region], port: str, baud: int, stub: bool, erase: bool) -> str:
+    lines = [
+        f"board {board.name}: chip {board.chip}, flash {board.flash_size} {board.flash_mode} "
+        f"{board.flash_freq}, port {port}, baud {baud}, {'stub' if stub else 'ROM (no stub)'}"
+        f"{', erase all first' if erase else ''}",
+        f"{'offset':>10}  {'size':>9}  {'sha256':64}  file",
+    ]
     for r in regions:
         where = f"{r.what}: {r.path}" if r.present else f"{r.what}: (not built yet) {r.path or ''}"
         lines.append(f"{r.offset:#010x}  {r.size:>9}  {r.sha256}  {where}")

@@ -1,4 +1,5 @@
 """Serial-port auto-detection: the USB devices ESP32 boards show up as."""
+
 from __future__ import annotations
 
 from serial.tools import list_ports
@@ -18,8 +19,7 @@ class PortError(RuntimeError):
 
 
 def candidates() -> list:
-    return sorted((p for p in list_ports.comports() if p.vid in BOARD_USB_VIDS),
-                  key=lambda p: p.device)
+    return sorted((p for p in list_ports.comports() if p.vid in BOARD_USB_VIDS), key=lambda p: p.device)
 
 
 def describe(p) -> str:
@@ -30,10 +30,11 @@ def auto_detect() -> str:
     """The one board port, or a PortError naming what was found."""
     found = candidates()
     if not found:
-        raise PortError("no ESP32 board found on USB (looked for vendors "
-                        + ", ".join(f"{v:04x}" for v in sorted(BOARD_USB_VIDS))
-                        + "); plug one in or pass --port")
+        raise PortError(
+            "no ESP32 board found on USB (looked for vendors "
+            + ", ".join(f"{v:04x}" for v in sorted(BOARD_USB_VIDS))
+            + "); plug one in or pass --port"
+        )
     if len(found) > 1:
-        raise PortError("several boards found: " + ", ".join(describe(p) for p in found)
-                        + "; choose one with --port")
+        raise PortError("several boards found: " + ", ".join(describe(p) for p in found) + "; choose one with --port")
     return found[0].device

@@ -1,5 +1,6 @@
 """Writing a flash plan with esptool's Python API: connect, check the chip, write every region
 compressed and verified, reset."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,9 @@ from .plan import FlashError, Region
 ROM_BAUD = 115200
 
 
-def write(board: Board, regions: list[Region], port: str, baud: int, stub: bool, erase: bool,
-          connect_attempts: int = 3) -> None:
+def write(
+    board: Board, regions: list[Region], port: str, baud: int, stub: bool, erase: bool, connect_attempts: int = 3
+) -> None:
     """Connect, check the chip, write every region compressed and verified, reset."""
     import esptool
     import serial
@@ -35,12 +37,21 @@ def write(board: Board, regions: list[Region], port: str, baud: int, stub: bool,
         esptool.attach_flash(esp)
         if erase:
             esptool.erase_flash(esp)
-        esptool.write_flash(esp, [(r.offset, str(r.path)) for r in regions],
-                            flash_mode=board.flash_mode, flash_freq=board.flash_freq,
-                            flash_size=board.flash_size, compress=True)
-        esptool.verify_flash(esp, [(r.offset, str(r.path)) for r in regions],
-                             flash_mode=board.flash_mode, flash_freq=board.flash_freq,
-                             flash_size=board.flash_size)
+        esptool.write_flash(
+            esp,
+            [(r.offset, str(r.path)) for r in regions],
+            flash_mode=board.flash_mode,
+            flash_freq=board.flash_freq,
+            flash_size=board.flash_size,
+            compress=True,
+        )
+        esptool.verify_flash(
+            esp,
+            [(r.offset, str(r.path)) for r in regions],
+            flash_mode=board.flash_mode,
+            flash_freq=board.flash_freq,
+            flash_size=board.flash_size,
+        )
         esptool.reset_chip(esp, "hard-reset")
     except serial.SerialException as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__

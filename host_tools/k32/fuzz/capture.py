@@ -6,6 +6,7 @@ it, and run the commands whose requests should seed the fuzzer:
 
     python -m k32.fuzz.capture --listen 127.0.0.1:16443 --upstream 127.0.0.1:6443 --seconds 60
 """
+
 import argparse
 import hashlib
 import re
@@ -44,10 +45,10 @@ def _save_connection(sent: bytes):
     _save("http", sent[:8192])
     # protobuf bodies: after a head that says so, Content-Length bytes starting with k8s\0
     for m in re.finditer(rb"\r\n\r\n(k8s\x00)", sent):
-        head = sent[:m.start()].rsplit(b"\r\n\r\n", 1)[-1]
+        head = sent[: m.start()].rsplit(b"\r\n\r\n", 1)[-1]
         cl = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
         if cl:
-            _save("protobuf", sent[m.start(1):m.start(1) + int(cl.group(1))])
+            _save("protobuf", sent[m.start(1) : m.start(1) + int(cl.group(1))])
 
 
 def serve(listen: tuple[str, int], upstream: tuple[str, int], seconds: int):

@@ -1,5 +1,6 @@
 """Builds every fuzz target in one instrumented build dir (build/fuzz: the parsers compiled
 once with clang, coverage, ASan and UBSan, then linked into each target) and runs them."""
+
 import os
 import re
 import shutil
@@ -28,10 +29,10 @@ class Result:
     target: str
     seconds: int
     executions: int
-    crashes: int          # inputs that crashed, leaked, hung or broke a check (libFuzzer stops at one)
-    corpus: int           # inputs in the corpus afterwards
+    crashes: int  # inputs that crashed, leaked, hung or broke a check (libFuzzer stops at one)
+    corpus: int  # inputs in the corpus afterwards
     artifacts: list[Path]
-    tail: str             # the end of libFuzzer's output (the report when it failed)
+    tail: str  # the end of libFuzzer's output (the report when it failed)
 
     @property
     def ok(self) -> bool:
@@ -43,8 +44,15 @@ def build(targets: list[Target], jobs: int) -> dict[str, Path]:
     if not shutil.which("clang++"):
         raise FuzzError("the fuzz targets need clang++ (libFuzzer): apt-get install clang")
     env = dict(os.environ, CC="clang", CXX="clang++")
-    cfg = ["cmake", "-S", str(REPO_ROOT / "firmware"), "-B", str(BUILD_DIR), "-DCMAKE_BUILD_TYPE=Debug",
-           "-DK32_FUZZ=ON"]
+    cfg = [
+        "cmake",
+        "-S",
+        str(REPO_ROOT / "firmware"),
+        "-B",
+        str(BUILD_DIR),
+        "-DCMAKE_BUILD_TYPE=Debug",
+        "-DK32_FUZZ=ON",
+    ]
     if shutil.which("ccache"):
         cfg += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
     r = subprocess.run(cfg, check=False, capture_output=True, text=True, env=env)
@@ -68,8 +76,17 @@ def run_one(target: Target, binary: Path, seconds: int, corpus_root: Path | None
     artifacts = BUILD_DIR / "artifacts" / target.name
     artifacts.mkdir(parents=True, exist_ok=True)
     before = set(artifacts.iterdir())
-    cmd = ["nice", str(binary), str(corpus), f"-max_total_time={seconds}", "-timeout=10", "-rss_limit_mb=2048",
-           f"-max_len={target.max_len}", f"-artifact_prefix={artifacts}/", "-print_final_stats=1"]
+    cmd = [
+        "nice",
+        str(binary),
+        str(corpus),
+        f"-max_total_time={seconds}",
+        "-timeout=10",
+        "-rss_limit_mb=2048",
+        f"-max_len={target.max_len}",
+        f"-artifact_prefix={artifacts}/",
+        "-print_final_stats=1",
+    ]
     if target.dictionary:
         cmd.append(f"-dict={target.dictionary}")
     started = time.monotonic()
@@ -80,7 +97,7 @@ def run_one(target: Target, binary: Path, seconds: int, corpus_root: Path | None
     crashes = len(new) if new else (1 if r.returncode else 0)
     executions = _last_int(r"stat::number_of_executed_units:\s*(\d+)", out) or _last_int(r"#(\d+)\s", out)
     corpus_size = sum(1 for _ in corpus.iterdir())
-    tail = "\n".join(out.strip().splitlines()[-40 if crashes else -3:])
+    tail = "\n".join(out.strip().splitlines()[-40 if crashes else -3 :])
     return Result(target.name, elapsed, executions, crashes, corpus_size, new, tail)
 
 

@@ -1,6 +1,7 @@
 """Seed corpora from real inputs: the repository's manifests and test fixtures, the committed
 captures under firmware/fuzz/seeds/<target>/ (kubectl's requests as it sent them), and for
 Wasm the modules of the conformance tests. Each generator writes files into a corpus dir."""
+
 import hashlib
 import json
 from pathlib import Path
@@ -39,8 +40,9 @@ def _yaml_documents() -> list[bytes]:
 
 
 def _json_seeds() -> list[bytes]:
-    return [json.dumps(o).encode() for o in _manifest_objects()] + \
-           [json.dumps(o, indent=2).encode() for o in _manifest_objects()[:20]]
+    return [json.dumps(o).encode() for o in _manifest_objects()] + [
+        json.dumps(o, indent=2).encode() for o in _manifest_objects()[:20]
+    ]
 
 
 def _patch_seeds() -> list[bytes]:
@@ -50,27 +52,61 @@ def _patch_seeds() -> list[bytes]:
         kind = f"{o.get('apiVersion', 'v1')}/{o.get('kind', '')}"
         labels = {"metadata": {"labels": {"fuzz": "1", "app": None}}}
         out.append([o, labels, kind])
-        out.append([o, [{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}},
-                        {"op": "replace", "path": "/metadata/name", "value": "x"},
-                        {"op": "test", "path": "/kind", "value": o.get("kind")}], kind])
+        out.append(
+            [
+                o,
+                [
+                    {"op": "add", "path": "/metadata/labels", "value": {"a": "b"}},
+                    {"op": "replace", "path": "/metadata/name", "value": "x"},
+                    {"op": "test", "path": "/kind", "value": o.get("kind")},
+                ],
+                kind,
+            ]
+        )
         spec = o.get("spec") or {}
         containers = spec.get("containers") or (spec.get("template") or {}).get("spec", {}).get("containers")
         if containers:
             c = containers[0]
-            out.append([o, {"spec": {"containers": [{"name": c.get("name"), "image": "changed"},
-                                                    {"name": "side", "$patch": "delete"}],
-                                     "$setElementOrder/containers": [{"name": c.get("name")}]}}, kind])
-            out.append([o, [{"op": "remove", "path": "/spec/containers/0"},
-                            {"op": "copy", "from": "/metadata", "path": "/spec/x"},
-                            {"op": "move", "from": "/spec/x", "path": "/spec/y"}], kind])
+            out.append(
+                [
+                    o,
+                    {
+                        "spec": {
+                            "containers": [
+                                {"name": c.get("name"), "image": "changed"},
+                                {"name": "side", "$patch": "delete"},
+                            ],
+                            "$setElementOrder/containers": [{"name": c.get("name")}],
+                        }
+                    },
+                    kind,
+                ]
+            )
+            out.append(
+                [
+                    o,
+                    [
+                        {"op": "remove", "path": "/spec/containers/0"},
+                        {"op": "copy", "from": "/metadata", "path": "/spec/x"},
+                        {"op": "move", "from": "/spec/x", "path": "/spec/y"},
+                    ],
+                    kind,
+                ]
+            )
     return [json.dumps(s).encode() for s in out]
 
 
 def _console_seeds() -> list[bytes]:
-    lines = ["K32_CMD:STATUS", 'K32_CMD:TOKEN {"token":"s3cret"}', 'K32_CMD:TOKEN {"token":""}',
-             'K32_CMD:WIFI {"ssid":"Kube32-Cluster","password":"pw"}', "K32_CMD:REBOOT",
-             'K32_CMD:ECHO {"a":[1,2.5,"x\\u00e9",null,true],"b":{"c":{}}}', 'K32_CMD:FAIL {"why":"no\\nway"}',
-             "boot noise\r\nK32_CMD:STATUS\r\n"]
+    lines = [
+        "K32_CMD:STATUS",
+        'K32_CMD:TOKEN {"token":"s3cret"}',
+        'K32_CMD:TOKEN {"token":""}',
+        'K32_CMD:WIFI {"ssid":"Kube32-Cluster","password":"pw"}',
+        "K32_CMD:REBOOT",
+        'K32_CMD:ECHO {"a":[1,2.5,"x\\u00e9",null,true],"b":{"c":{}}}',
+        'K32_CMD:FAIL {"why":"no\\nway"}',
+        "boot noise\r\nK32_CMD:STATUS\r\n",
+    ]
     return [line.encode() for line in lines]
 
 
@@ -84,6 +120,7 @@ GENERATORS = {
 
 def _wasm_seeds() -> list[bytes]:
     from k32.wasm.fuzz import module_seeds
+
     return module_seeds()
 
 

@@ -1,20 +1,21 @@
 """The fuzz targets: one per firmware/fuzz/fuzz_<name>.cpp, with the per-target libFuzzer
 settings and where its seeds and dictionary come from."""
+
 from dataclasses import dataclass
 from pathlib import Path
 
 from k32 import REPO_ROOT
 
 FUZZ_DIR = REPO_ROOT / "firmware" / "fuzz"
-SEEDS_DIR = FUZZ_DIR / "seeds"   # committed seeds: seeds/<target>/*
-DICT_DIR = FUZZ_DIR / "dict"     # libFuzzer dictionaries: dict/<target>.dict
+SEEDS_DIR = FUZZ_DIR / "seeds"  # committed seeds: seeds/<target>/*
+DICT_DIR = FUZZ_DIR / "dict"  # libFuzzer dictionaries: dict/<target>.dict
 
 
 @dataclass(frozen=True)
 class Target:
-    name: str        # "json"; the binary is k32-fuzz-<name>
+    name: str  # "json"; the binary is k32-fuzz-<name>
     source: Path
-    max_len: int     # longest input libFuzzer makes
+    max_len: int  # longest input libFuzzer makes
 
     @property
     def binary_name(self) -> str:

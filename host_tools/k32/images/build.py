@@ -1,4 +1,5 @@
 """Compiles images/<name>/*.c with clang --target=wasm32 -nostdlib into <out>/<name>.wasm."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,16 +15,28 @@ from k32 import REPO_ROOT
 IMAGES_DIR = REPO_ROOT / "images"
 DEFAULT_OUT = REPO_ROOT / "build" / "images"
 ABI_INCLUDE = REPO_ROOT / "firmware" / "include" / "runtime"
-SHARED_INCLUDE = IMAGES_DIR / "lib"   # helpers shared by the shipped images, not an image
+SHARED_INCLUDE = IMAGES_DIR / "lib"  # helpers shared by the shipped images, not an image
 NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 # One page of linear memory and an 8 KiB shadow stack: the echo example's limits.memory
 # is 64Ki, so images must start in a single page. -fno-builtin keeps clang from turning
 # the loops of images/lib/mem.c into calls to themselves. __heap_base is exported so a node
 # may give an image that never sizes its memory only the bytes below it (data + stack).
-CFLAGS = ["--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wall", "-Werror", "-ffile-prefix-map=" + str(REPO_ROOT) + "=."]
-LDFLAGS = ["-Wl,--no-entry", "-Wl,-z,stack-size=8192", "-Wl,--initial-memory=65536",
-           "-Wl,--export=__heap_base",
-           "-Wl,--strip-debug"]
+CFLAGS = [
+    "--target=wasm32",
+    "-nostdlib",
+    "-fno-builtin",
+    "-O2",
+    "-Wall",
+    "-Werror",
+    "-ffile-prefix-map=" + str(REPO_ROOT) + "=.",
+]
+LDFLAGS = [
+    "-Wl,--no-entry",
+    "-Wl,-z,stack-size=8192",
+    "-Wl,--initial-memory=65536",
+    "-Wl,--export=__heap_base",
+    "-Wl,--strip-debug",
+]
 
 
 class ImageBuildError(RuntimeError):
@@ -63,7 +76,16 @@ def build_image(name: str, out_dir: Path, images_dir: Path = IMAGES_DIR, clang: 
     sources += sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
     out_dir.mkdir(parents=True, exist_ok=True)
     wasm = out_dir / f"{name}.wasm"
-    cmd = [clang or find_clang(), *CFLAGS, f"-I{SHARED_INCLUDE}", f"-I{ABI_INCLUDE}", *LDFLAGS, "-o", str(wasm), *sources]
+    cmd = [
+        clang or find_clang(),
+        *CFLAGS,
+        f"-I{SHARED_INCLUDE}",
+        f"-I{ABI_INCLUDE}",
+        *LDFLAGS,
+        "-o",
+        str(wasm),
+        *sources,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise ImageBuildError(f"image {name}: compile failed:\n{r.stderr.strip()}")

@@ -1,4 +1,5 @@
 """`k32 build images`: compile the pod images."""
+
 from pathlib import Path
 
 import click

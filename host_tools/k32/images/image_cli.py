@@ -1,4 +1,5 @@
 """`k32 image build SRC.c|DIR` and `k32 image push FILE --context C`: pod images of one's own."""
+
 from pathlib import Path
 
 import click
@@ -14,14 +15,23 @@ def image():
 @image.command("build")
 @click.argument("src", type=click.Path(exists=True, path_type=Path))
 @click.option("--name", help="image name [the file's or folder's name]")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=REPO_ROOT / "build" / "images-user",
-              show_default=True)
-@click.option("--sd", "card", type=click.Path(file_okay=False, path_type=Path),
-              help="also install it into this card directory (for k32 sim up --sd / k32-node --sd)")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=REPO_ROOT / "build" / "images-user",
+    show_default=True,
+)
+@click.option(
+    "--sd",
+    "card",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="also install it into this card directory (for k32 sim up --sd / k32-node --sd)",
+)
 def build_cmd(src, name, out, card):
     """Compile SRC.c (or every .c in DIR) to OUT/<name>.wasm with <name>.wasm.sha256 beside it."""
     from .build import ImageBuildError
     from .user import build_source, install_on_card
+
     try:
         img = build_source(src, out, name)
     except ImageBuildError as e:
@@ -35,14 +45,19 @@ def build_cmd(src, name, out, card):
 @image.command("push")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--context", help="kubeconfig context of the node [current context]")
-@click.option("--kubeconfig", "path", type=click.Path(dir_okay=False, path_type=Path),
-              help="kubeconfig file [$KUBECONFIG or ~/.kube/config]")
+@click.option(
+    "--kubeconfig",
+    "path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="kubeconfig file [$KUBECONFIG or ~/.kube/config]",
+)
 @click.option("--name", help="image name [the file's name without .wasm]")
 def push_cmd(file, context, path, name):
     """Install FILE (a .wasm) into the node's wasm://sd/ store through its API (token and pin
     from the kubeconfig context); prints the image reference to run it with."""
     from .build import ImageBuildError
     from .push import PushError, push
+
     try:
         r = push(file, context, path, name)
     except (PushError, ImageBuildError) as e:

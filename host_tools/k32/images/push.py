@@ -2,6 +2,7 @@
 node whose API server the kubeconfig context names, through its authenticated
 PUT /kube32/v1/sdimages/<name> (the context's certificate pin and token are used as kubectl
 uses them)."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from .user import image_name
 
 WASM_MAGIC = b"\0asm\x01\0\0\0"
 TIMEOUT = 30.0
-ANSWER_MAX = 1 << 20   # the node answers with a short JSON status
+ANSWER_MAX = 1 << 20  # the node answers with a short JSON status
 
 
 class PushError(RuntimeError):
@@ -35,10 +36,8 @@ def push(file: Path, context: str | None = None, kubeconfig: Path | None = None,
     except KubeconfigError as e:
         raise PushError(str(e)) from None
     try:
-        with HttpClient(conn.server, conn.ssl_context, conn.headers, TIMEOUT,
-                        body_max=ANSWER_MAX) as client:
-            resp = client.request("PUT", f"/kube32/v1/sdimages/{n}", data,
-                                  {"Content-Type": "application/wasm"})
+        with HttpClient(conn.server, conn.ssl_context, conn.headers, TIMEOUT, body_max=ANSWER_MAX) as client:
+            resp = client.request("PUT", f"/kube32/v1/sdimages/{n}", data, {"Content-Type": "application/wasm"})
     except HttpError as e:
         raise PushError(str(e)) from None
     body = resp.body

@@ -1,6 +1,7 @@
 """A pod image of one's own: SRC.c or a folder of .c files compiled exactly as the shipped
 images (clang --target=wasm32 with the pod ABI header and images/lib), with a .sha256 beside
 it, and optionally installed into a card directory's wasm://sd/ layout."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,8 +17,7 @@ MAX_SOURCES = 256
 def image_name(src: Path, name: str | None) -> str:
     n = name or (src.stem if src.is_file() else src.name)
     if not NAME_RE.match(n):
-        raise ImageBuildError(f"image name {n!r}: lowercase letters, digits and '-' (1-32, a DNS label); "
-                              "pass --name")
+        raise ImageBuildError(f"image name {n!r}: lowercase letters, digits and '-' (1-32, a DNS label); pass --name")
     return n
 
 
@@ -40,8 +40,17 @@ def build_source(src: Path, out_dir: Path, name: str | None = None, clang: str |
     out_dir.mkdir(parents=True, exist_ok=True)
     wasm = out_dir / f"{n}.wasm"
     libs = sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
-    cmd = [clang or find_clang(), *CFLAGS, f"-I{SHARED_INCLUDE}", f"-I{ABI_INCLUDE}", *LDFLAGS, "-o", str(wasm),
-           *[str(s) for s in sources], *libs]
+    cmd = [
+        clang or find_clang(),
+        *CFLAGS,
+        f"-I{SHARED_INCLUDE}",
+        f"-I{ABI_INCLUDE}",
+        *LDFLAGS,
+        "-o",
+        str(wasm),
+        *[str(s) for s in sources],
+        *libs,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise ImageBuildError(f"image {n}: compile failed:\n{r.stderr.strip()}")

@@ -6,6 +6,7 @@ is pinned without trusting the network; with `--ip` it is taken from the first T
 gets it in the context (the console never tells a token, so it comes from --token,
 $K32_TOKEN or a prompt). The context is checked with one authenticated request before it is
 written, so a wrong token or address is reported instead of saved."""
+
 from __future__ import annotations
 
 import hashlib
@@ -21,7 +22,7 @@ from .files import KubeconfigError, write_context
 DEFAULT_API_PORT = 6443
 CHECK_TIMEOUT = 10.0
 PEM_MAX = 16 * 1024
-CHECK_BODY_MAX = 1 << 20   # a node list of a few boards is a few KiB
+CHECK_BODY_MAX = 1 << 20  # a node list of a few boards is a few KiB
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Target:
     ip: str
     api_port: int
     pem: str
-    has_token: bool | None   # None: unknown (no console)
+    has_token: bool | None  # None: unknown (no console)
 
 
 def from_console(port: str, timeout: float = 10.0) -> Target:
@@ -37,8 +38,10 @@ def from_console(port: str, timeout: float = 10.0) -> Target:
         with Console(port) as con:
             status = con.command("STATUS", timeout=timeout)
             if status.get("role") != "control-plane":
-                raise KubeconfigError(f"the node on {port} is a {status.get('role', '?')}: the API runs on "
-                                      "the control plane; give its console")
+                raise KubeconfigError(
+                    f"the node on {port} is a {status.get('role', '?')}: the API runs on "
+                    "the control plane; give its console"
+                )
             cert = con.command("APICERT", timeout=timeout)
     except ProvisionError as e:
         raise KubeconfigError(str(e)) from None
@@ -69,14 +72,17 @@ def check(target: Target, token: str | None, timeout: float = CHECK_TIMEOUT) -> 
     ctx = ssl.create_default_context(cadata=target.pem)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        with HttpClient(f"https://{target.ip}:{target.api_port}", ctx, headers, timeout,
-                        body_max=CHECK_BODY_MAX) as client:
+        with HttpClient(
+            f"https://{target.ip}:{target.api_port}", ctx, headers, timeout, body_max=CHECK_BODY_MAX
+        ) as client:
             resp = client.request("GET", "/api/v1/nodes")
     except HttpError as e:
         raise KubeconfigError(str(e)) from None
     if resp.status == 401:
-        raise KubeconfigError("the API refused the token (401 Unauthorized): "
-                              + ("give the node's token with --token or K32_TOKEN" if not token else "wrong token"))
+        raise KubeconfigError(
+            "the API refused the token (401 Unauthorized): "
+            + ("give the node's token with --token or K32_TOKEN" if not token else "wrong token")
+        )
     if resp.status != 200:
         raise KubeconfigError(f"GET /api/v1/nodes answered {resp.status}")
     try:
@@ -88,5 +94,4 @@ def check(target: Target, token: str | None, timeout: float = CHECK_TIMEOUT) -> 
 def write(target: Target, token: str | None, context: str, path: Path | None) -> Path:
     if token:
         check_token(token)
-    return write_context(f"https://{target.ip}:{target.api_port}", token or None, path, context,
-                         target.pem)
+    return write_context(f"https://{target.ip}:{target.api_port}", token or None, path, context, target.pem)

@@ -1,4 +1,5 @@
 """`k32 kubeconfig --port PORT | --ip IP [--context NAME] [--token T]`."""
+
 from pathlib import Path
 
 import click
@@ -7,18 +8,28 @@ import click
 @click.command()
 @click.option("--port", help="the control plane's console: serial port or pyserial URL (socket://IP:PORT)")
 @click.option("--ip", help="the API server's address, when there is no console (trust on first use)")
-@click.option("--api-port", type=click.IntRange(1, 65535), default=6443, show_default=True,
-              help="with --ip: the API port")
+@click.option(
+    "--api-port", type=click.IntRange(1, 65535), default=6443, show_default=True, help="with --ip: the API port"
+)
 @click.option("--context", default="kube32-board", show_default=True, help="kubeconfig context name")
-@click.option("--kubeconfig", "path", type=click.Path(dir_okay=False, path_type=Path),
-              help="file to merge into [kubectl's: $KUBECONFIG or ~/.kube/config]")
-@click.option("--token", envvar="K32_TOKEN", show_envvar=False,
-              help="the node's API token [K32_TOKEN; prompted when the node has one]")
+@click.option(
+    "--kubeconfig",
+    "path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="file to merge into [kubectl's: $KUBECONFIG or ~/.kube/config]",
+)
+@click.option(
+    "--token",
+    envvar="K32_TOKEN",
+    show_envvar=False,
+    help="the node's API token [K32_TOKEN; prompted when the node has one]",
+)
 def kubeconfig(port, ip, api_port, context, path, token):
     """Write a kubeconfig context for a board's API server (certificate pinned, token added)."""
     import sys
 
     from . import KubeconfigError, check, fingerprint, from_console, from_network, write
+
     if bool(port) == bool(ip):
         raise click.UsageError("give exactly one of --port (console) or --ip (network)")
     try:

@@ -1,6 +1,7 @@
 """One kubeconfig context turned into what an HTTP client needs: the server URL, a TLS context
 (the cluster's CA, or the client certificate the user entry names), the Authorization header
 (token, token file or basic auth) and the default namespace."""
+
 from __future__ import annotations
 
 import base64
@@ -43,7 +44,7 @@ def connect(context: str | None = None, kubeconfig: str | Path | None = None) ->
     kubectl's files). Every problem is a KubeconfigError naming file and field."""
     try:
         return _connect(context, kubeconfig)
-    except (OSError, ssl.SSLError, ValueError) as exc:   # unreadable CA/cert/token, bad base64
+    except (OSError, ssl.SSLError, ValueError) as exc:  # unreadable CA/cert/token, bad base64
         raise KubeconfigError(f"credentials: {' '.join(str(exc).split())}") from None
 
 

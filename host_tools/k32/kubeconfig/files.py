@@ -1,6 +1,7 @@
 """Kubeconfig files, read and written by kubectl's rules: which files count ($KUBECONFIG or
 ~/.kube/config), how several merge (the first file that sets a value wins), and how a context
 is merged into a file without touching anything else in it."""
+
 from __future__ import annotations
 
 import base64
@@ -68,8 +69,11 @@ def read_merged(paths: list[Path]) -> dict:
         for key in LISTS:
             for i, item in enumerate(doc.get(key) or []):
                 body = item.get(key[:-1]) if isinstance(item, dict) else None
-                if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
-                        or not isinstance(body or {}, dict):
+                if (
+                    not isinstance(item, dict)
+                    or not isinstance(item.get("name"), str)
+                    or not isinstance(body or {}, dict)
+                ):
                     raise KubeconfigError(f"{p}: {key}[{i}]: needs a name and a {key[:-1]} mapping")
                 merged[key].setdefault(item["name"], (body or {}, p))
         current = doc.get("current-context")
@@ -87,8 +91,7 @@ def _upsert(entries: list, name: str, key: str, value: dict) -> None:
     entries.append({"name": name, key: value})
 
 
-def merge(doc: dict, server: str, token: str | None, name: str = DEFAULT_CONTEXT,
-          ca_pem: str | None = None) -> dict:
+def merge(doc: dict, server: str, token: str | None, name: str = DEFAULT_CONTEXT, ca_pem: str | None = None) -> dict:
     """Set cluster/user/context `name`; current-context only if there is none yet."""
     doc.setdefault("apiVersion", "v1")
     doc.setdefault("kind", "Config")
@@ -110,8 +113,13 @@ def merge(doc: dict, server: str, token: str | None, name: str = DEFAULT_CONTEXT
     return doc
 
 
-def write_context(server: str, token: str | None = None, path: Path | None = None,
-                  name: str = DEFAULT_CONTEXT, ca_pem: str | None = None) -> Path:
+def write_context(
+    server: str,
+    token: str | None = None,
+    path: Path | None = None,
+    name: str = DEFAULT_CONTEXT,
+    ca_pem: str | None = None,
+) -> Path:
     """Merge context `name` into the kubeconfig at `path` (default: kubectl's) atomically."""
     path = Path(path) if path else default_path()
     doc = merge(load(path), server, token, name, ca_pem)

@@ -1,4 +1,5 @@
 """`k32 bench size` and `k32 check stacks`: reports over the build/mcu objects."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,13 @@ def _kb(n: int) -> str:
 
 
 @click.command("size")
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=MCU_BUILD_DIR,
-              show_default=True, help="The Cortex-M4 build (k32 build firmware --target mcu).")
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=MCU_BUILD_DIR,
+    show_default=True,
+    help="The Cortex-M4 build (k32 build firmware --target mcu).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def size(build_dir, as_json):
     """Code and data size per component of the Cortex-M4/newlib objects (-Os), with the
@@ -34,10 +40,14 @@ def size(build_dir, as_json):
         t = r["src_total"]
         click.echo(f"{'src total':<16}{t['text']:>10}{t['rodata']:>10}{t['data']:>8}{t['bss']:>8}")
         v = r["verdicts"]
-        click.echo(f"src .text {_kb(v['src_text']['bytes'])} of {_kb(v['src_text']['limit'])}: "
-                   f"{'ok' if v['src_text']['ok'] else 'TOO LARGE'}")
-        click.echo(f"src/wasm .text {_kb(v['wasm_text']['bytes'])} (the interpreter's target: "
-                   f"{_kb(v['wasm_text']['reference'])}, information)")
+        click.echo(
+            f"src .text {_kb(v['src_text']['bytes'])} of {_kb(v['src_text']['limit'])}: "
+            f"{'ok' if v['src_text']['ok'] else 'TOO LARGE'}"
+        )
+        click.echo(
+            f"src/wasm .text {_kb(v['wasm_text']['bytes'])} (the interpreter's target: "
+            f"{_kb(v['wasm_text']['reference'])}, information)"
+        )
     if not r["verdicts"]["src_text"]["ok"]:
         raise SystemExit(1)
 
@@ -49,8 +59,13 @@ def check_group():
 
 @check_group.command("stacks")
 @click.option("--board", default="s3", show_default=True, help="Board profile whose stack budgets apply.")
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=MCU_BUILD_DIR,
-              show_default=True, help="The Cortex-M4 build (k32 build firmware --target mcu).")
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=MCU_BUILD_DIR,
+    show_default=True,
+    help="The Cortex-M4 build (k32 build firmware --target mcu).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the deepest path and what is left unbounded.")
 def stacks(board, build_dir, as_json, verbose):

@@ -1,5 +1,6 @@
 """`k32 bench size`: .text/.rodata/.data/.bss of the build/mcu objects per component
 (src/wasm, src/core/<dir>, src/app, generated), with the verdicts on the totals."""
+
 from __future__ import annotations
 
 import shutil
@@ -72,7 +73,10 @@ def measure(build_dir: Path = MCU_BUILD_DIR) -> dict:
         "src_total": src,
         "verdicts": {
             "src_text": {"bytes": src["text"], "limit": SRC_TEXT_MAX, "ok": src["text"] <= SRC_TEXT_MAX},
-            "wasm_text": {"bytes": wasm_text, "reference": WASM_TEXT_REFERENCE,
-                          "note": "information: the interpreter's size target"},
+            "wasm_text": {
+                "bytes": wasm_text,
+                "reference": WASM_TEXT_REFERENCE,
+                "note": "information: the interpreter's size target",
+            },
         },
     }

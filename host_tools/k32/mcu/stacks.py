@@ -15,6 +15,7 @@ not what runs beneath it. The call is checked once as the `pod-call` row; the st
 of a chain takes (from that function down to the same function one pod further) as the
 `inproc-hop` row; and a thread that carries a whole chain (`inproc: chain`) as its path down to
 the first call + (CALL_CHAIN_MAX - 1) hops + one call, against its own budget + the chain's."""
+
 from __future__ import annotations
 
 import re
@@ -61,8 +62,10 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
             # the compiler writes .su and .ci together; a cache hit rewrites only the .su
             ci, su = obj.with_suffix(".ci"), obj.with_suffix(".su")
             if not ci.is_file() or (su.is_file() and ci.stat().st_mtime < su.stat().st_mtime):
-                raise StackError(f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
-                                 "rebuild build/mcu without ccache")
+                raise StackError(
+                    f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
+                    "rebuild build/mcu without ccache"
+                )
     fns: dict[str, Fn] = {}
     for f in files:
         for line in f.read_text(errors="replace").splitlines():
@@ -111,7 +114,7 @@ def _resolve_aliases(fns: dict[str, Fn]) -> None:
         if title in fns and fns[title].frame is not None:
             continue
         for m in _CTOR_DTOR_1.finditer(title):
-            cand = title[:m.start()] + m.group(1) + "2" + title[m.end():]
+            cand = title[: m.start()] + m.group(1) + "2" + title[m.end() :]
             if cand in fns and fns[cand].frame is not None:
                 alias[title] = cand
                 break
@@ -147,7 +150,8 @@ def _depth(note) -> int:
         return note
     if str(note).startswith("common:"):
         from k32.boards import load_common
-        name = str(note)[len("common:"):]
+
+        name = str(note)[len("common:") :]
         value = load_common().get(name)
         if not isinstance(value, int):
             raise StackError(f"{ANNOTATIONS.name}: recursion limit {note!r}: no such number in boards/common.yaml")
@@ -189,7 +193,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
             step = f"{fn.name} ({fn.frame}, in-process call: its own budget)"
             return Bound(fn.frame, [step], set(), set(), 0, [step])
         if title in on_path:  # a recursive cycle
-            cycle = on_path[on_path.index(title):]
+            cycle = on_path[on_path.index(title) :]
             depth = next((_depth(d) for k, d in recursion.items() if any(k in fns[t].name for t in cycle)), None)
             if depth is None:
                 return Bound(0, [], {f"recursion through {fn.name}"}, set())
@@ -225,8 +229,14 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
                 to_call, call_path = b.to_call, b.call_path
         on_path.pop()
         step = f"{fn.name} ({fn.frame})"
-        res = Bound(fn.frame + best.bytes, [step] + best.path, unb, lib,
-                    None if to_call is None else fn.frame + to_call, [step] + call_path if to_call is not None else [])
+        res = Bound(
+            fn.frame + best.bytes,
+            [step] + best.path,
+            unb,
+            lib,
+            None if to_call is None else fn.frame + to_call,
+            [step] + call_path if to_call is not None else [],
+        )
         memo[title] = res
         return res
 
@@ -234,10 +244,21 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict) -> Bound:
 
 
 def _row(thread, what, entry, b: Bound, key, budget, verdict, **extra) -> dict:
-    return {"thread": thread, "what": what, "entry": entry, "worst_bytes": b.bytes, "budget_key": key,
-            "budget_bytes": budget, "verdict": verdict, "lower_bound": bool(b.unbounded),
-            "unbounded": sorted(b.unbounded)[:20], "unbounded_count": len(b.unbounded),
-            "library_calls": len(b.library), "deepest_path": b.path, **extra}
+    return {
+        "thread": thread,
+        "what": what,
+        "entry": entry,
+        "worst_bytes": b.bytes,
+        "budget_key": key,
+        "budget_bytes": budget,
+        "verdict": verdict,
+        "lower_bound": bool(b.unbounded),
+        "unbounded": sorted(b.unbounded)[:20],
+        "unbounded_count": len(b.unbounded),
+        "library_calls": len(b.library),
+        "deepest_path": b.path,
+        **extra,
+    }
 
 
 def _verdict(b: Bound, budget) -> str:
@@ -250,6 +271,7 @@ def _verdict(b: Bound, budget) -> str:
 
 def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
     from k32.boards import ROLES, load_board
+
     board = load_board(board_name)
     notes = yaml.safe_load(ANNOTATIONS.read_text()) or {}
     fns = load_graph(build_dir)
@@ -267,23 +289,48 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
         call = worst(fns, entry[0], notes)
         chain_len = _depth(spec["chain"])
         key = "inproc_call_stack"
-        rows.append(_row("pod-call", "an in-process call into a pod, from the free-stack check down "
-                         "(the pod's wasm::call/execute, its imports; a further call is cut there)",
-                         entry[0].name, call, key, budgets.get(key), _verdict(call, budgets.get(key))))
+        rows.append(
+            _row(
+                "pod-call",
+                "an in-process call into a pod, from the free-stack check down "
+                "(the pod's wasm::call/execute, its imports; a further call is cut there)",
+                entry[0].name,
+                call,
+                key,
+                budgets.get(key),
+                _verdict(call, budgets.get(key)),
+            )
+        )
         if call.to_call is not None:
             hop = Bound(call.to_call, call.call_path, set(call.unbounded), set(call.library))
             key = "inproc_hop_stack"
-            rows.append(_row("inproc-hop", "one hop of an in-process chain: a pod calling a pod, "
-                             "from one free-stack check to the next", entry[0].name, hop, key,
-                             budgets.get(key), _verdict(hop, budgets.get(key))))
+            rows.append(
+                _row(
+                    "inproc-hop",
+                    "one hop of an in-process chain: a pod calling a pod, from one free-stack check to the next",
+                    entry[0].name,
+                    hop,
+                    key,
+                    budgets.get(key),
+                    _verdict(hop, budgets.get(key)),
+                )
+            )
     for thread, spec_t in (notes.get("threads") or {}).items():
         found = _find(fns, spec_t["entry"])
         if len(found) != 1:
-            raise StackError(f"{ANNOTATIONS.name}: thread {thread}: entry {spec_t['entry']!r} matches "
-                             f"{len(found)} functions in {build_dir}")
+            raise StackError(
+                f"{ANNOTATIONS.name}: thread {thread}: entry {spec_t['entry']!r} matches "
+                f"{len(found)} functions in {build_dir}"
+            )
         inner = worst(fns, found[0], notes)
-        b = Bound(inner.bytes, list(inner.path), set(inner.unbounded), set(inner.library),
-                  inner.to_call, list(inner.call_path))  # memo stays intact
+        b = Bound(
+            inner.bytes,
+            list(inner.path),
+            set(inner.unbounded),
+            set(inner.library),
+            inner.to_call,
+            list(inner.call_path),
+        )  # memo stays intact
         hops = []
         for step in spec_t.get("via") or []:
             hop_fn = _find(fns, step)
@@ -307,15 +354,23 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
             if call is None or hop is None:
                 raise StackError(f"{ANNOTATIONS.name}: thread {thread}: inproc: chain needs the inproc section")
             if b.to_call is None:
-                raise StackError(f"{ANNOTATIONS.name}: thread {thread}: marked inproc: chain but reaches no in-process call")
+                raise StackError(
+                    f"{ANNOTATIONS.name}: thread {thread}: marked inproc: chain but reaches no in-process call"
+                )
             # A control plane runs a chain of pods on this thread (the node gives it its own
             # budget + a chain's stack); a worker keeps one call's room and refuses deeper calls.
             hops_n = chain_len - 1 if "control-plane" in board.roles else 0
             total = max(b.bytes, b.to_call + hops_n * hop.bytes + call.bytes)
             budget = budget + budgets["inproc_call_stack"] + hops_n * budgets["inproc_hop_stack"]
-            extra.update({"to_first_call_bytes": b.to_call, "hops": hops_n, "hop_bytes": hop.bytes,
-                          "call_bytes": call.bytes, "budget_key": f"{key} + inproc_call_stack"
-                          + (f" + {hops_n} x inproc_hop_stack" if hops_n else "")})
+            extra.update(
+                {
+                    "to_first_call_bytes": b.to_call,
+                    "hops": hops_n,
+                    "hop_bytes": hop.bytes,
+                    "call_bytes": call.bytes,
+                    "budget_key": f"{key} + inproc_call_stack" + (f" + {hops_n} x inproc_hop_stack" if hops_n else ""),
+                }
+            )
             if total > b.bytes:
                 b.path = hops + list(b.call_path) + [f"+ {hops_n} hops x {hop.bytes} + one call {call.bytes}"]
             b.bytes = total
@@ -331,5 +386,9 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
         if "budget_key" in extra:
             row["budget_key"] = extra["budget_key"]
         rows.append(row)
-    return {"board": board.name, "build_dir": str(build_dir), "threads": rows,
-            "ok": all(r["verdict"] != "EXCEEDS" for r in rows)}
+    return {
+        "board": board.name,
+        "build_dir": str(build_dir),
+        "threads": rows,
+        "ok": all(r["verdict"] != "EXCEEDS" for r in rows),
+    }

@@ -1,6 +1,7 @@
 """A node's console (docs/console.md) on a serial port or any pyserial URL
 (socket://127.0.0.1:<console> for a simulator node): one K32_CMD line out, its K32_RESP answer
 back, every other line kept as log."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,7 @@ def open_port(port: str, baud: int = CONSOLE_BAUD, timeout: float = 0.2):
     if "://" not in port and not os.path.exists(port):
         raise ProvisionError(f"serial port {port} does not exist")
     try:
-        ser = serial.serial_for_url(port, baudrate=baud, timeout=timeout, do_not_open=True,
-                                    exclusive=True)
+        ser = serial.serial_for_url(port, baudrate=baud, timeout=timeout, do_not_open=True, exclusive=True)
         if "://" not in port:
             ser.dtr = False
             ser.rts = False
@@ -45,7 +45,7 @@ class Console:
         self.port = port
         self.ser = open_port(port, baud)
         self.on_log = on_log
-        self.log_lines: list[str] = []   # console output seen while waiting for answers
+        self.log_lines: list[str] = []  # console output seen while waiting for answers
         self._buf = b""
 
     def close(self):
@@ -80,16 +80,19 @@ class Console:
         want = f"{RESP_PREFIX}{name} "
         for text in self._lines(time.monotonic() + timeout):
             if text.startswith(want):
-                return _answer(name, text[len(want):])
+                return _answer(name, text[len(want) :])
             if text.startswith(REFUSED_PREFIX):  # the console refused the connection itself
-                raise ProvisionError(f"the console on {self.port} refused the connection: "
-                                     f"{text[len(REFUSED_PREFIX):].strip()}")
+                raise ProvisionError(
+                    f"the console on {self.port} refused the connection: {text[len(REFUSED_PREFIX) :].strip()}"
+                )
             if not text.startswith(CMD_PREFIX):
                 self.log_lines.append(text)
                 if self.on_log:
                     self.on_log(text)
-        raise ProvisionError(f"the node on {self.port} did not answer {name} within {timeout:g} s "
-                             "(is this its console, and is it running Kube32?)")
+        raise ProvisionError(
+            f"the node on {self.port} did not answer {name} within {timeout:g} s "
+            "(is this its console, and is it running Kube32?)"
+        )
 
     def follow(self, seconds: float, pattern: str):
         """Log lines starting with `pattern` seen within `seconds` (e.g. the [NET] lines)."""

@@ -1,6 +1,7 @@
 """What `k32 provision` sends over a node's console: Wi-Fi credentials and the API bearer
 token. Secrets travel as JSON, are checked before sending, and are never echoed, logged or put
 into an error message."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,10 @@ def check_token(token: str) -> None:
     if token == "":
         return
     if len(token) > TOKEN_MAX or not TOKEN_RE.fullmatch(token):
-        raise ProvisionError("token: must be 1-512 characters of A-Z a-z 0-9 - . _ ~ + / "
-                             "(then optional '='): it travels in an HTTP Authorization header")
+        raise ProvisionError(
+            "token: must be 1-512 characters of A-Z a-z 0-9 - . _ ~ + / "
+            "(then optional '='): it travels in an HTTP Authorization header"
+        )
 
 
 def check_wifi(ssid: str, password: str) -> None:

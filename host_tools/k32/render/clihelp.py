@@ -1,4 +1,5 @@
 """Shared CLI plumbing: a RenderError becomes one line on stderr and exit status 1."""
+
 import functools
 
 import click
@@ -13,4 +14,5 @@ def one_line_errors(fn):
             return fn(*args, **kwargs)
         except RenderError as exc:
             raise click.ClickException(str(exc)) from None
+
     return wrapper

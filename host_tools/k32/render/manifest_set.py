@@ -11,6 +11,7 @@ On disk:
                             apiVersion, kind, namespace, name}, ...]}
     OUT/<path>             the exact bytes that were hashed, one Kubernetes object each
 """
+
 from __future__ import annotations
 
 import difflib
@@ -32,6 +33,7 @@ MANIFEST = "bundle.json"
 @dataclass(frozen=True)
 class Identity:
     """(apiVersion, kind, namespace, name) as read back from the rendered bytes."""
+
     api_version: str
     kind: str
     namespace: str
@@ -59,14 +61,18 @@ def read_identity(data: bytes, origin: str) -> Identity:
         raise RenderError("invalid_resource", f"{origin}: not UTF-8") from None
     docs = yamlio.load_all(text, origin)
     if len(docs) != 1:
-        raise RenderError("resource_count",
-                          f"{origin}: renders {len(docs)} Kubernetes objects, exactly one is required")
+        raise RenderError(
+            "resource_count", f"{origin}: renders {len(docs)} Kubernetes objects, exactly one is required"
+        )
     obj = docs[0]
     if not isinstance(obj, dict):
         raise RenderError("invalid_resource", f"{origin}: the rendered document is not a mapping")
     meta = obj.get("metadata")
-    for field, value in (("apiVersion", obj.get("apiVersion")), ("kind", obj.get("kind")),
-                         ("metadata.name", meta.get("name") if isinstance(meta, dict) else None)):
+    for field, value in (
+        ("apiVersion", obj.get("apiVersion")),
+        ("kind", obj.get("kind")),
+        ("metadata.name", meta.get("name") if isinstance(meta, dict) else None),
+    ):
         if not isinstance(value, str) or not value:
             raise RenderError("invalid_resource", f"{origin}: {field}: required non-empty string")
     ns = meta.get("namespace", "")
@@ -79,8 +85,7 @@ def read_identity(data: bytes, origin: str) -> Identity:
 
 def _check_path(path: str) -> str:
     p = PurePosixPath(path)
-    if (not path or p.is_absolute() or ".." in p.parts or path == MANIFEST
-            or not path.endswith(".yaml") or "\\" in path):
+    if not path or p.is_absolute() or ".." in p.parts or path == MANIFEST or not path.endswith(".yaml") or "\\" in path:
         raise RenderError("invalid_path", f"{path!r}: a resource path must be a relative *.yaml path")
     return str(p)
 
@@ -108,8 +113,14 @@ class Resource:
 
     def entry(self) -> dict:
         i = self._identity
-        return {"path": self._path, "sha256": self._sha256, "apiVersion": i.api_version,
-                "kind": i.kind, "namespace": i.namespace, "name": i.name}
+        return {
+            "path": self._path,
+            "sha256": self._sha256,
+            "apiVersion": i.api_version,
+            "kind": i.kind,
+            "namespace": i.namespace,
+            "name": i.name,
+        }
 
 
 def set_digest(hashes) -> str:
@@ -130,8 +141,7 @@ class ManifestSet:
             paths[r.path] = r
             other = ids.get(r.identity.key())
             if other is not None:
-                raise RenderError("duplicate_object",
-                                  f"{other.path} and {r.path} both render {r.identity}")
+                raise RenderError("duplicate_object", f"{other.path} and {r.path} both render {r.identity}")
             ids[r.identity.key()] = r
         self._digest = set_digest(r.sha256 for r in self._resources)
 
@@ -140,8 +150,12 @@ class ManifestSet:
     source = property(lambda self: json.loads(json.dumps(self._source)))
 
     def manifest(self) -> dict:
-        return {"format": FORMAT, "digest": self._digest, "source": self._source,
-                "resources": [r.entry() for r in self._resources]}
+        return {
+            "format": FORMAT,
+            "digest": self._digest,
+            "source": self._source,
+            "resources": [r.entry() for r in self._resources],
+        }
 
     def manifest_bytes(self) -> bytes:
         return (json.dumps(self.manifest(), indent=2, sort_keys=False) + "\n").encode()
@@ -160,8 +174,9 @@ def write(manifests: ManifestSet, out_dir) -> Path:
         if not out.is_dir():
             raise RenderError("output_exists", f"{out}: exists and is not a directory")
         if any(out.iterdir()) and not (out / MANIFEST).is_file():
-            raise RenderError("output_exists",
-                              f"{out}: not empty and not a manifest set (no {MANIFEST}); refusing to replace it")
+            raise RenderError(
+                "output_exists", f"{out}: not empty and not a manifest set (no {MANIFEST}); refusing to replace it"
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -178,7 +193,7 @@ def write(manifests: ManifestSet, out_dir) -> Path:
             os.rename(tmp, out)
         except BaseException:
             if old is not None:
-                os.rename(old, out)      # put the previous set back
+                os.rename(old, out)  # put the previous set back
             raise
         if old is not None:
             shutil.rmtree(old)
@@ -214,13 +229,17 @@ def load(manifests_dir) -> ManifestSet:
             raise RenderError("not_a_bundle", f"{root / path}: {exc.strerror}") from None
         r = Resource(path, data)
         if r.sha256 != e.get("sha256"):
-            raise RenderError("hash_mismatch",
-                              f"{root / path}: sha256 {r.sha256} != bundle.json {e.get('sha256')}")
-        for key, value in (("apiVersion", r.identity.api_version), ("kind", r.identity.kind),
-                           ("namespace", r.identity.namespace), ("name", r.identity.name)):
+            raise RenderError("hash_mismatch", f"{root / path}: sha256 {r.sha256} != bundle.json {e.get('sha256')}")
+        for key, value in (
+            ("apiVersion", r.identity.api_version),
+            ("kind", r.identity.kind),
+            ("namespace", r.identity.namespace),
+            ("name", r.identity.name),
+        ):
             if e.get(key) != value:
-                raise RenderError("hash_mismatch", f"{mpath}: resources[{i}].{key}: "
-                                  f"{e.get(key)!r} but the bytes say {value!r}")
+                raise RenderError(
+                    "hash_mismatch", f"{mpath}: resources[{i}].{key}: {e.get(key)!r} but the bytes say {value!r}"
+                )
         resources.append(r)
     b = ManifestSet(resources, manifest.get("source") or {})
     if b.digest != manifest.get("digest"):
@@ -231,8 +250,7 @@ def load(manifests_dir) -> ManifestSet:
 def dir_files(root: Path) -> dict[str, bytes]:
     if not root.is_dir():
         return {}
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def diff(expected: dict[str, bytes], out_dir) -> list[str]:
@@ -245,13 +263,14 @@ def diff(expected: dict[str, bytes], out_dir) -> list[str]:
             continue
         a = (got or b"").decode("utf-8", "replace").splitlines(keepends=True)
         b = (want or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        out += list(difflib.unified_diff(a, b, f"{out_dir}/{path}" if got is not None else "/dev/null",
-                                         f"rendered/{path}" if want is not None else "/dev/null"))
+        out += list(
+            difflib.unified_diff(
+                a,
+                b,
+                f"{out_dir}/{path}" if got is not None else "/dev/null",
+                f"rendered/{path}" if want is not None else "/dev/null",
+            )
+        )
         if not out or not out[-1].endswith("\n"):
             out.append("\n")
     return out
-
-
-# The names before "bundle" was given to the firmware's data bundle alone.
-Bundle = ManifestSet
-bundle_digest = set_digest

@@ -3,6 +3,7 @@
 In: duplicate mapping keys are an error (PyYAML silently keeps the last one, which would let
 a typo'd second `storage:` erase the first). Out: block style, insertion order, no line
 wrapping, so the same dict always serialises to the same bytes."""
+
 import yaml
 
 from .errors import RenderError
@@ -25,8 +26,7 @@ def _construct_mapping(loader, node, deep=False):
         key = loader.construct_object(key_node, deep=True)
         if key in seen:
             mark = key_node.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (line {mark.line + 1})", mark)
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r} (line {mark.line + 1})", mark)
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -51,8 +51,15 @@ def load_all(text: str, origin: str) -> list:
 
 
 def dump(obj) -> bytes:
-    return yaml.dump(obj, Dumper=_BaseDumper, sort_keys=False, default_flow_style=False,
-                     allow_unicode=False, width=1 << 30, explicit_start=False).encode("ascii")
+    return yaml.dump(
+        obj,
+        Dumper=_BaseDumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=False,
+        width=1 << 30,
+        explicit_start=False,
+    ).encode("ascii")
 
 
 def _one_line(exc) -> str:

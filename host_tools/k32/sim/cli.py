@@ -1,4 +1,5 @@
 """`k32 sim up|down|status`: run a simulated cluster on loopback."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,14 @@ from k32.kubeconfig import KubeconfigError
 
 from .cluster import DEFAULT_BASE_PORT, DEFAULT_STATE_DIR, DEFAULT_WORKERS, SimCluster, SimError
 
-STATE_OPTION = click.option("--state", "state", type=click.Path(file_okay=False, path_type=Path),
-                            default=DEFAULT_STATE_DIR, show_default=True,
-                            help="Cluster state directory (nodes' stores, logs, sim.json).")
+STATE_OPTION = click.option(
+    "--state",
+    "state",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_STATE_DIR,
+    show_default=True,
+    help="Cluster state directory (nodes' stores, logs, sim.json).",
+)
 
 
 @click.group()
@@ -24,8 +30,7 @@ def sim():
 
 
 def _describe(st: dict) -> str:
-    lines = [f"API server  {st['apiServer']}",
-             f"kubeconfig  {st['kubeconfig']} (context {st['context']})"]
+    lines = [f"API server  {st['apiServer']}", f"kubeconfig  {st['kubeconfig']} (context {st['context']})"]
     for n in st["nodes"]:
         ports = []
         if n.get("apiPort"):
@@ -81,26 +86,56 @@ def _follow_logs(cluster: SimCluster) -> str | None:
 @click.option("--workers", type=click.IntRange(0, 50), default=DEFAULT_WORKERS, show_default=True)
 @STATE_OPTION
 @click.option("--detach", is_flag=True, help="Return once every node is Ready.")
-@click.option("--token", default=None, help="Bearer token the API server requires "
-              "(also written into the kubeconfig user).")
-@click.option("--base-port", type=click.IntRange(1, 65535), default=DEFAULT_BASE_PORT,
-              show_default=True, help="API port; every other port moves by the same offset.")
-@click.option("--kubeconfig", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Kubeconfig to merge into (default: first path of $KUBECONFIG, else ~/.kube/config).")
-@click.option("--egress-ca", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="PEM certificates the control plane trusts for pods' https:// calls, beside the OS roots.")
-@click.option("--sd", "sd_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="Card directory the nodes serve wasm://sd/<name> images from (<DIR>/kube32/images/<name>/).")
-@click.option("--board", default="sim", show_default=True,
-              help="Board profile (boards/<name>.yaml) whose budgets the control plane runs with.")
-@click.option("--worker-board", default=None,
-              help="Board profile of the workers (default: the --board one).")
+@click.option(
+    "--token", default=None, help="Bearer token the API server requires (also written into the kubeconfig user)."
+)
+@click.option(
+    "--base-port",
+    type=click.IntRange(1, 65535),
+    default=DEFAULT_BASE_PORT,
+    show_default=True,
+    help="API port; every other port moves by the same offset.",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Kubeconfig to merge into (default: first path of $KUBECONFIG, else ~/.kube/config).",
+)
+@click.option(
+    "--egress-ca",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="PEM certificates the control plane trusts for pods' https:// calls, beside the OS roots.",
+)
+@click.option(
+    "--sd",
+    "sd_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Card directory the nodes serve wasm://sd/<name> images from (<DIR>/kube32/images/<name>/).",
+)
+@click.option(
+    "--board",
+    default="sim",
+    show_default=True,
+    help="Board profile (boards/<name>.yaml) whose budgets the control plane runs with.",
+)
+@click.option("--worker-board", default=None, help="Board profile of the workers (default: the --board one).")
 def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, board, worker_board):
     """Start a control plane and N workers; write the kubeconfig context `kube32`."""
     try:
-        cluster = SimCluster(state, workers=workers, base_port=base_port, token=token,
-                             kubeconfig=kubeconfig, egress_ca=egress_ca, sd_dir=sd_dir,
-                             board=board, worker_board=worker_board)
+        cluster = SimCluster(
+            state,
+            workers=workers,
+            base_port=base_port,
+            token=token,
+            kubeconfig=kubeconfig,
+            egress_ca=egress_ca,
+            sd_dir=sd_dir,
+            board=board,
+            worker_board=worker_board,
+        )
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
             st = cluster.up(on_progress=lambda m: click.echo(m, err=True))

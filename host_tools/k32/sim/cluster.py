@@ -8,6 +8,7 @@ Python API (used by `k32 sim`, the tests' `sim_cluster` fixture, benches and hil
 Every process started is recorded in <state>/sim.json with its pid and start time, so that
 `down` (from any later process) stops exactly those processes and nothing else.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,18 +30,18 @@ DEFAULT_WORKERS = 2
 # Default ports; --base-port P moves the API port to P and every other port by the same offset.
 API_PORT = 6443
 INGRESS_PORT = 8080
-POD_PORT = 7000      # worker i listens on POD_PORT + i
+POD_PORT = 7000  # worker i listens on POD_PORT + i
 CONSOLE_PORT = 7100  # worker i listens on CONSOLE_PORT + i
 DEFAULT_BASE_PORT = API_PORT
-MAX_WORKERS = 50     # keeps pod ports below the console range
+MAX_WORKERS = 50  # keeps pod ports below the console range
 CONTROL_PLANE_NAME = "kube32-control-plane"
 WORKER_NAME = "kube32-worker-{}"
 BOARD = "sim"
 READY_PREFIX = "K32_READY "
 SIM_FILE = "sim.json"
 SIM_FILE_VERSION = 1
-NODE_READY_TIMEOUT = 30.0   # per process: from exec to its K32_READY line
-API_READY_TIMEOUT = 60.0    # all Nodes Ready in the API (workers register and heartbeat)
+NODE_READY_TIMEOUT = 30.0  # per process: from exec to its K32_READY line
+API_READY_TIMEOUT = 60.0  # all Nodes Ready in the API (workers register and heartbeat)
 LOG_TAIL_LINES = 15
 
 
@@ -51,9 +52,9 @@ class SimError(RuntimeError):
 @dataclass
 class NodeSpec:
     name: str
-    role: str          # "control-plane" | "worker"
+    role: str  # "control-plane" | "worker"
     ip: str
-    api_port: int      # 0 on workers
+    api_port: int  # 0 on workers
     ingress_port: int  # 0 on workers
     pod_port: int
     console_port: int
@@ -78,13 +79,25 @@ def layout(workers: int = DEFAULT_WORKERS, base_port: int = DEFAULT_BASE_PORT) -
     shift = base_port - DEFAULT_BASE_PORT
     highest = max(API_PORT, INGRESS_PORT, CONSOLE_PORT + workers) + shift
     if API_PORT + shift < 1 or highest > 65535:
-        raise SimError(f"--base-port {base_port} puts ports outside 1..65535 "
-                       f"(the layout spans {API_PORT}..{highest - shift} shifted by {shift})")
-    nodes = [NodeSpec(CONTROL_PLANE_NAME, "control-plane", node_ip(0), API_PORT + shift,
-                      INGRESS_PORT + shift, POD_PORT + shift, CONSOLE_PORT + shift)]
+        raise SimError(
+            f"--base-port {base_port} puts ports outside 1..65535 "
+            f"(the layout spans {API_PORT}..{highest - shift} shifted by {shift})"
+        )
+    nodes = [
+        NodeSpec(
+            CONTROL_PLANE_NAME,
+            "control-plane",
+            node_ip(0),
+            API_PORT + shift,
+            INGRESS_PORT + shift,
+            POD_PORT + shift,
+            CONSOLE_PORT + shift,
+        )
+    ]
     for i in range(1, workers + 1):
-        nodes.append(NodeSpec(WORKER_NAME.format(i), "worker", node_ip(i), 0, 0,
-                              POD_PORT + i + shift, CONSOLE_PORT + i + shift))
+        nodes.append(
+            NodeSpec(WORKER_NAME.format(i), "worker", node_ip(i), 0, 0, POD_PORT + i + shift, CONSOLE_PORT + i + shift)
+        )
     return nodes
 
 
@@ -103,10 +116,12 @@ def layout_free(nodes: list[NodeSpec]) -> bool:
     return all(port_free(n.ip, p) for n in nodes for p in n.ports())
 
 
-def find_free_base_port(workers: int = DEFAULT_WORKERS, low: int = 20000, high: int = 50000,
-                        attempts: int = 200) -> int:
+def find_free_base_port(
+    workers: int = DEFAULT_WORKERS, low: int = 20000, high: int = 50000, attempts: int = 200
+) -> int:
     """A base port whose whole layout is free now (tests use this to avoid real clusters)."""
     import random
+
     rng = random.Random()
     for _ in range(attempts):
         base = rng.randrange(low, high)
@@ -136,6 +151,7 @@ def _parent_death_hook():
         return None
     import ctypes
     import signal
+
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     pr_set_pdeathsig, sigterm = 1, int(signal.SIGTERM)
     return lambda: prctl(pr_set_pdeathsig, sigterm, 0, 0, 0)
@@ -154,22 +170,34 @@ def _kubeconfig_token(path: Path, context: str) -> str | None:
 
 
 class SimCluster:
-    def __init__(self, state_dir: Path | str = DEFAULT_STATE_DIR, workers: int = DEFAULT_WORKERS,
-                 base_port: int = DEFAULT_BASE_PORT, token: str | None = None,
-                 kubeconfig: Path | str | None = None, binary: Path | str | None = None,
-                 context: str = kcfg.DEFAULT_CONTEXT, die_with_parent: bool = False,
-                 egress_ca: Path | str | None = None, sd_dir: Path | str | None = None,
-                 board: str = BOARD, worker_board: str | None = None):
+    def __init__(
+        self,
+        state_dir: Path | str = DEFAULT_STATE_DIR,
+        workers: int = DEFAULT_WORKERS,
+        base_port: int = DEFAULT_BASE_PORT,
+        token: str | None = None,
+        kubeconfig: Path | str | None = None,
+        binary: Path | str | None = None,
+        context: str = kcfg.DEFAULT_CONTEXT,
+        die_with_parent: bool = False,
+        egress_ca: Path | str | None = None,
+        sd_dir: Path | str | None = None,
+        board: str = BOARD,
+        worker_board: str | None = None,
+    ):
         self.state = Path(state_dir).expanduser().resolve()
         # Board mode: each node runs with its board profile's budgets (stacks, heap per
         # region, pod capacity), compiled into a k32-node built for that profile.
         self.board = board
         self.worker_board = worker_board or board
         from k32.boards import BoardError, load_board
+
         try:
             if "control-plane" not in load_board(board).roles:
-                raise SimError(f"--board {board} is a worker board: the control plane needs one that can "
-                               f"run it (s3 or sim); use it as --worker-board")
+                raise SimError(
+                    f"--board {board} is a worker board: the control plane needs one that can "
+                    f"run it (s3 or sim); use it as --worker-board"
+                )
         except BoardError as e:
             raise SimError(str(e)) from None
         self._binaries: dict[str, Path] = {}
@@ -257,24 +285,34 @@ class SimCluster:
         say = on_progress or (lambda msg: None)
         live = self.running_nodes()
         if live:
-            raise SimError(f"a cluster is already running from {self.state} "
-                           f"({', '.join(n.get('name', '?') for n in live)}); run `k32 sim down`")
+            raise SimError(
+                f"a cluster is already running from {self.state} "
+                f"({', '.join(n.get('name', '?') for n in live)}); run `k32 sim down`"
+            )
         found, console_token = self._console_token()
         if found:
             # The node prefers a token set on its console to its start-up flag (the newer
             # decision); the readiness probe and the kubeconfig must use the same one.
             self.token = console_token or None
         binary = self._binary(say)
-        busy = [f"{n.name} {n.ip}:{p}" for n in self.nodes for p in n.ports()
-                if not port_free(n.ip, p)]
+        busy = [f"{n.name} {n.ip}:{p}" for n in self.nodes for p in n.ports() if not port_free(n.ip, p)]
         if busy:
             raise SimError(f"port busy: {', '.join(busy)} (choose another --base-port)")
         (self.state / "logs").mkdir(parents=True, exist_ok=True)
-        rec = {"version": SIM_FILE_VERSION, "binary": str(binary), "kubeconfig": str(self.kubeconfig),
-               "context": self.context, "apiServer": self.api_url, "token": bool(self.token),
-               "workers": self.workers, "basePort": self.base_port, "nodes": [],
-               "board": self.board, "workerBoard": self.worker_board,
-               "sdDir": str(self.sd_dir) if self.sd_dir else None}
+        rec = {
+            "version": SIM_FILE_VERSION,
+            "binary": str(binary),
+            "kubeconfig": str(self.kubeconfig),
+            "context": self.context,
+            "apiServer": self.api_url,
+            "token": bool(self.token),
+            "workers": self.workers,
+            "basePort": self.base_port,
+            "nodes": [],
+            "board": self.board,
+            "workerBoard": self.worker_board,
+            "sdDir": str(self.sd_dir) if self.sd_dir else None,
+        }
         self._write_record(rec)
         try:
             cp = self.nodes[0]
@@ -292,8 +330,7 @@ class SimCluster:
                 rec["nodes"][i].update(self._wait_ready(spec))
                 self._write_record(rec)
                 say(f"{spec.name} ready")
-            kcfg.write_context(self.api_url, self.token, self.kubeconfig, self.context,
-                               ca_pem=self.ca_pem)
+            kcfg.write_context(self.api_url, self.token, self.kubeconfig, self.context, ca_pem=self.ca_pem)
             self.wait_nodes_ready(len(self.nodes))
         except BaseException:
             self.down()
@@ -343,6 +380,7 @@ class SimCluster:
             return self.binary
         from k32.boards import BoardError, load_board
         from k32.build.firmware import FirmwareBuildError, build_dir_for, ensure_firmware, is_stale
+
         for board in dict.fromkeys((self.board, self.worker_board)):
             try:
                 load_board(board)
@@ -361,14 +399,30 @@ class SimCluster:
         in the same sense a board's data partition is, printed at boot and in STATUS."""
         if not hasattr(self, "_digest"):
             from k32.data_bundle import digest_for
+
             self._digest = digest_for(BOARD)
         return self._digest
 
     def _argv(self, binary: Path, spec: NodeSpec) -> list[str]:
-        argv = [str(binary), "--role", spec.role, "--name", spec.name, "--bind", spec.ip,
-                "--pod-port", str(spec.pod_port), "--console-port", str(spec.console_port),
-                "--state", str(self.node_state(spec.name)), "--board", self.board_of(spec),
-                "--bundle", self._bundle_digest()]
+        argv = [
+            str(binary),
+            "--role",
+            spec.role,
+            "--name",
+            spec.name,
+            "--bind",
+            spec.ip,
+            "--pod-port",
+            str(spec.pod_port),
+            "--console-port",
+            str(spec.console_port),
+            "--state",
+            str(self.node_state(spec.name)),
+            "--board",
+            self.board_of(spec),
+            "--bundle",
+            self._bundle_digest(),
+        ]
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
             if self.egress_ca:
@@ -414,17 +468,31 @@ class SimCluster:
                 # Own session: a Ctrl-C in the terminal reaches `k32 sim up`, which stops the
                 # nodes in order, and a detached cluster outlives the shell that started it.
                 binary = self._binaries.get(self.board_of(spec), binary)
-                proc = subprocess.Popen(self._argv(binary, spec), stdin=subprocess.DEVNULL,
-                                        stdout=out, stderr=err, start_new_session=True,
-                                        preexec_fn=hook)
+                proc = subprocess.Popen(
+                    self._argv(binary, spec),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    preexec_fn=hook,
+                )
             except OSError as e:
                 raise SimError(f"{spec.name}: cannot start {binary}: {e}")
         self._children[spec.name] = proc
         started = procs.start_time(proc.pid) or ""
-        return {"name": spec.name, "role": spec.role, "ip": spec.ip, "apiPort": spec.api_port,
-                "ingressPort": spec.ingress_port, "podPort": spec.pod_port,
-                "console": spec.console, "bundle": "", "pid": proc.pid, "startTime": started,
-                "log": str(self.log_path(spec.name))}
+        return {
+            "name": spec.name,
+            "role": spec.role,
+            "ip": spec.ip,
+            "apiPort": spec.api_port,
+            "ingressPort": spec.ingress_port,
+            "podPort": spec.pod_port,
+            "console": spec.console,
+            "bundle": "",
+            "pid": proc.pid,
+            "startTime": started,
+            "log": str(self.log_path(spec.name)),
+        }
 
     def _wait_ready(self, spec: NodeSpec, timeout: float = NODE_READY_TIMEOUT) -> dict:
         proc = self._children[spec.name]
@@ -435,11 +503,15 @@ class SimCluster:
                 return ready
             code = proc.poll()
             if code is not None:
-                raise SimError(f"{spec.name} exited early (exit code {code}); "
-                               f"log {self.log_path(spec.name)}:\n{_tail(self.log_path(spec.name))}")
+                raise SimError(
+                    f"{spec.name} exited early (exit code {code}); "
+                    f"log {self.log_path(spec.name)}:\n{_tail(self.log_path(spec.name))}"
+                )
             if time.monotonic() > deadline:
-                raise SimError(f"{spec.name} not ready after {timeout:.0f}s (no K32_READY line); "
-                               f"log {self.log_path(spec.name)}:\n{_tail(self.log_path(spec.name))}")
+                raise SimError(
+                    f"{spec.name} not ready after {timeout:.0f}s (no K32_READY line); "
+                    f"log {self.log_path(spec.name)}:\n{_tail(self.log_path(spec.name))}"
+                )
             time.sleep(0.05)
 
     def _ready_line(self, name: str) -> dict | None:
@@ -450,20 +522,38 @@ class SimCluster:
         for line in text.splitlines():
             if line.startswith(READY_PREFIX):
                 try:
-                    info = json.loads(line[len(READY_PREFIX):])
+                    info = json.loads(line[len(READY_PREFIX) :])
                 except json.JSONDecodeError as e:
                     raise SimError(f"{name}: malformed K32_READY line ({e}): {line[:200]}")
                 if not isinstance(info, dict):
                     raise SimError(f"{name}: K32_READY payload is not a JSON object")
-                return {k: info[k] for k in ("ip", "apiPort", "ingressPort", "podPort", "console",
-                                             "bundle", "apiScheme", "caFile", "caCert")
-                        if k in info}
+                return {
+                    k: info[k]
+                    for k in (
+                        "ip",
+                        "apiPort",
+                        "ingressPort",
+                        "podPort",
+                        "console",
+                        "bundle",
+                        "apiScheme",
+                        "caFile",
+                        "caCert",
+                    )
+                    if k in info
+                }
         return None
 
     # ---- the API -----------------------------------------------------------------------
-    def request(self, method: str, path: str, body: bytes | str | dict | None = None,
-                headers: dict | None = None, timeout: float = 10.0,
-                token: str | None | bool = True) -> tuple[int, dict, bytes]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | dict | None = None,
+        headers: dict | None = None,
+        timeout: float = 10.0,
+        token: str | None | bool = True,
+    ) -> tuple[int, dict, bytes]:
         """One HTTP request to the API server; returns (status, headers, body).
 
         token=True sends the cluster's token (if any), False/None sends none, a string sends it."""
@@ -480,6 +570,7 @@ class SimCluster:
         if self.scheme != "https":
             return None
         import ssl
+
         if self.ca_pem:
             return ssl.create_default_context(cadata=self.ca_pem)
         ctx = ssl.create_default_context()
@@ -494,8 +585,7 @@ class SimCluster:
         out = {}
         for item in json.loads(body).get("items", []):
             conds = (item.get("status") or {}).get("conditions") or []
-            out[item["metadata"]["name"]] = any(c.get("type") == "Ready" and c.get("status") == "True"
-                                                for c in conds)
+            out[item["metadata"]["name"]] = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conds)
         return out
 
     def wait_nodes_ready(self, count: int, timeout: float = API_READY_TIMEOUT) -> None:
@@ -504,8 +594,7 @@ class SimCluster:
         while time.monotonic() < deadline:
             try:
                 ready = self.nodes_ready()
-                last = ", ".join(f"{k}={'Ready' if v else 'NotReady'}" for k, v in ready.items()) \
-                    or "no nodes"
+                last = ", ".join(f"{k}={'Ready' if v else 'NotReady'}" for k, v in ready.items()) or "no nodes"
                 if sum(ready.values()) >= count:
                     return
             except (OSError, ValueError, KeyError, TypeError) as e:
@@ -513,13 +602,17 @@ class SimCluster:
             for spec in self.nodes:
                 proc = self._children.get(spec.name)
                 if proc is not None and proc.poll() is not None:
-                    raise SimError(f"{spec.name} exited (code {proc.returncode}) before all nodes "
-                                   f"were Ready; log {self.log_path(spec.name)}:\n"
-                                   f"{_tail(self.log_path(spec.name))}")
+                    raise SimError(
+                        f"{spec.name} exited (code {proc.returncode}) before all nodes "
+                        f"were Ready; log {self.log_path(spec.name)}:\n"
+                        f"{_tail(self.log_path(spec.name))}"
+                    )
             time.sleep(0.2)
-        raise SimError(f"{count} Ready nodes expected in GET /api/v1/nodes within {timeout:.0f}s; "
-                       f"last seen: {last}; control plane log:\n"
-                       f"{_tail(self.log_path(self.nodes[0].name))}")
+        raise SimError(
+            f"{count} Ready nodes expected in GET /api/v1/nodes within {timeout:.0f}s; "
+            f"last seen: {last}; control plane log:\n"
+            f"{_tail(self.log_path(self.nodes[0].name))}"
+        )
 
     # ---- down --------------------------------------------------------------------------
     def down(self) -> list[str]:
@@ -553,13 +646,21 @@ class SimCluster:
         for entry in (rec or {}).get("nodes", []):
             if not isinstance(entry, dict):
                 continue
-            nodes.append({
-                "name": entry.get("name"), "role": entry.get("role"), "ip": entry.get("ip"),
-                "apiPort": entry.get("apiPort", 0), "ingressPort": entry.get("ingressPort", 0),
-                "podPort": entry.get("podPort", 0),
-                "console": entry.get("console"), "bundle": entry.get("bundle", ""),
-                "pid": entry.get("pid"), "running": self._live(entry), "log": entry.get("log"),
-            })
+            nodes.append(
+                {
+                    "name": entry.get("name"),
+                    "role": entry.get("role"),
+                    "ip": entry.get("ip"),
+                    "apiPort": entry.get("apiPort", 0),
+                    "ingressPort": entry.get("ingressPort", 0),
+                    "podPort": entry.get("podPort", 0),
+                    "console": entry.get("console"),
+                    "bundle": entry.get("bundle", ""),
+                    "pid": entry.get("pid"),
+                    "running": self._live(entry),
+                    "log": entry.get("log"),
+                }
+            )
         return {
             "running": bool(nodes) and all(n["running"] for n in nodes),
             "state": str(self.state),
@@ -574,10 +675,13 @@ class SimCluster:
         """The cluster recorded in <state>/sim.json (same layout, kubeconfig, context)."""
         probe = cls(state_dir, workers=0)
         rec = probe._read_record() or {}
-        kwargs = {"workers": rec.get("workers", DEFAULT_WORKERS),
-                  "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
-                  "kubeconfig": rec.get("kubeconfig"), "context": rec.get("context", kcfg.DEFAULT_CONTEXT),
-                  "sd_dir": rec.get("sdDir")}
+        kwargs = {
+            "workers": rec.get("workers", DEFAULT_WORKERS),
+            "base_port": rec.get("basePort", DEFAULT_BASE_PORT),
+            "kubeconfig": rec.get("kubeconfig"),
+            "context": rec.get("context", kcfg.DEFAULT_CONTEXT),
+            "sd_dir": rec.get("sdDir"),
+        }
         if rec.get("token") and kwargs.get("kubeconfig") and "token" not in overrides:
             kwargs["token"] = _kubeconfig_token(Path(kwargs["kubeconfig"]), kwargs["context"])
         kwargs.update(overrides)
@@ -587,26 +691,31 @@ class SimCluster:
         return cluster
 
     # ---- clients -----------------------------------------------------------------------
-    def kubectl(self, *args: str, version: str = "1.37", input: str | None = None,
-                timeout: float = 60.0, check: bool = False, env: dict | None = None
-                ) -> subprocess.CompletedProcess:
+    def kubectl(
+        self,
+        *args: str,
+        version: str = "1.37",
+        input: str | None = None,
+        timeout: float = 60.0,
+        check: bool = False,
+        env: dict | None = None,
+    ) -> subprocess.CompletedProcess:
         """Run kubectl `version` ("1.37", "1.32" or "1.20") against this cluster's context."""
         from k32.build.tools import kubectl
-        argv = [str(kubectl(version)), "--kubeconfig", str(self.kubeconfig),
-                "--context", self.context, *args]
+
+        argv = [str(kubectl(version)), "--kubeconfig", str(self.kubeconfig), "--context", self.context, *args]
         full_env = dict(os.environ)
         full_env.pop("KUBECONFIG", None)
         full_env.update(env or {})
-        proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=timeout,
-                              env=full_env)
+        proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=timeout, env=full_env)
         if check and proc.returncode != 0:
-            raise SimError(f"kubectl {' '.join(args)} failed ({proc.returncode}): "
-                           f"{proc.stderr.strip()}")
+            raise SimError(f"kubectl {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
         return proc
 
     def console(self, name: str, command: str, arg: dict | None = None) -> dict:
         """A console command (docs/console.md) to node `name`; returns the OK object."""
         from .console import command as console_command
+
         for spec in self.nodes:
             if spec.name == name:
                 return console_command(spec.console, command, arg)

@@ -1,4 +1,5 @@
 """Client for a node's TCP console (docs/console.md): one command line, one answer line."""
+
 from __future__ import annotations
 
 import json
@@ -36,10 +37,9 @@ def command(address: str, name: str, arg: dict | None = None, timeout: float = 5
                     raw, buf = buf.split(b"\n", 1)
                     text = raw.decode(errors="replace").rstrip("\r")
                     if text.startswith(want):
-                        return _parse_answer(address, name, text[len(want):])
+                        return _parse_answer(address, name, text[len(want) :])
                     if text.startswith(REFUSED):  # the console refused the connection itself
-                        raise ConsoleError(f"console {address} refused the connection: "
-                                           f"{text[len(REFUSED):].strip()}")
+                        raise ConsoleError(f"console {address} refused the connection: {text[len(REFUSED) :].strip()}")
     except OSError as e:
         raise ConsoleError(f"console {address}: {e}")
 

@@ -1,4 +1,5 @@
 """Identify a process by (pid, start time) so that a recycled pid is never killed by mistake."""
+
 from __future__ import annotations
 
 import os

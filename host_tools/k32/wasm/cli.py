@@ -1,4 +1,5 @@
 """`k32 wasm …`: the interpreter's spec-test runner and module runner."""
+
 import subprocess
 import sys
 import tempfile
@@ -24,13 +25,18 @@ def _tool() -> Path:
 @wasm.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-v", "--verbose", is_flag=True, help="Print every failing command.")
-@click.option("--tool", "tool_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Program to run as `PROGRAM serve` instead of the host build's k32-wasm "
-                   "(build/mcu/k32-wasm-qemu runs the Cortex-M4 build under qemu).")
+@click.option(
+    "--tool",
+    "tool_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Program to run as `PROGRAM serve` instead of the host build's k32-wasm "
+    "(build/mcu/k32-wasm-qemu runs the Cortex-M4 build under qemu).",
+)
 def spectest(files, verbose, tool_path):
     """Run wast2json output (FILE.json, or FILE.wast converted on the fly) against the
     interpreter with the standard spectest host module."""
     from .spectest import SpecError, run_file, wast_to_json
+
     tool = tool_path or _tool()
     total_pass = total_fail = 0
     with tempfile.TemporaryDirectory(prefix="k32-spec-") as tmp:
@@ -75,10 +81,10 @@ def run(module, invoke, fuel, max_pages, args):
 
 
 @wasm.command()
-@click.option("--seconds", type=click.IntRange(1, 86400), default=60, show_default=True,
-              help="How long to fuzz.")
+@click.option("--seconds", type=click.IntRange(1, 86400), default=60, show_default=True, help="How long to fuzz.")
 @click.pass_context
 def fuzz(ctx, seconds):
     """Fuzz load+validate+instantiate+run under ASan+UBSan (same as `k32 fuzz wasm`)."""
     from k32.fuzz.cli import fuzz as fuzz_all
+
     ctx.invoke(fuzz_all, targets=("wasm",), seconds=seconds)

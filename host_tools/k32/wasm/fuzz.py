@@ -1,5 +1,6 @@
 """Seeds for the Wasm fuzz target (firmware/fuzz/fuzz_wasm.cpp): every module of our .wast
 conformance tests. Building and running is `k32 fuzz` (k32.fuzz)."""
+
 import tempfile
 from pathlib import Path
 

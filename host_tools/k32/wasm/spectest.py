@@ -1,5 +1,6 @@
 """Runs wast2json output (JSON + .wasm files) against our interpreter through
 `k32-wasm serve`, one fresh store per JSON file, one protocol line per command."""
+
 import json
 import subprocess
 from dataclasses import dataclass, field
@@ -122,14 +123,19 @@ def judge(cmd: dict, reply: str) -> str | None:
     if typ == "assert_exhaustion":
         return None if word == "exhausted" else f"expected exhaustion, got: {reply}"
     if typ in ("assert_invalid", "assert_malformed"):
-        return None if word == "error" and rest.split(" ", 1)[0] in ("invalid", "malformed") \
+        return (
+            None
+            if word == "error" and rest.split(" ", 1)[0] in ("invalid", "malformed")
             else f"expected rejection ({cmd.get('text')}), got: {reply}"
+        )
     if typ == "assert_unlinkable":
-        return None if reply.startswith("error unlinkable") else \
-            f"expected link error ({cmd.get('text')}), got: {reply}"
+        return (
+            None if reply.startswith("error unlinkable") else f"expected link error ({cmd.get('text')}), got: {reply}"
+        )
     if typ == "assert_uninstantiable":
-        return None if reply.startswith("error trap") else \
-            f"expected instantiation trap ({cmd.get('text')}), got: {reply}"
+        return (
+            None if reply.startswith("error trap") else f"expected instantiation trap ({cmd.get('text')}), got: {reply}"
+        )
     return f"unsupported command {typ}"
 
 
@@ -144,11 +150,11 @@ def run_file(path: Path, tool: Path) -> FileResult:
     steps = list(plan(spec, path.parent))
     lines = [line for _, line in steps if line is not None]
     try:
-        proc = subprocess.run([str(tool), "serve"], input="\n".join(lines) + "\n",
-                              capture_output=True, text=True, timeout=FILE_TIMEOUT_S)
+        proc = subprocess.run(
+            [str(tool), "serve"], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=FILE_TIMEOUT_S
+        )
         replies = proc.stdout.splitlines()
-        crash = f"k32-wasm exited with {proc.returncode}: {proc.stderr.strip()[-300:]}" \
-            if proc.returncode else None
+        crash = f"k32-wasm exited with {proc.returncode}: {proc.stderr.strip()[-300:]}" if proc.returncode else None
     except subprocess.TimeoutExpired:
         replies, crash = [], f"timeout after {FILE_TIMEOUT_S}s"
     k = 0
@@ -170,8 +176,7 @@ def run_file(path: Path, tool: Path) -> FileResult:
 def wast_to_json(wast: Path, out_dir: Path) -> Path:
     """Converts a .wast script with wast2json into out_dir; returns the JSON path."""
     out = out_dir / (wast.stem + ".json")
-    r = subprocess.run(["wast2json", *WAST2JSON_FLAGS, str(wast), "-o", str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(["wast2json", *WAST2JSON_FLAGS, str(wast), "-o", str(out)], capture_output=True, text=True)
     if r.returncode:
         raise SpecError(f"wast2json {wast}: {r.stderr.strip()}")
     return out

@@ -1,4 +1,5 @@
 """Locates (and when stale, builds) the k32-wasm command-line tool."""
+
 import os
 import subprocess
 from pathlib import Path
@@ -16,21 +17,19 @@ class ToolError(Exception):
 
 
 def _newest_source() -> float:
-    return max((p.stat().st_mtime for d in _SOURCE_DIRS for p in d.iterdir() if p.is_file()),
-               default=0.0)
+    return max((p.stat().st_mtime for d in _SOURCE_DIRS for p in d.iterdir() if p.is_file()), default=0.0)
 
 
-def build_tool(build_dir: Path = DEFAULT_BUILD_DIR, target: str = "k32-wasm",
-               extra: tuple = ()) -> Path:
+def build_tool(build_dir: Path = DEFAULT_BUILD_DIR, target: str = "k32-wasm", extra: tuple = ()) -> Path:
     """Configures build_dir (Release) if needed and builds `target`; returns the binary."""
     if not (build_dir / "CMakeCache.txt").exists():
-        cmd = ["cmake", "-S", str(FIRMWARE), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-               *extra]
+        cmd = ["cmake", "-S", str(FIRMWARE), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release", *extra]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode:
             raise ToolError(f"cmake configure failed in {build_dir}:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    r = subprocess.run(["nice", "cmake", "--build", str(build_dir), "-j2", "--target", target],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["nice", "cmake", "--build", str(build_dir), "-j2", "--target", target], capture_output=True, text=True
+    )
     if r.returncode:
         raise ToolError(f"building {target} failed:\n{r.stdout[-3000:]}{r.stderr[-2000:]}")
     return build_dir / target

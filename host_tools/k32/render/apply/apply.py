@@ -5,6 +5,7 @@ format; JSON is also valid apply-patch YAML) plus two annotations: the resource'
 and the set's digest. Nothing is re-rendered. Server-side apply (PATCH
 application/apply-patch+yaml, fieldManager=k32, force) is the only write, so a re-apply is
 idempotent on kube-apiserver and the Kube32 simulator alike."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,7 @@ def wire_object(r: Resource, set_digest: str) -> dict:
     ann = meta.get("annotations") or {}
     if not isinstance(ann, dict):
         raise RenderError("invalid_resource", f"{r.path}: metadata.annotations: must be a mapping")
-    meta["annotations"] = {**ann, HASH_ANNOTATION: f"sha256:{r.sha256}",
-                           DIGEST_ANNOTATION: set_digest}
+    meta["annotations"] = {**ann, HASH_ANNOTATION: f"sha256:{r.sha256}", DIGEST_ANNOTATION: set_digest}
     return obj
 
 
@@ -39,8 +39,12 @@ def apply_manifests(client: Client, b: ManifestSet, echo=lambda line: None) -> N
         i = r.identity
         path = client.object_path(i.api_version, i.kind, i.namespace, i.name)
         status, doc = client.request(
-            "PATCH", path, wire_bytes(r, b.digest), "application/apply-patch+yaml",
-            {"fieldManager": FIELD_MANAGER, "force": "true"})
+            "PATCH",
+            path,
+            wire_bytes(r, b.digest),
+            "application/apply-patch+yaml",
+            {"fieldManager": FIELD_MANAGER, "force": "true"},
+        )
         if status not in (200, 201):
             raise RenderError("apply_failed", f"{r.path}: {i}: HTTP {status}: {status_message(doc)}")
         echo(f"applied {i} ({r.path})")
@@ -65,7 +69,7 @@ def _subset_diff(want, got, path="") -> list[str]:
         for k, v in want.items():
             sub = f"{path}.{k}" if path else k
             if k not in got:
-                if v in ({}, [], None, ""):   # servers may drop empty values
+                if v in ({}, [], None, ""):  # servers may drop empty values
                     continue
                 out.append(sub)
             else:
@@ -95,14 +99,21 @@ def drift(client: Client, b: ManifestSet) -> list[Drift]:
             raise RenderError("api_error", f"GET {i}: HTTP {status}: {status_message(live)}")
         ann = (live.get("metadata") or {}).get("annotations") or {}
         if ann.get(HASH_ANNOTATION) != f"sha256:{r.sha256}":
-            out.append(Drift(r, f"{HASH_ANNOTATION} is {ann.get(HASH_ANNOTATION)!r}, "
-                                f"manifest set has sha256:{r.sha256}"))
+            out.append(
+                Drift(r, f"{HASH_ANNOTATION} is {ann.get(HASH_ANNOTATION)!r}, manifest set has sha256:{r.sha256}")
+            )
             continue
         if ann.get(DIGEST_ANNOTATION) != b.digest:
             out.append(Drift(r, f"{DIGEST_ANNOTATION} is {ann.get(DIGEST_ANNOTATION)!r}, manifest set is {b.digest}"))
             continue
         fields = _subset_diff(wire_object(r, b.digest), live)
         if fields:
-            out.append(Drift(r, "live differs at " + ", ".join(fields[:5])
-                             + (f" (+{len(fields) - 5} more)" if len(fields) > 5 else "")))
+            out.append(
+                Drift(
+                    r,
+                    "live differs at "
+                    + ", ".join(fields[:5])
+                    + (f" (+{len(fields) - 5} more)" if len(fields) > 5 else ""),
+                )
+            )
     return out

@@ -1,4 +1,5 @@
 """`k32 apply --manifests DIR [--context C] [--check]`."""
+
 from __future__ import annotations
 
 import sys
@@ -16,20 +17,28 @@ from .client import Client
 
 
 @click.command()
-@click.option("--manifests", "manifests_dir", type=click.Path(file_okay=False),
-              help="A rendered manifest set (bundle.json + one file per object) from "
-                   "`k32 catalog render` or `k32 release render`.  [required]")
+@click.option(
+    "--manifests",
+    "manifests_dir",
+    type=click.Path(file_okay=False),
+    help="A rendered manifest set (bundle.json + one file per object) from "
+    "`k32 catalog render` or `k32 release render`.  [required]",
+)
 @renamed_option("--bundle", "--manifests", type=click.Path(file_okay=False))
 @click.option("--context", default=None, help="kubeconfig context (default: current-context).")
-@click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
-              help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")
+@click.option(
+    "--kubeconfig",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config).",
+)
 @click.option("--check", is_flag=True, help="Apply nothing; report drift (exit 1 when any).")
 @one_line_errors
 def apply(manifests_dir, context, kubeconfig, check, **old):
     """Apply exactly the hashed objects of a rendered manifest set (server-side apply), or
     --check drift."""
     manifests_dir = pick(manifests_dir, old, "--bundle", "--manifests", required=True)
-    b = manifest_set.load(manifests_dir)              # re-verifies every hash first
+    b = manifest_set.load(manifests_dir)  # re-verifies every hash first
     try:
         client = Client(connect(context, kubeconfig))
     except KubeconfigError as e:

@@ -1,6 +1,7 @@
 """A minimal Kubernetes REST client for `k32 apply`: discovery (kind -> resource) and JSON
 requests over the host tools' HTTP client, so it behaves identically against kube-apiserver and
 the Kube32 simulator."""
+
 from __future__ import annotations
 
 import urllib.parse
@@ -20,8 +21,14 @@ class Client:
         self.http = HttpClient(conn.server, conn.ssl_context, conn.headers, TIMEOUT_S)
         self._discovery: dict[str, dict] = {}
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                content_type: str = "application/json", query: dict | None = None):
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        content_type: str = "application/json",
+        query: dict | None = None,
+    ):
         """-> (status, decoded JSON or None). Transport failures are RenderErrors."""
         headers = {"Accept": "application/json"}
         if body is not None:
@@ -41,14 +48,19 @@ class Client:
             path = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
             status, doc = self.request("GET", path)
             if status in (401, 403):
-                raise RenderError("api_auth", f"GET {path}: HTTP {status}: {status_message(doc)} "
-                                  "(check the kubeconfig credentials)")
+                raise RenderError(
+                    "api_auth", f"GET {path}: HTTP {status}: {status_message(doc)} (check the kubeconfig credentials)"
+                )
             if status != 200 or not isinstance(doc, dict):
-                raise RenderError("unknown_kind", f"{api_version}: the API server does not serve "
-                                  f"this group/version (GET {path} -> {status})")
-            self._discovery[api_version] = {r["kind"]: (r["name"], bool(r.get("namespaced")))
-                                            for r in doc.get("resources", [])
-                                            if "/" not in r.get("name", "")}
+                raise RenderError(
+                    "unknown_kind",
+                    f"{api_version}: the API server does not serve this group/version (GET {path} -> {status})",
+                )
+            self._discovery[api_version] = {
+                r["kind"]: (r["name"], bool(r.get("namespaced")))
+                for r in doc.get("resources", [])
+                if "/" not in r.get("name", "")
+            }
         found = self._discovery[api_version].get(kind)
         if not found:
             raise RenderError("unknown_kind", f"{api_version} {kind}: not served by this API server")

@@ -1,6 +1,7 @@
 """`k32 catalog check`: the golden proof. apps/ must reproduce byte-for-byte from catalog/
 (manifest_set.diff), and (k3s) internal services must publish no public DNS while public ones do — re-proved
 from the bytes on disk, in both directions, not from the renderer's own output."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,9 +27,11 @@ def internal_dns_violations(defs, apps_dir) -> list[str]:
         if exp is None:
             problems.append(f"{path}: HTTPRoute in namespace {ns!r} has no ServiceDefinition")
         elif exp == "internal" and ann.get(EXTERNALDNS_CONTROLLER) != EXTERNALDNS_OPT_OUT:
-            problems.append(f"{path}: internal service {ns} publishes DNS: "
-                            f"{EXTERNALDNS_CONTROLLER} must be {EXTERNALDNS_OPT_OUT!r}")
+            problems.append(
+                f"{path}: internal service {ns} publishes DNS: {EXTERNALDNS_CONTROLLER} must be {EXTERNALDNS_OPT_OUT!r}"
+            )
         elif exp == "public" and EXTERNALDNS_CONTROLLER in ann:
-            problems.append(f"{path}: public service {ns} is hidden from ExternalDNS: "
-                            f"{EXTERNALDNS_CONTROLLER} must be absent")
+            problems.append(
+                f"{path}: public service {ns} is hidden from ExternalDNS: {EXTERNALDNS_CONTROLLER} must be absent"
+            )
     return problems

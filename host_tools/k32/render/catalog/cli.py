@@ -1,4 +1,5 @@
 """`k32 catalog validate|render|check`: ServiceDefinitions -> k3s or Kube32 resources."""
+
 from __future__ import annotations
 
 import sys
@@ -44,9 +45,14 @@ def validate(catalog_dir):
 
 @catalog.command()
 @click.argument("catalog_dir", required=False, type=click.Path(file_okay=False))
-@click.option("-o", "--output", "apps_dir", type=click.Path(file_okay=False),
-              help="Output directory (a manifest set: per-resource files + bundle.json). "
-                   "Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
+@click.option(
+    "-o",
+    "--output",
+    "apps_dir",
+    type=click.Path(file_okay=False),
+    help="Output directory (a manifest set: per-resource files + bundle.json). "
+    "Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).",
+)
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
 @click.option("--selftest", is_flag=True, help="Assert the mapping's load-bearing cases exactly.")
 @one_line_errors
@@ -68,8 +74,13 @@ def render(catalog_dir, apps_dir, target, **kw):
 
 @catalog.command()
 @click.argument("catalog_dir", type=click.Path(file_okay=False))
-@click.option("-o", "--output", "apps_dir", type=click.Path(file_okay=False),
-              help="Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).")
+@click.option(
+    "-o",
+    "--output",
+    "apps_dir",
+    type=click.Path(file_okay=False),
+    help="Default: apps/ beside CATALOG_DIR (apps-kube32/ for --target kube32).",
+)
 @click.option("--target", type=click.Choice(sorted(TARGETS)), default="k3s", show_default=True)
 @one_line_errors
 def check(catalog_dir, apps_dir, target):
@@ -84,7 +95,10 @@ def check(catalog_dir, apps_dir, target):
     for p in problems:
         click.echo(f"dns: {p}")
     if lines or problems:
-        raise RenderError("not_reproducible" if lines else "internal_dns",
-                          f"{apps_dir} does not reproduce from {catalog_dir}" if lines
-                          else f"{len(problems)} exposure/DNS violation(s)")
+        raise RenderError(
+            "not_reproducible" if lines else "internal_dns",
+            f"{apps_dir} does not reproduce from {catalog_dir}"
+            if lines
+            else f"{len(problems)} exposure/DNS violation(s)",
+        )
     click.echo(f"ok: {apps_dir} reproduces from {catalog_dir} ({b.digest})")

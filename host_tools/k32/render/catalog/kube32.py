@@ -2,6 +2,7 @@
 Namespace, a Pod (or a Deployment for several replicas) with a wasm:// image, Service, Ingress (class kube32), egress
 NetworkPolicies. A field the user wrote that Kube32 cannot honour is an error naming the
 field -- never silently dropped. Defaults of those fields are inert on Kube32 (docs/renderers.md)."""
+
 from __future__ import annotations
 
 from .. import yamlio
@@ -12,7 +13,7 @@ from .k3s import service_ports as _k3s_ports
 from .load import ServiceDef
 
 INGRESS_CLASS = "kube32"
-CLUSTER_SUBNET = "192.168.4.0/24"     # the control plane's cluster access point (AP at 192.168.4.1)
+CLUSTER_SUBNET = "192.168.4.0/24"  # the control plane's cluster access point (AP at 192.168.4.1)
 WASM_PREFIX = "wasm://"
 
 
@@ -47,9 +48,8 @@ def _unsupported(d: ServiceDef):
 
 def check_supported(d: ServiceDef) -> None:
     problems = list(_unsupported(d))
-    if problems:   # name every field at once: fixing one should not reveal the next
-        raise RenderError("unsupported_on_kube32",
-                          f"{d.origin}: " + "; ".join(f"{f}: {why}" for f, why in problems))
+    if problems:  # name every field at once: fixing one should not reveal the next
+        raise RenderError("unsupported_on_kube32", f"{d.origin}: " + "; ".join(f"{f}: {why}" for f, why in problems))
 
 
 def _meta(d, name, labels=True):
@@ -78,9 +78,18 @@ def _workload(d):
     if n == 1:
         return [{"apiVersion": "v1", "kind": "Pod", "metadata": _meta(d, d.name), "spec": spec}]
     labels = {NAME_LABEL: d.name}
-    return [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(d, d.name),
-             "spec": {"replicas": n, "selector": {"matchLabels": dict(labels)},
-                      "template": {"metadata": {"labels": dict(labels)}, "spec": spec}}}]
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": _meta(d, d.name),
+            "spec": {
+                "replicas": n,
+                "selector": {"matchLabels": dict(labels)},
+                "template": {"metadata": {"labels": dict(labels)}, "spec": spec},
+            },
+        }
+    ]
 
 
 def _ports(d):
@@ -92,53 +101,102 @@ def _service(d):
     ports = _ports(d)
     if not ports:
         return []
-    return [{"apiVersion": "v1", "kind": "Service", "metadata": _meta(d, d.name),
-             "spec": {"selector": {NAME_LABEL: d.name},
-                      "ports": [{"name": p["name"], "port": p["port"], "targetPort": p["targetPort"]}
-                                for p in ports]}}]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": _meta(d, d.name),
+            "spec": {
+                "selector": {NAME_LABEL: d.name},
+                "ports": [{"name": p["name"], "port": p["port"], "targetPort": p["targetPort"]} for p in ports],
+            },
+        }
+    ]
 
 
 def _ingresses(d):
     out = []
     for r in d.sd["ingressRoutes"]:
-        out.append({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-                    "metadata": _meta(d, r["host"].split(".", 1)[0]),
-                    "spec": {"ingressClassName": INGRESS_CLASS, "rules": [{
-                        "host": r["host"], "http": {"paths": [{
-                            "path": "/", "pathType": "Prefix",
-                            "backend": {"service": {"name": d.name,
-                                                    "port": {"number": r["port"]}}}}]}}]}})
+        out.append(
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "Ingress",
+                "metadata": _meta(d, r["host"].split(".", 1)[0]),
+                "spec": {
+                    "ingressClassName": INGRESS_CLASS,
+                    "rules": [
+                        {
+                            "host": r["host"],
+                            "http": {
+                                "paths": [
+                                    {
+                                        "path": "/",
+                                        "pathType": "Prefix",
+                                        "backend": {"service": {"name": d.name, "port": {"number": r["port"]}}},
+                                    }
+                                ]
+                            },
+                        }
+                    ],
+                },
+            }
+        )
     return out
 
 
 def _policies(d):
     select = {"matchLabels": {NAME_LABEL: d.name}}
-    out = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+    out = [
+        {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
             "metadata": _meta(d, "default-deny", labels=False),
-            "spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": []}}]
+            "spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": []},
+        }
+    ]
     for dep in d.sd["dependencies"]:
         # Kube32 matches `port` against the target port of the pod behind the Service.
-        out.append({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-                    "metadata": _meta(d, f"egress-{dep['to']}-{dep['port']}"),
-                    "spec": {"podSelector": select, "policyTypes": ["Egress"],
-                             "egress": [{"to": [{
-                                 "namespaceSelector": {"matchLabels": {
-                                     "kubernetes.io/metadata.name": dep["to"]}},
-                                 "podSelector": {"matchLabels": {NAME_LABEL: dep["to"]}}}],
-                                 "ports": [{"protocol": "TCP", "port": dep["port"]}]}]}})
+        out.append(
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "NetworkPolicy",
+                "metadata": _meta(d, f"egress-{dep['to']}-{dep['port']}"),
+                "spec": {
+                    "podSelector": select,
+                    "policyTypes": ["Egress"],
+                    "egress": [
+                        {
+                            "to": [
+                                {
+                                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": dep["to"]}},
+                                    "podSelector": {"matchLabels": {NAME_LABEL: dep["to"]}},
+                                }
+                            ],
+                            "ports": [{"protocol": "TCP", "port": dep["port"]}],
+                        }
+                    ],
+                },
+            }
+        )
     if d.sd["egress"] == "internet":
-        out.append({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-                    "metadata": _meta(d, "egress-internet"),
-                    "spec": {"podSelector": select, "policyTypes": ["Egress"],
-                             "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0",
-                                                             "except": [CLUSTER_SUBNET]}}]}]}})
+        out.append(
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "NetworkPolicy",
+                "metadata": _meta(d, "egress-internet"),
+                "spec": {
+                    "podSelector": select,
+                    "policyTypes": ["Egress"],
+                    "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": [CLUSTER_SUBNET]}}]}],
+                },
+            }
+        )
     return out
 
 
 def render_service(d: ServiceDef) -> list[dict]:
     check_supported(d)
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": d.name,
-                                                              "labels": {NAME_LABEL: d.name}}}
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": d.name, "labels": {NAME_LABEL: d.name}}}
     # Policies before pods: a Kube32 worker denies calls until it has loaded them anyway,
     # but applying them first means no pod ever runs unrestricted.
     return [ns] + _policies(d) + _service(d) + _workload(d) + _ingresses(d)

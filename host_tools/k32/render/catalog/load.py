@@ -5,6 +5,7 @@ field renders from its default, never "not at all").
 The schema is the one source of truth for defaults: `materialise` reads them from its
 `default` keywords. Only the defaults that depend on other fields (mountPath, targetPort,
 livenessWorkload) are derived here, each with the rule it implements."""
+
 from __future__ import annotations
 
 import copy
@@ -28,9 +29,9 @@ def schema() -> dict:
 
 @dataclass(frozen=True)
 class ServiceDef:
-    origin: str     # the file it came from, for error messages
-    raw: dict       # as written (what the user declared)
-    sd: dict        # defaults materialised
+    origin: str  # the file it came from, for error messages
+    raw: dict  # as written (what the user declared)
+    sd: dict  # defaults materialised
 
     @property
     def name(self) -> str:
@@ -88,11 +89,11 @@ def materialise(node_schema: dict, value, root: dict):
 
 def _derive(sd: dict) -> None:
     for s in sd["storage"]:
-        s.setdefault("mountPath", f"/data/{s['name']}")         # default: /data/<name>
+        s.setdefault("mountPath", f"/data/{s['name']}")  # default: /data/<name>
     for p in sd["ports"]:
         p.setdefault("targetPort", p["port"])
     obs = sd["observability"]
-    if "livenessWorkload" not in obs:                            # default: the rendered workload's kind
+    if "livenessWorkload" not in obs:  # default: the rendered workload's kind
         if sd["kind"] == "vm":
             kind = "VirtualMachineInstance"
         elif sd["availability"]["replicas"] > 1:
@@ -168,13 +169,14 @@ def load_catalog(catalog_dir) -> list[ServiceDef]:
             raise RenderError("unreadable", f"{f}: {exc}") from None
         d = load_text(text, str(f), validator)
         if d.name in names:
-            raise RenderError("duplicate_name",
-                              f"{f}: name: {d.name!r} is already defined by {names[d.name]}")
+            raise RenderError("duplicate_name", f"{f}: name: {d.name!r} is already defined by {names[d.name]}")
         names[d.name] = str(f)
         for i, r in enumerate(d.sd["ingressRoutes"]):
             if r["host"] in hosts:
-                raise RenderError("duplicate_host", f"{f}: ingressRoutes[{i}].host: "
-                                  f"{r['host']!r} is already routed by {hosts[r['host']]}")
+                raise RenderError(
+                    "duplicate_host",
+                    f"{f}: ingressRoutes[{i}].host: {r['host']!r} is already routed by {hosts[r['host']]}",
+                )
             hosts[r["host"]] = str(f)
         defs.append(d)
     return sorted(defs, key=lambda d: d.name)

@@ -3,6 +3,7 @@
 Expected values are written out literally on purpose: deriving them from the renderer's
 constants would make the test agree with any change. A new key in the GPU container, a
 changed mount option or a lost annotation fails here loudly."""
+
 from __future__ import annotations
 
 from . import k3s
@@ -20,8 +21,7 @@ storage:
 ingressRoutes: [{host: plex.home.keithjackson.dev, port: 32400}]
 """
 _NOGPU = "name: web\nsource: {image: nginx}\nports: [{name: http, port: 80}]\n"
-_INTERNAL = ("name: sonarr\nsource: {image: sonarr}\n"
-             "ingressRoutes: [{host: sonarr.home.keithjackson.dev, port: 8989}]\n")
+_INTERNAL = "name: sonarr\nsource: {image: sonarr}\ningressRoutes: [{host: sonarr.home.keithjackson.dev, port: 8989}]\n"
 _PIHOLE = """
 name: pihole
 source: {image: "pihole/pihole:2024.07.0"}
@@ -60,39 +60,77 @@ def case_gpu():
         _eq(f"pod {key}", pod.get(key), None)
     _eq("volumes", [v["name"] for v in pod["volumes"]], ["config", "media"])
     web = _one(_objs(_NOGPU), "Deployment")["spec"]["template"]["spec"]["containers"][0]
-    _eq("no-GPU container", web, {"name": "web", "image": "nginx",
-                                  "ports": [{"name": "http", "containerPort": 80, "protocol": "TCP"}]})
+    _eq(
+        "no-GPU container",
+        web,
+        {"name": "web", "image": "nginx", "ports": [{"name": "http", "containerPort": 80, "protocol": "TCP"}]},
+    )
 
 
 def case_bulk():
     objs = _objs(_PLEX)
-    _eq("bulk PV", _one(objs, "PersistentVolume"), {
-        "apiVersion": "v1", "kind": "PersistentVolume",
-        "metadata": {"name": "plex-media", "labels": {"app.kubernetes.io/name": "plex"}},
-        "spec": {"capacity": {"storage": "8Ti"}, "accessModes": ["ReadOnlyMany"],
-                 "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
-                 "mountOptions": ["nfsvers=4.1", "hard", "noatime", "timeo=600", "retrans=2"],
-                 "nfs": {"server": "${BULK_NFS_SERVER}", "path": "/tank/media", "readOnly": True},
-                 "claimRef": {"namespace": "plex", "name": "media"}}})
-    _eq("bulk PVC", _one(objs, "PersistentVolumeClaim", "media"), {
-        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "media", "namespace": "plex", "labels": {"app.kubernetes.io/name": "plex"}},
-        "spec": {"accessModes": ["ReadOnlyMany"], "storageClassName": "", "volumeName": "plex-media",
-                 "resources": {"requests": {"storage": "8Ti"}}}})
-    _eq("longhorn PVC spec", _one(objs, "PersistentVolumeClaim", "config")["spec"], {
-        "accessModes": ["ReadWriteOnce"], "storageClassName": "longhorn",
-        "resources": {"requests": {"storage": "20Gi"}}})
+    _eq(
+        "bulk PV",
+        _one(objs, "PersistentVolume"),
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "plex-media", "labels": {"app.kubernetes.io/name": "plex"}},
+            "spec": {
+                "capacity": {"storage": "8Ti"},
+                "accessModes": ["ReadOnlyMany"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                "mountOptions": ["nfsvers=4.1", "hard", "noatime", "timeo=600", "retrans=2"],
+                "nfs": {"server": "${BULK_NFS_SERVER}", "path": "/tank/media", "readOnly": True},
+                "claimRef": {"namespace": "plex", "name": "media"},
+            },
+        },
+    )
+    _eq(
+        "bulk PVC",
+        _one(objs, "PersistentVolumeClaim", "media"),
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "media", "namespace": "plex", "labels": {"app.kubernetes.io/name": "plex"}},
+            "spec": {
+                "accessModes": ["ReadOnlyMany"],
+                "storageClassName": "",
+                "volumeName": "plex-media",
+                "resources": {"requests": {"storage": "8Ti"}},
+            },
+        },
+    )
+    _eq(
+        "longhorn PVC spec",
+        _one(objs, "PersistentVolumeClaim", "config")["spec"],
+        {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": "longhorn",
+            "resources": {"requests": {"storage": "20Gi"}},
+        },
+    )
     app = _one(objs, "Deployment")["spec"]["template"]["spec"]["containers"][0]
-    _eq("mounts", app["volumeMounts"], [{"name": "config", "mountPath": "/data/config"},
-                                         {"name": "media", "mountPath": "/data/media", "readOnly": True}])
+    _eq(
+        "mounts",
+        app["volumeMounts"],
+        [
+            {"name": "config", "mountPath": "/data/config"},
+            {"name": "media", "mountPath": "/data/media", "readOnly": True},
+        ],
+    )
 
 
 def case_exposure():
     public = _one(_objs(_PLEX), "HTTPRoute")
     _eq("public route annotations", public["metadata"].get("annotations"), None)
     internal = _one(_objs(_INTERNAL), "HTTPRoute")
-    _eq("internal route annotations (exposure omitted -> internal)",
-        internal["metadata"].get("annotations"), {"external-dns.alpha.kubernetes.io/controller": "none"})
+    _eq(
+        "internal route annotations (exposure omitted -> internal)",
+        internal["metadata"].get("annotations"),
+        {"external-dns.alpha.kubernetes.io/controller": "none"},
+    )
 
 
 def case_replicas():
@@ -106,22 +144,43 @@ def case_replicas():
     sts = _one(three, "StatefulSet")["spec"]
     _eq("replicas", sts["replicas"], 3)
     _eq("podManagementPolicy", sts["podManagementPolicy"], "Parallel")
-    _eq("volumeClaimTemplates", sts["volumeClaimTemplates"], [{
-        "metadata": {"name": "config"},
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "longhorn",
-                 "resources": {"requests": {"storage": "1Gi"}}}}])
+    _eq(
+        "volumeClaimTemplates",
+        sts["volumeClaimTemplates"],
+        [
+            {
+                "metadata": {"name": "config"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": "longhorn",
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            }
+        ],
+    )
     pod = sts["template"]["spec"]
     _eq("mount names", [m["name"] for m in pod["containers"][0]["volumeMounts"]], ["config", "lists"])
-    _eq("pod volumes (bulk only)", pod["volumes"],
-        [{"name": "lists", "persistentVolumeClaim": {"claimName": "lists"}}])
-    _eq("anti-affinity", pod["affinity"], {"podAntiAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": [{
-            "labelSelector": {"matchLabels": {"app.kubernetes.io/name": "pihole"}},
-            "topologyKey": "kubernetes.io/hostname"}]}})
-    _eq("standalone PVCs", [o["metadata"]["name"] for o in three
-                            if o["kind"] == "PersistentVolumeClaim"], ["lists"])
-    _eq("PDB spec", _one(three, "PodDisruptionBudget")["spec"],
-        {"minAvailable": 1, "selector": {"matchLabels": {"app.kubernetes.io/name": "pihole"}}})
+    _eq("pod volumes (bulk only)", pod["volumes"], [{"name": "lists", "persistentVolumeClaim": {"claimName": "lists"}}])
+    _eq(
+        "anti-affinity",
+        pod["affinity"],
+        {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {"matchLabels": {"app.kubernetes.io/name": "pihole"}},
+                        "topologyKey": "kubernetes.io/hostname",
+                    }
+                ]
+            }
+        },
+    )
+    _eq("standalone PVCs", [o["metadata"]["name"] for o in three if o["kind"] == "PersistentVolumeClaim"], ["lists"])
+    _eq(
+        "PDB spec",
+        _one(three, "PodDisruptionBudget")["spec"],
+        {"minAvailable": 1, "selector": {"matchLabels": {"app.kubernetes.io/name": "pihole"}}},
+    )
     rule = _one(three, "PrometheusRule")["spec"]["groups"][0]["rules"][0]
     _eq("livenessWorkload kind", rule["labels"]["workload_kind"], "StatefulSet")
 

@@ -1,4 +1,5 @@
 """`k32 release render|inspect`: a Release Template -> one content-hashed manifest set."""
+
 from __future__ import annotations
 
 import json
@@ -24,14 +25,22 @@ def release():
 @click.option("--source", required=True, help="OWNER/REPO@<commit sha>[#BRANCH]")
 @click.option("--lane-weights", required=True, help="e.g. 10,50,100 (steps = all but the last)")
 @click.option("--probe-image", default="", help="Operator-owned digest-pinned probe image.")
-@click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Manifest-set directory; without it, print bundle.json only.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False),
+    help="Manifest-set directory; without it, print bundle.json only.",
+)
 @one_line_errors
 def render(template_dir, image, target, source, lane_weights, probe_image, output):
     """Render the template once; write per-resource bytes + bundle.json."""
-    b = render_mod.render(load_dir(template_dir), render_mod.Target.parse(target),
-                          render_mod.Evidence.parse(image, source),
-                          render_mod.parse_weights(lane_weights), probe_image)
+    b = render_mod.render(
+        load_dir(template_dir),
+        render_mod.Target.parse(target),
+        render_mod.Evidence.parse(image, source),
+        render_mod.parse_weights(lane_weights),
+        probe_image,
+    )
     if output:
         manifest_set.write(b, output)
         click.echo(f"{len(b.resources)} resources -> {output} ({b.digest})")

@@ -10,6 +10,7 @@ parentheses, literals, assignment outside range -- is refused at parse time with
 `template_function_forbidden` or `template_syntax`, so a template cannot reach for a value
 that is not in the fixed record it is executed with. Every printed value goes through the
 caller's `check_value` (the strict character set) before it reaches the output."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,7 +37,7 @@ class _Print:
 
 @dataclass
 class _Block:
-    kind: str            # if | range | with
+    kind: str  # if | range | with
     operand: str
     line: int
     body: list
@@ -68,12 +69,12 @@ def _lex(src: str, name: str):
         j = src.find("}}", i + 2)
         if j < 0:
             raise RenderError("template_syntax", f"{name}:{line}: unclosed action")
-        inner = src[i + 2:j]
+        inner = src[i + 2 : j]
         if inner.startswith("/*") and not inner.endswith("*/"):
             k = src.find("*/}}", i)
             if k < 0:
                 raise RenderError("template_syntax", f"{name}:{line}: unclosed comment")
-            j, inner = k + 2, src[i + 2:k + 2]
+            j, inner = k + 2, src[i + 2 : k + 2]
         ltrim = inner[:2] in ("- ", "-\t", "-\n") or inner == "-"
         rtrim = inner[-2:] in (" -", "\t-", "\n-")
         if ltrim:
@@ -104,11 +105,13 @@ class _Parser:
             return text
         word = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
         if word:
-            self.fail(line, f"{word.group(0)!r}: templates have no functions (only .Field, $var, "
-                            "if/range/with/else/end)", "template_function_forbidden")
+            self.fail(
+                line,
+                f"{word.group(0)!r}: templates have no functions (only .Field, $var, if/range/with/else/end)",
+                "template_function_forbidden",
+            )
         if "|" in text or "(" in text:
-            self.fail(line, f"{text!r}: pipelines and calls are not available",
-                      "template_function_forbidden")
+            self.fail(line, f"{text!r}: pipelines and calls are not available", "template_function_forbidden")
         self.fail(line, f"{text!r}: only field access (.Field, $var.Field) is allowed")
 
     def parse(self, closers=(), opened=None):
@@ -184,8 +187,9 @@ def _resolve(operand: str, dot, scope: dict, name: str, line: int):
         if dataclasses.is_dataclass(value) and f in {x.name for x in dataclasses.fields(value)}:
             value = getattr(value, f)
         else:
-            raise RenderError("template_field_unknown",
-                              f"{name}:{line}: {operand}: no field {f!r} in the template data")
+            raise RenderError(
+                "template_field_unknown", f"{name}:{line}: {operand}: no field {f!r} in the template data"
+            )
     return value
 
 
@@ -223,8 +227,7 @@ def _exec(nodes, dot, scope, out, name, check_value):
                     if not _truthy(v):
                         _exec(n.orelse, dot, scope, out, name, check_value)
                         continue
-                    raise RenderError("template_syntax",
-                                      f"{name}:{n.line}: range over {n.operand}: not a list")
+                    raise RenderError("template_syntax", f"{name}:{n.line}: range over {n.operand}: not a list")
                 if not v:
                     _exec(n.orelse, dot, scope, out, name, check_value)
                 for i, item in enumerate(v):

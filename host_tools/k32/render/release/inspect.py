@@ -1,5 +1,6 @@
 """`InspectTargetContract`: execute the trusted template with inert values and read back only
 the target shape (Rollout + stable/canary Services). Creates no manifest set."""
+
 from __future__ import annotations
 
 from .. import yamlio
@@ -23,9 +24,12 @@ def inspect_target_contract(t: Template, application: str, namespace: str) -> di
         raise RenderError("no_rollout", f"the template renders {len(rollouts)} Rollouts, exactly one is required")
     ro = rollouts[0]
     spec = ro.get("spec") or {}
-    pod = (spec.get("template") or {})
-    ports = [{"name": p.get("name", ""), "port": p.get("containerPort")}
-             for c in (pod.get("spec") or {}).get("containers") or [] for p in c.get("ports") or []]
+    pod = spec.get("template") or {}
+    ports = [
+        {"name": p.get("name", ""), "port": p.get("containerPort")}
+        for c in (pod.get("spec") or {}).get("containers") or []
+        for p in c.get("ports") or []
+    ]
 
     def service(name):
         for o in objs:
@@ -35,9 +39,11 @@ def inspect_target_contract(t: Template, application: str, namespace: str) -> di
                 return {"name": name, "selector": s.get("selector") or {}, "targetPort": str(tp)}
         raise RenderError("no_service", f"the template renders no Service named {name!r}")
 
-    return {"rolloutName": ro["metadata"]["name"],
-            "rolloutSelector": (spec.get("selector") or {}).get("matchLabels") or {},
-            "podLabels": (pod.get("metadata") or {}).get("labels") or {},
-            "containerPorts": ports,
-            "stableService": service(data.StableServiceName),
-            "canaryService": service(data.CanaryServiceName)}
+    return {
+        "rolloutName": ro["metadata"]["name"],
+        "rolloutSelector": (spec.get("selector") or {}).get("matchLabels") or {},
+        "podLabels": (pod.get("metadata") or {}).get("labels") or {},
+        "containerPorts": ports,
+        "stableService": service(data.StableServiceName),
+        "canaryService": service(data.CanaryServiceName),
+    }

@@ -1,5 +1,6 @@
 """Load a Release Template directory: every regular file read once (CRLF -> LF), a content
 digest over all of them, resource templates parsed up front and ordered by path."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,8 +10,8 @@ from pathlib import Path
 from ..errors import RenderError
 from .gotemplate import Template as GoTemplate
 
-RESOURCE_SUFFIX = ".yaml.tmpl"   # every such file renders exactly one Kubernetes object
-METADATA_FILE = "TEMPLATE"       # optional "key: value" lines; keys: name, version
+RESOURCE_SUFFIX = ".yaml.tmpl"  # every such file renders exactly one Kubernetes object
+METADATA_FILE = "TEMPLATE"  # optional "key: value" lines; keys: name, version
 METADATA_KEYS = ("name", "version")
 _META_LINE = re.compile(r"^([a-z]+):\s*([A-Za-z0-9._+-]+)\s*$")
 
@@ -42,8 +43,7 @@ class Template:
         self._meta = self._parse_metadata() if self._loaded else {}
         self._paths = tuple(sorted(p for p in self._files if p.endswith(RESOURCE_SUFFIX)))
         if self._loaded and not self._paths:
-            raise RenderError("empty_template",
-                              f"{_origin}: no resource templates (*{RESOURCE_SUFFIX})")
+            raise RenderError("empty_template", f"{_origin}: no resource templates (*{RESOURCE_SUFFIX})")
         self._parsed = {p: GoTemplate(self._text(p), f"{_origin}/{p}") for p in self._paths}
 
     def _text(self, path):
@@ -61,8 +61,10 @@ class Template:
                 continue
             m = _META_LINE.match(line.strip())
             if not m or m.group(1) not in METADATA_KEYS:
-                raise RenderError("template_metadata", f"{self._origin}/{METADATA_FILE}:{n}: "
-                                  f"expected 'name: …' or 'version: …', got {line.strip()!r}")
+                raise RenderError(
+                    "template_metadata",
+                    f"{self._origin}/{METADATA_FILE}:{n}: expected 'name: …' or 'version: …', got {line.strip()!r}",
+                )
             meta[m.group(1)] = m.group(2)
         return meta
 
@@ -75,8 +77,7 @@ class Template:
 
     def identity(self) -> dict:
         self.require_loaded()
-        return {"name": self._meta.get("name", ""), "version": self._meta.get("version", ""),
-                "digest": self._digest}
+        return {"name": self._meta.get("name", ""), "version": self._meta.get("version", ""), "digest": self._digest}
 
     def resource_paths(self) -> tuple[str, ...]:
         return self._paths

@@ -10,8 +10,10 @@ from .server import PtyServer, SocketServer
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m k32.testing.esprom", description=(
-        "ESP ROM serial bootloader double writing into a flash-image file"))
+    ap = argparse.ArgumentParser(
+        prog="python -m k32.testing.esprom",
+        description=("ESP ROM serial bootloader double writing into a flash-image file"),
+    )
     ap.add_argument("--chip", default="esp32s3", choices=["esp32", "esp32s3"])
     ap.add_argument("--flash-size", default="8MB")
     ap.add_argument("--image", required=True)

@@ -4,6 +4,7 @@ READ_REG/WRITE_REG (chip detection, eFuses, SPI flash commands), SPI_ATTACH,
 SPI_SET_PARAMS, FLASH_BEGIN/DATA/END, FLASH_DEFL_BEGIN/DATA/END, SPI_FLASH_MD5,
 CHANGE_BAUDRATE, GET_SECURITY_INFO (S3 only, as in the real ROMs). RAM download (the
 flasher stub) is not emulated: drive it with esptool's --no-stub."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,15 +18,32 @@ from esptool.targets import CHIP_DEFS
 
 from . import slip
 
-CMD = {name: ESPLoader.ESP_CMDS[name] for name in (
-    "FLASH_BEGIN", "FLASH_DATA", "FLASH_END", "MEM_BEGIN", "MEM_END", "MEM_DATA", "SYNC",
-    "WRITE_REG", "READ_REG", "SPI_SET_PARAMS", "SPI_ATTACH", "CHANGE_BAUDRATE",
-    "FLASH_DEFL_BEGIN", "FLASH_DEFL_DATA", "FLASH_DEFL_END", "SPI_FLASH_MD5",
-    "GET_SECURITY_INFO")}
+CMD = {
+    name: ESPLoader.ESP_CMDS[name]
+    for name in (
+        "FLASH_BEGIN",
+        "FLASH_DATA",
+        "FLASH_END",
+        "MEM_BEGIN",
+        "MEM_END",
+        "MEM_DATA",
+        "SYNC",
+        "WRITE_REG",
+        "READ_REG",
+        "SPI_SET_PARAMS",
+        "SPI_ATTACH",
+        "CHANGE_BAUDRATE",
+        "FLASH_DEFL_BEGIN",
+        "FLASH_DEFL_DATA",
+        "FLASH_DEFL_END",
+        "SPI_FLASH_MD5",
+        "GET_SECURITY_INFO",
+    )
+}
 # ROM status codes (second status byte).
 ERR_INVALID, ERR_FAILED, ERR_CRC, ERR_FLASH_WRITE, ERR_DEFLATE = 0x05, 0x06, 0x07, 0x08, 0x0B
 CHECKSUM_SEED = 0xEF
-JEDEC_MANUFACTURER, JEDEC_TYPE = 0xEF, 0x40       # a Winbond W25Q part
+JEDEC_MANUFACTURER, JEDEC_TYPE = 0xEF, 0x40  # a Winbond W25Q part
 SPI_CMD_USR = 1 << 18
 SPIFLASH_RDID = 0x9F
 SYNC_REPLIES = 8
@@ -46,12 +64,13 @@ class _Write:
 @dataclass
 class RomDouble:
     """chip: esptool chip name ("esp32", "esp32s3"); image_path: the flash contents."""
+
     chip: str
     image_path: str
     flash_size: int
     regs: dict = field(default_factory=dict)
     write: _Write | None = None
-    log: list = field(default_factory=list)   # (command name, detail) for tests
+    log: list = field(default_factory=list)  # (command name, detail) for tests
 
     def __post_init__(self):
         if self.chip not in ("esp32", "esp32s3"):
@@ -74,7 +93,7 @@ class RomDouble:
         if len(frame) < 8 or frame[0] != 0x00:
             return []
         _, op, size, chk = struct.unpack("<BBHI", frame[:8])
-        data = frame[8:8 + size]
+        data = frame[8 : 8 + size]
         names = {v: k for k, v in CMD.items()}
         name = names.get(op)
         self.log.append((name or f"0x{op:02x}", len(data)))
@@ -86,7 +105,7 @@ class RomDouble:
 
     @staticmethod
     def _reply(op, value, body, err) -> bytes:
-        status = bytes([1 if err else 0, err or 0, 0, 0])   # ROM: 4 status bytes
+        status = bytes([1 if err else 0, err or 0, 0, 0])  # ROM: 4 status bytes
         payload = body + status
         return slip.encode(struct.pack("<BBHI", 1, op, len(payload), value) + payload)
 
@@ -94,19 +113,19 @@ class RomDouble:
     def _sync(self, data, chk):
         if data != b"\x07\x07\x12\x20" + b"\x55" * 32:
             return 0, b"", ERR_INVALID
-        return 0x20120707, b"", 0                       # ROMs answer non-zero
+        return 0x20120707, b"", 0  # ROMs answer non-zero
 
     def _read_reg(self, data, chk):
         (addr,) = struct.unpack("<I", data[:4])
         if addr == ESPLoader.CHIP_DETECT_MAGIC_REG_ADDR:
             return (self.cls.MAGIC_VALUE if self.cls.USES_MAGIC_VALUE else 0), b"", 0
-        if addr == self.cls.SPI_REG_BASE:               # SPI_CMD_REG: command done
+        if addr == self.cls.SPI_REG_BASE:  # SPI_CMD_REG: command done
             return 0, b"", 0
         return self.regs.get(addr, 0), b"", 0
 
     def _write_reg(self, data, chk):
         for i in range(0, len(data) - 15, 16):
-            addr, value, mask, _delay = struct.unpack("<IIII", data[i:i + 16])
+            addr, value, mask, _delay = struct.unpack("<IIII", data[i : i + 16])
             old = self.regs.get(addr, 0)
             self.regs[addr] = (old & ~mask) | (value & mask)
             if addr == self.cls.SPI_REG_BASE and value & SPI_CMD_USR:
@@ -120,7 +139,7 @@ class RomDouble:
             capacity = self.flash_size.bit_length() - 1
             self.regs[w0] = JEDEC_MANUFACTURER | (JEDEC_TYPE << 8) | (capacity << 16)
         else:
-            self.regs[w0] = 0                          # status registers: idle, no protection
+            self.regs[w0] = 0  # status registers: idle, no protection
 
     def _spi_attach(self, data, chk):
         return 0, b"", 0
@@ -141,15 +160,14 @@ class RomDouble:
         return 0, body, 0
 
     def _begin(self, data, deflate):
-        want = 16 if self.chip == "esp32" else 20       # S3 ROM takes the "encrypted" word
+        want = 16 if self.chip == "esp32" else 20  # S3 ROM takes the "encrypted" word
         if len(data) != want:
             return 0, b"", ERR_INVALID
         erase, blocks, block_size, offset = struct.unpack("<IIII", data[:16])
         if offset + erase > self.flash_size or offset % 0x1000:
             return 0, b"", ERR_FAILED
-        os.pwrite(self._fd, b"\xff" * erase, offset)    # the ROM erases up front
-        self.write = _Write(offset, block_size, blocks,
-                            inflater=zlib.decompressobj() if deflate else None)
+        os.pwrite(self._fd, b"\xff" * erase, offset)  # the ROM erases up front
+        self.write = _Write(offset, block_size, blocks, inflater=zlib.decompressobj() if deflate else None)
         return 0, b"", 0
 
     def _flash_begin(self, data, chk):
@@ -163,7 +181,7 @@ class RomDouble:
         if w is None or (w.inflater is not None) != deflate:
             return 0, b"", ERR_FAILED
         size, seq, _, _ = struct.unpack("<IIII", data[:16])
-        block = data[16:16 + size]
+        block = data[16 : 16 + size]
         if len(block) != size:
             return 0, b"", ERR_INVALID
         if ESPLoader.checksum(block, CHECKSUM_SEED) != chk & 0xFF:
@@ -199,9 +217,9 @@ class RomDouble:
         if addr + size > self.flash_size:
             return 0, b"", ERR_FAILED
         digest = hashlib.md5(os.pread(self._fd, size, addr)).hexdigest().encode("ascii")
-        return 0, digest, 0                              # ROM answers 32 hex characters
+        return 0, digest, 0  # ROM answers 32 hex characters
 
-    def _mem_begin(self, data, chk):                     # no RAM: the stub cannot run
+    def _mem_begin(self, data, chk):  # no RAM: the stub cannot run
         return 0, b"", ERR_FAILED
 
     _mem_data = _mem_end = _mem_begin

@@ -2,6 +2,7 @@
 
     python -m k32.testing.esprom --chip esp32s3 --flash-size 8MB --image flash.bin [--port 0 | --pty]
 prints `socket://127.0.0.1:<port>` or the pty path, then serves until killed."""
+
 from __future__ import annotations
 
 import os
@@ -58,6 +59,7 @@ class SocketServer:
                         except OSError:
                             return b""
                     return b""
+
                 try:
                     _serve_stream(self.rom, read, conn.sendall, self._stop)
                 except OSError:
@@ -74,6 +76,7 @@ class PtyServer:
 
     def __init__(self, rom: RomDouble):
         import tty
+
         self.rom = rom
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
@@ -96,6 +99,7 @@ class PtyServer:
                     except OSError:
                         return b""
             return b""
+
         _serve_stream(self.rom, read, lambda b: os.write(self.master, b), self._stop)
 
     def stop(self):

@@ -1,10 +1,10 @@
 """SLIP framing as the ESP ROM serial bootloader uses it (RFC 1055 with 0xC0/0xDB)."""
+
 END, ESC, ESC_END, ESC_ESC = 0xC0, 0xDB, 0xDC, 0xDD
 
 
 def encode(payload: bytes) -> bytes:
-    return (bytes([END]) + payload.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc")
-            + bytes([END]))
+    return bytes([END]) + payload.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc") + bytes([END])
 
 
 class Decoder:
@@ -28,7 +28,7 @@ class Decoder:
             elif b == ESC:
                 self._escaped = True
             elif b == END:
-                if self._buf:                 # "C0 C0" is an empty frame: stay in-frame
+                if self._buf:  # "C0 C0" is an empty frame: stay in-frame
                     frames.append(bytes(self._buf))
                     self._in_frame = False
                 self._buf = bytearray()

@@ -1,5 +1,0 @@
-import sys
-
-from k32.testing.esprom.__main__ import main
-
-sys.exit(main())
