@@ -19,6 +19,7 @@ from k32.render.apply.apply import DIGEST_ANNOTATION, HASH_ANNOTATION
 DISCOVERY = {
     "/api/v1": [("namespaces", "Namespace", False), ("pods", "Pod", True), ("services", "Service", True)],
     "/apis/networking.k8s.io/v1": [("ingresses", "Ingress", True), ("networkpolicies", "NetworkPolicy", True)],
+    "/apis/apps/v1": [("deployments", "Deployment", True), ("replicasets", "ReplicaSet", True)],
 }
 
 
