@@ -285,8 +285,7 @@ IngressController::Backends IngressController::resolve_backends(const RouteMatch
 }
 
 std::shared_ptr<const IngressController::Backends> IngressController::backends_for(const RouteMatch& m) {
-  const std::string key = m.ns + "/" + m.backend.service + ":" +
-                          (m.backend.port_name.empty() ? text::to_string(m.backend.port_number) : m.backend.port_name);
+  const std::string& key = m.backend.port_key;
   // Read the generation before the store: a change while resolving leaves an entry marked
   // with the older generation, resolved again by the next request.
   const uint64_t gen = backends_gen_.load();
@@ -311,7 +310,7 @@ std::shared_ptr<const IngressController::Backends> IngressController::backends_f
 
 void IngressController::serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m) {
   std::shared_ptr<const Backends> b = backends_for(m);
-  const std::string key = m.ns + "/" + m.backend.service;
+  const std::string& key = m.backend.service_key;
   if (b->problem == kNoService || b->problem == kNoPort || b->list.empty()) {
     w.add_header("Retry-After", "2");
     std::string why = b->problem == kNoService ? "does not exist"

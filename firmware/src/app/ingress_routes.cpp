@@ -9,7 +9,7 @@ namespace app {
 
 namespace {
 
-Backend backend_of(const json::Value& b) {
+Backend backend_of(const json::Value& b, const std::string& ns) {
   Backend out;
   if (!b["resource"].is_null()) {
     out.is_resource = true;
@@ -20,6 +20,8 @@ Backend backend_of(const json::Value& b) {
     out.service = b["service"]["name"].as_string();
     out.port_number = static_cast<int32_t>(b["service"]["port"]["number"].as_int(0));
     out.port_name = b["service"]["port"]["name"].as_string();
+    out.service_key = ns + "/" + out.service;
+    out.port_key = out.service_key + ":" + (out.port_name.empty() ? text::to_string(out.port_number) : out.port_name);
   }
   return out;
 }
@@ -88,7 +90,7 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
       d.ns = ns;
       d.ingress = name;
       d.id = ns + "/" + name;
-      d.backend = backend_of(spec["defaultBackend"]);
+      d.backend = backend_of(spec["defaultBackend"], ns);
       defaults_.push_back(d);
     }
     for (const auto& rule : spec["rules"].items()) {
@@ -102,7 +104,7 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
         r.host = text::lower(rule["host"].as_string());
         r.path = p["path"].as_string("/");
         r.type = p["pathType"].as_string("Prefix");
-        r.backend = backend_of(p["backend"]);
+        r.backend = backend_of(p["backend"], ns);
         r.exact = r.type == "Exact";
         r.rule = r.exact ? r.path : rule_path(r.path);
         routes_.push_back(std::move(r));

@@ -21,6 +21,10 @@ struct Backend {
   std::string resource_kind;
   std::string resource_name;
   std::string resource_group;
+  // Service backends, set when the table is built: "ns/service" (its round-robin counter) and
+  // "ns/service:port" (its cached backends), so a request does not concatenate them.
+  std::string service_key;
+  std::string port_key;
 };
 
 struct Route {

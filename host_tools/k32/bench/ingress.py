@@ -216,9 +216,11 @@ class Callgrind:
         for _ in range(rounds):
             busy, elapsed = self._count(fn)
             # The background (heartbeats, watches, the kubelet's sync, lease renewals) comes
-            # in bursts; one burst landing in the idle sample would cancel a short run's whole
-            # count. The quieter of two idle samples is the baseline.
-            idle = min(self._count(lambda e=elapsed: time.sleep(e))[0] for _ in range(2))
+            # in bursts that land in either window; with one idle sample per round a burst
+            # moves that round up or down, and the median of the rounds leaves it out. A
+            # single round keeps the quieter of two idle samples, so that one burst in the
+            # idle window cannot cancel the whole count.
+            idle = min(self._count(lambda e=elapsed: time.sleep(e))[0] for _ in range(1 if rounds > 1 else 2))
             out.append(max(0, round((busy - idle) / requests)))
         return out
 
@@ -616,14 +618,14 @@ def _print(result: dict) -> None:
 @click.option(
     "--callgrind-requests",
     type=click.IntRange(0, 100_000),
-    default=1000,
+    default=2000,
     show_default=True,
     help="Requests counted per round under callgrind (0: skip instructions).",
 )
 @click.option(
     "--callgrind-rounds",
     type=click.IntRange(1, 50),
-    default=5,
+    default=7,
     show_default=True,
     help="Rounds under callgrind; the median round is the figure.",
 )

@@ -1,5 +1,7 @@
 #include "core/podserver/pod_server.h"
 
+#include <cctype>
+
 #include "core/http/internal_headers.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
@@ -10,6 +12,15 @@ namespace k32 {
 namespace podserver {
 
 namespace {
+
+// "Content-Type" in any letter case, compared in place (each response header passes here).
+bool is_content_type(const std::string& name) {
+  static const char kName[] = "content-type";
+  if (name.size() != sizeof kName - 1) return false;
+  for (size_t i = 0; i < name.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[i])) != kName[i]) return false;
+  return true;
+}
 
 void node_error(http::ResponseWriter& w, int status, int32_t code, const std::string& message) {
   json::Value e = json::Value::object();
@@ -150,12 +161,13 @@ void PodServer::serve(http::Request& rq, http::ResponseWriter& w) {
                                text::to_string(static_cast<int64_t>(K32_POD_CALL_DEADLINE_MS)) + " ms");
     return;
   }
-  std::string ctype = "application/octet-stream";
-  for (const auto& h : resp.headers) {
-    if (text::iequals(h.name, "Content-Type")) ctype = h.value;
-    else w.add_header(h.name, h.value);
+  // The pod's headers are moved, not copied, into the response.
+  const std::string* ctype = nullptr;
+  for (auto& h : resp.headers) {
+    if (is_content_type(h.name)) ctype = &h.value;
+    else w.add_header(std::move(h.name), std::move(h.value));
   }
-  w.send(resp.status, ctype, resp.body);
+  w.send(resp.status, ctype ? ctype->c_str() : "application/octet-stream", resp.body.data(), resp.body.size());
 }
 
 }  // namespace podserver
