@@ -42,7 +42,7 @@ void Value::destroy() noexcept {
     default: break;
   }
   type_ = Type::Null;
-  i_ = 0;
+  n_[0] = n_[1] = 0;
 }
 
 void Value::become(Type t) {
@@ -62,8 +62,10 @@ void Value::copy_from(const Value& o) {
     case Type::Array: new (&arr_) std::vector<Value>(o.arr_); break;
     case Type::Object: new (&obj_) std::vector<Member>(o.obj_); break;
     case Type::Bool: b_ = o.b_; break;
-    case Type::Double: d_ = o.d_; break;
-    default: i_ = o.i_; break;
+    default:  // Int, Double, Null: the number's two words
+      n_[0] = o.n_[0];
+      n_[1] = o.n_[1];
+      break;
   }
   type_ = o.type_;
 }
@@ -75,8 +77,10 @@ void Value::move_from(Value&& o) noexcept {
     case Type::Array: new (&arr_) std::vector<Value>(std::move(o.arr_)); break;
     case Type::Object: new (&obj_) std::vector<Member>(std::move(o.obj_)); break;
     case Type::Bool: b_ = o.b_; break;
-    case Type::Double: d_ = o.d_; break;
-    default: i_ = o.i_; break;
+    default:  // Int, Double, Null: the number's two words
+      n_[0] = o.n_[0];
+      n_[1] = o.n_[1];
+      break;
   }
   type_ = o.type_;
 }
@@ -110,15 +114,18 @@ const std::vector<Value>& Value::items() const {
 }
 
 int64_t Value::as_int(int64_t dflt) const {
-  if (type_ == Type::Int) return i_;
+  if (type_ == Type::Int) return int_bits();
   // Out of int64 range the conversion is undefined: such a number is no integer we can use.
-  if (type_ == Type::Double && d_ >= -9.2e18 && d_ <= 9.2e18) return static_cast<int64_t>(d_);
+  if (type_ == Type::Double) {
+    double d = double_bits();
+    if (d >= -9.2e18 && d <= 9.2e18) return static_cast<int64_t>(d);
+  }
   return dflt;
 }
 
 double Value::as_double(double dflt) const {
-  if (type_ == Type::Double) return d_;
-  if (type_ == Type::Int) return static_cast<double>(i_);
+  if (type_ == Type::Double) return double_bits();
+  if (type_ == Type::Int) return static_cast<double>(int_bits());
   return dflt;
 }
 
@@ -198,7 +205,7 @@ size_t Value::size() const {
 
 bool Value::operator==(const Value& o) const {
   if (is_number() && o.is_number()) {
-    if (type_ == Type::Int && o.type_ == Type::Int) return i_ == o.i_;
+    if (type_ == Type::Int && o.type_ == Type::Int) return int_bits() == o.int_bits();
     return as_double() == o.as_double();
   }
   if (type_ != o.type_) return false;

@@ -2,6 +2,7 @@
 // Objects keep insertion order (Kubernetes clients expect stable field order).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <new>
 #include <string>
@@ -17,21 +18,24 @@ enum class Type : uint8_t { Null, Bool, Int, Double, String, Array, Object };
 
 // One value is a tag and a union of what it can hold (28 bytes on a 32-bit board, 40 on a
 // 64-bit host): an API object is thousands of them, so each carries only its own kind.
+// 64-bit numbers are kept as two 32-bit words, so a value needs only 4-byte alignment: on the
+// boards (Xtensa, RISC-V, Arm) an int64_t or double member is 8-aligned and would pad every
+// value to 32 bytes.
 class Value {
  public:
   using Member = std::pair<std::string, Value>;
 
-  Value() : type_(Type::Null), i_(0) {}
-  Value(std::nullptr_t) : type_(Type::Null), i_(0) {}
+  Value() : type_(Type::Null), n_{0, 0} {}
+  Value(std::nullptr_t) : type_(Type::Null), n_{0, 0} {}
   Value(bool b) : type_(Type::Bool), b_(b) {}
-  Value(int v) : type_(Type::Int), i_(v) {}
-  Value(int64_t v) : type_(Type::Int), i_(v) {}
-  Value(uint32_t v) : type_(Type::Int), i_(v) {}
-  Value(double v) : type_(Type::Double), d_(v) {}
+  Value(int v) : type_(Type::Int), n_{0, 0} { set_int(v); }
+  Value(int64_t v) : type_(Type::Int), n_{0, 0} { set_int(v); }
+  Value(uint32_t v) : type_(Type::Int), n_{0, 0} { set_int(v); }
+  Value(double v) : type_(Type::Double), n_{0, 0} { set_double(v); }
   Value(const char* s) : type_(Type::String) { new (&s_) std::string(s); }
   Value(std::string s) : type_(Type::String) { new (&s_) std::string(std::move(s)); }
-  Value(const Value& o) : type_(Type::Null), i_(0) { copy_from(o); }
-  Value(Value&& o) noexcept : type_(Type::Null), i_(0) { move_from(std::move(o)); }
+  Value(const Value& o) : type_(Type::Null), n_{0, 0} { copy_from(o); }
+  Value(Value&& o) noexcept : type_(Type::Null), n_{0, 0} { move_from(std::move(o)); }
   Value& operator=(const Value& o);
   Value& operator=(Value&& o) noexcept;
   ~Value() { destroy(); }
@@ -92,12 +96,23 @@ class Value {
   void become(Type t);  // destroys the held value, then holds an empty one of type t
   void copy_from(const Value& o);
   void move_from(Value&& o) noexcept;
+  int64_t int_bits() const {
+    int64_t v;
+    std::memcpy(&v, n_, sizeof v);
+    return v;
+  }
+  double double_bits() const {
+    double v;
+    std::memcpy(&v, n_, sizeof v);
+    return v;
+  }
+  void set_int(int64_t v) { std::memcpy(n_, &v, sizeof v); }
+  void set_double(double v) { std::memcpy(n_, &v, sizeof v); }
 
   Type type_;
   union {
     bool b_;
-    int64_t i_;
-    double d_;
+    uint32_t n_[2];  // an Int's int64_t or a Double's double (int_bits, double_bits)
     std::string s_;
     std::vector<Value> arr_;
     std::vector<Member> obj_;
