@@ -26,12 +26,12 @@ static inline uint32_t bench_rand(void) {
 }
 static volatile uint32_t bench_seed = 0x9e3779b9u;
 
-#define BENCH_MAIN(kernel)                                                        \
-  int main(void) {                                                                \
-    bench_rand_state = bench_seed;                                                \
-    uint64_t t0 = bench_now_ns();                                                 \
-    uint32_t r = kernel();                                                        \
-    uint64_t t1 = bench_now_ns();                                                 \
-    printf("result %u ns %llu\n", (unsigned)r, (unsigned long long)(t1 - t0));    \
-    return 0;                                                                     \
+#define BENCH_MAIN(kernel) \
+  int main(void) { \
+    bench_rand_state = bench_seed; \
+    uint64_t t0 = bench_now_ns(); \
+    uint32_t r = kernel(); \
+    uint64_t t1 = bench_now_ns(); \
+    printf("result %u ns %llu\n", (unsigned)r, (unsigned long long)(t1 - t0)); \
+    return 0; \
   }

@@ -36,8 +36,16 @@ static int feed(parser* p, const char* s, int n) {
         p->in_clen = 1;
         break;
       case HNAME:
-        if (c == '\r' && p->name_len == 0) { p->state = END_LF; break; }
-        if (c == ':') { p->state = HVALUE; p->in_clen = p->in_clen && p->name_len == 14; p->nhdr++; break; }
+        if (c == '\r' && p->name_len == 0) {
+          p->state = END_LF;
+          break;
+        }
+        if (c == ':') {
+          p->state = HVALUE;
+          p->in_clen = p->in_clen && p->name_len == 14;
+          p->nhdr++;
+          break;
+        }
         {
           char l = c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
           if (p->name_len >= 14 || kCL[p->name_len] != l) p->in_clen = 0;
@@ -48,11 +56,8 @@ static int feed(parser* p, const char* s, int n) {
         if (c == '\r') p->state = LF2;
         else if (p->in_clen && c >= '0' && c <= '9') p->clen = p->clen * 10 + (c - '0');
         break;
-      case END_LF:
-        p->state = c == '\n' ? DONE : ERROR;
-        break;
-      default:
-        return i;
+      case END_LF: p->state = c == '\n' ? DONE : ERROR; break;
+      default: return i;
     }
   }
   return n;
@@ -65,8 +70,8 @@ static int put(int at, const char* s) {
   return at;
 }
 
-static const char* const paths[] = {"/api/v1/pods", "/healthz", "/api/v1/namespaces/default/pods/echo",
-                                    "/metrics", "/apis/apps/v1/deployments?watch=1"};
+static const char* const paths[] = {"/api/v1/pods", "/healthz", "/api/v1/namespaces/default/pods/echo", "/metrics",
+                                    "/apis/apps/v1/deployments?watch=1"};
 
 static uint32_t run(void) {
   uint32_t h = 0;

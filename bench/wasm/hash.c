@@ -20,7 +20,10 @@ static void put(uint32_t k, uint32_t v) {
   uint32_t i = mix(k) & (CAP - 1), tomb = CAP;
   for (;;) {
     uint32_t s = keys[i];
-    if (s == k) { vals[i] = v; return; }
+    if (s == k) {
+      vals[i] = v;
+      return;
+    }
     if (s == DEAD && tomb == CAP) tomb = i;
     if (s == EMPTY) break;
     i = (i + 1) & (CAP - 1);
@@ -34,7 +37,10 @@ static void put(uint32_t k, uint32_t v) {
 static int get(uint32_t k, uint32_t* v) {
   for (uint32_t i = mix(k) & (CAP - 1);; i = (i + 1) & (CAP - 1)) {
     uint32_t s = keys[i];
-    if (s == k) { *v = vals[i]; return 1; }
+    if (s == k) {
+      *v = vals[i];
+      return 1;
+    }
     if (s == EMPTY) return 0;
   }
 }
@@ -42,7 +48,11 @@ static int get(uint32_t k, uint32_t* v) {
 static int del(uint32_t k) {
   for (uint32_t i = mix(k) & (CAP - 1);; i = (i + 1) & (CAP - 1)) {
     uint32_t s = keys[i];
-    if (s == k) { keys[i] = DEAD; live--; return 1; }
+    if (s == k) {
+      keys[i] = DEAD;
+      live--;
+      return 1;
+    }
     if (s == EMPTY) return 0;
   }
 }
@@ -58,8 +68,14 @@ static uint32_t run(void) {
       uint32_t r = bench_rand(), k = base + (r % (CAP / 2 + 2000)) * 7919u, v;
       switch (r >> 29) {
         case 0: del(k); break;
-        case 1: case 2: if (live < CAP * 3 / 4) put(k, r); break;
-        default: if (get(k, &v)) h += v; else h ^= k; break;
+        case 1:
+        case 2:
+          if (live < CAP * 3 / 4) put(k, r);
+          break;
+        default:
+          if (get(k, &v)) h += v;
+          else h ^= k;
+          break;
       }
     }
     h += live;

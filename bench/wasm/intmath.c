@@ -5,7 +5,11 @@
 static uint8_t sieve[131072];
 
 static uint32_t gcd(uint32_t a, uint32_t b) {
-  while (b) { uint32_t t = a % b; a = b; b = t; }
+  while (b) {
+    uint32_t t = a % b;
+    a = b;
+    b = t;
+  }
   return a;
 }
 
@@ -13,7 +17,10 @@ static uint32_t isqrt(uint32_t x) {
   uint32_t r = 0, bit = 1u << 30;
   while (bit > x) bit >>= 2;
   while (bit) {
-    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; } else r >>= 1;
+    if (x >= r + bit) {
+      x -= r + bit;
+      r = (r >> 1) + bit;
+    } else r >>= 1;
     bit >>= 2;
   }
   return r;
@@ -32,7 +39,10 @@ static uint32_t modpow(uint64_t b, uint32_t e, uint32_t m) {
 
 static uint32_t popcount(uint32_t x) {
   uint32_t n = 0;
-  while (x) { x &= x - 1; n++; }
+  while (x) {
+    x &= x - 1;
+    n++;
+  }
   return n;
 }
 

@@ -37,7 +37,10 @@ static uint32_t value(int depth) {
   if (c == '{' || c == '[') {
     int close = c == '{' ? '}' : ']';
     pos++;
-    if (skip_ws() == close) { pos++; return 1; }
+    if (skip_ws() == close) {
+      pos++;
+      return 1;
+    }
     for (;;) {
       if (c == '{') {
         h = h * 3 + string();
@@ -45,15 +48,28 @@ static uint32_t value(int depth) {
         pos++; /* colon */
       }
       h = h * 7 + value(depth + 1);
-      if (skip_ws() == ',') { pos++; skip_ws(); continue; }
+      if (skip_ws() == ',') {
+        pos++;
+        skip_ws();
+        continue;
+      }
       pos++;
       return h + (uint32_t)depth;
     }
   }
   if (c == '"') return string();
-  if (c == 't') { pos += 4; return 11; }
-  if (c == 'f') { pos += 5; return 13; }
-  if (c == 'n') { pos += 4; return 17; }
+  if (c == 't') {
+    pos += 4;
+    return 11;
+  }
+  if (c == 'f') {
+    pos += 5;
+    return 13;
+  }
+  if (c == 'n') {
+    pos += 4;
+    return 17;
+  }
   return number();
 }
 

@@ -10,11 +10,18 @@
 static uint8_t src[SIZE], comp[SIZE + SIZE / 8 + 64], out[SIZE];
 static uint32_t head[1 << HBITS];
 
-static uint32_t read32(const uint8_t* p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint32_t read32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
 static uint32_t hash4(uint32_t v) { return (v * 2654435761u) >> (32 - HBITS); }
 
 static uint8_t* put_len(uint8_t* o, uint32_t n) {
-  while (n >= 255) { *o++ = 255; n -= 255; }
+  while (n >= 255) {
+    *o++ = 255;
+    n -= 255;
+  }
   *o++ = (uint8_t)n;
   return o;
 }
@@ -54,7 +61,10 @@ static uint32_t compress(const uint8_t* in, uint32_t n, uint8_t* o0) {
 
 static uint32_t get_len(const uint8_t** p) {
   uint32_t n = 0, b;
-  do { b = *(*p)++; n += b; } while (b == 255);
+  do {
+    b = *(*p)++;
+    n += b;
+  } while (b == 255);
   return n;
 }
 
@@ -73,20 +83,23 @@ static uint32_t decompress(const uint8_t* p, uint32_t clen, uint8_t* o0) {
     uint32_t len = (tok & 15) + 4;
     if (len == 19) len += get_len(&p);
     const uint8_t* m = o - off;
-    while (len--) *o++ = *m++;  /* overlapping copies repeat a pattern */
+    while (len--) *o++ = *m++; /* overlapping copies repeat a pattern */
   }
   return (uint32_t)(o - o0);
 }
 
-static const char* const words[] = {"pod", "node", "kube", "let", "wasm", "image", "the", "of",
-                                    "container", "running", "ready", "status", " ", "\n", ": ", "{"};
+static const char* const words[] = {"pod",       "node",    "kube",  "let",    "wasm", "image", "the", "of",
+                                    "container", "running", "ready", "status", " ",    "\n",    ": ",  "{"};
 
 static uint32_t run(void) {
   uint32_t at = 0;
   while (at < SIZE) {
     uint32_t r = bench_rand();
     const char* w = words[r & 15];
-    if ((r >> 8 & 7) == 0) { src[at++] = (uint8_t)(r >> 16); continue; }
+    if ((r >> 8 & 7) == 0) {
+      src[at++] = (uint8_t)(r >> 16);
+      continue;
+    }
     while (*w && at < SIZE) src[at++] = (uint8_t)*w++;
   }
   uint32_t h = 0;

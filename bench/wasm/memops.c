@@ -7,7 +7,10 @@
 
 #define POOL 65536
 static uint8_t pool[POOL], scratch[8192];
-typedef struct { uint32_t a, b, c, d; uint8_t tag[16]; } msg;
+typedef struct {
+  uint32_t a, b, c, d;
+  uint8_t tag[16];
+} msg;
 static msg msgs[512];
 
 static uint32_t run(void) {
@@ -18,7 +21,10 @@ static uint32_t run(void) {
     uint32_t len = (r & 7) == 0 ? 1024 + (r >> 20) % 3072 : 4 + (r >> 24) % 120;
     uint32_t from = (r >> 5) % (POOL - 4096), to = (r >> 11) % (POOL - 4096);
     switch (r >> 30) {
-      case 0: memcpy(scratch, pool + from, len); memcpy(pool + to, scratch, len); break;
+      case 0:
+        memcpy(scratch, pool + from, len);
+        memcpy(pool + to, scratch, len);
+        break;
       case 1: memmove(pool + to, pool + from, len); break;
       case 2: memset(pool + to, (int)(r & 0xff), len); break;
       default: {

@@ -3,7 +3,10 @@
  * number-recognising state machine over a generated string; everything folded into a CRC-16. */
 #include "bench.h"
 
-typedef struct item { struct item* next; int16_t data, idx; } item;
+typedef struct item {
+  struct item* next;
+  int16_t data, idx;
+} item;
 #define NITEMS 64
 #define MN 12
 static item items[NITEMS];
@@ -22,7 +25,12 @@ static uint16_t crc16(uint32_t v, uint16_t crc) {
 
 static item* reverse(item* l) {
   item* r = 0;
-  while (l) { item* n = l->next; l->next = r; r = l; l = n; }
+  while (l) {
+    item* n = l->next;
+    l->next = r;
+    r = l;
+    l = n;
+  }
   return r;
 }
 
@@ -40,14 +48,31 @@ static item* lsort(item* list, int by_idx) {
       merges++;
       item* q = p;
       int ps = 0, qs = k;
-      while (ps < k && q) { ps++; q = q->next; }
+      while (ps < k && q) {
+        ps++;
+        q = q->next;
+      }
       while (ps > 0 || (qs > 0 && q)) {
         item* e;
-        if (ps == 0) { e = q; q = q->next; qs--; }
-        else if (qs == 0 || !q) { e = p; p = p->next; ps--; }
-        else if ((by_idx ? p->idx - q->idx : p->data - q->data) <= 0) { e = p; p = p->next; ps--; }
-        else { e = q; q = q->next; qs--; }
-        if (tail) tail->next = e; else list = e;
+        if (ps == 0) {
+          e = q;
+          q = q->next;
+          qs--;
+        } else if (qs == 0 || !q) {
+          e = p;
+          p = p->next;
+          ps--;
+        } else if ((by_idx ? p->idx - q->idx : p->data - q->data) <= 0) {
+          e = p;
+          p = p->next;
+          ps--;
+        } else {
+          e = q;
+          q = q->next;
+          qs--;
+        }
+        if (tail) tail->next = e;
+        else list = e;
         tail = e;
       }
       p = q;
@@ -76,7 +101,11 @@ static uint16_t scan(void) {
   int st = S_START;
   for (int i = 0; text[i]; i++) {
     char c = text[i];
-    if (c == ',') { counts[st]++; st = S_START; continue; }
+    if (c == ',') {
+      counts[st]++;
+      st = S_START;
+      continue;
+    }
     switch (st) {
       case S_START: st = c >= '0' && c <= '9' ? S_INT : c == '.' ? S_FRAC : (c == '+' || c == '-') ? S_INT : S_BAD; break;
       case S_INT: st = c >= '0' && c <= '9' ? S_INT : c == '.' ? S_FRAC : c == 'e' ? S_EXP : S_BAD; break;
@@ -92,9 +121,9 @@ static uint16_t scan(void) {
 }
 
 static uint32_t run(void) {
-  static const char* const pieces[] = {"5012", "1234", "-874", "+122", "35.54400", ".1234500", "-110.700",
-                                       "+0.64400", "5.500e+3", "-.123e-2", "-87e+832", "+0.6e-12", "T0.3e-1F",
-                                       "-T.T++Tq", "1T3.4e4z", "34.0e-T^"};
+  static const char* const pieces[] = {"5012",     "1234",     "-874",     "+122",     "35.54400", ".1234500",
+                                       "-110.700", "+0.64400", "5.500e+3", "-.123e-2", "-87e+832", "+0.6e-12",
+                                       "T0.3e-1F", "-T.T++Tq", "1T3.4e4z", "34.0e-T^"};
   int at = 0;
   for (int i = 0; at < 170; i++) {
     const char* p = pieces[bench_rand() & 15];
@@ -102,7 +131,10 @@ static uint32_t run(void) {
     text[at++] = ',';
   }
   text[at] = 0;
-  for (int i = 0; i < MN * MN; i++) { ma[i] = (int16_t)(bench_rand() & 0xff); mb[i] = (int16_t)(bench_rand() & 0xff); }
+  for (int i = 0; i < MN * MN; i++) {
+    ma[i] = (int16_t)(bench_rand() & 0xff);
+    mb[i] = (int16_t)(bench_rand() & 0xff);
+  }
   item* list = 0;
   for (int i = 0; i < NITEMS; i++) {
     items[i].data = (int16_t)(bench_rand() & 0x7fff);

@@ -34,9 +34,18 @@ static uint32_t run(void) {
       vy[i] *= damp;
       px[i] += vx[i] * dt;
       py[i] += vy[i] * dt;
-      if (px[i] < 0.0f) { px[i] = -px[i]; vx[i] = -vx[i]; }
-      if (px[i] > 100.0f) { px[i] = 200.0f - px[i]; vx[i] = -vx[i]; }
-      if (py[i] < 0.0f) { py[i] = -py[i]; vy[i] = -vy[i] * 0.9f; }
+      if (px[i] < 0.0f) {
+        px[i] = -px[i];
+        vx[i] = -vx[i];
+      }
+      if (px[i] > 100.0f) {
+        px[i] = 200.0f - px[i];
+        vx[i] = -vx[i];
+      }
+      if (py[i] < 0.0f) {
+        py[i] = -py[i];
+        vy[i] = -vy[i] * 0.9f;
+      }
     }
   }
   float s = 0.0f;

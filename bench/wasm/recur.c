@@ -12,7 +12,10 @@ static int queens(int row, int n, uint32_t cols, uint32_t d1, uint32_t d2) {
   return count;
 }
 
-typedef struct node { struct node *l, *r; uint32_t v; } node;
+typedef struct node {
+  struct node *l, *r;
+  uint32_t v;
+} node;
 static node pool[1 << 16];
 static int used;
 

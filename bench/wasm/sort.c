@@ -12,12 +12,20 @@ static void quicksort(uint32_t* v, int lo, int hi) {
       while (v[i] < pivot) i++;
       while (v[j] > pivot) j--;
       if (i <= j) {
-        uint32_t t = v[i]; v[i] = v[j]; v[j] = t;
-        i++; j--;
+        uint32_t t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+        i++;
+        j--;
       }
     }
-    if (j - lo < hi - i) { quicksort(v, lo, j); lo = i; }
-    else { quicksort(v, i, hi); hi = j; }
+    if (j - lo < hi - i) {
+      quicksort(v, lo, j);
+      lo = i;
+    } else {
+      quicksort(v, i, hi);
+      hi = j;
+    }
   }
 }
 

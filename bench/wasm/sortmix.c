@@ -5,7 +5,11 @@
 #include "bench.h"
 
 #define N 16384
-typedef struct { uint32_t key; uint16_t id; uint16_t pad; } rec;
+typedef struct {
+  uint32_t key;
+  uint16_t id;
+  uint16_t pad;
+} rec;
 static uint32_t a[N];
 static rec r1[N], r2[N];
 
@@ -13,7 +17,10 @@ static void insertion(uint32_t* v, int n) {
   for (int i = 1; i < n; i++) {
     uint32_t x = v[i];
     int j = i - 1;
-    while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
+    while (j >= 0 && v[j] > x) {
+      v[j + 1] = v[j];
+      j--;
+    }
     v[j + 1] = x;
   }
 }
@@ -24,7 +31,9 @@ static void sift(uint32_t* v, int root, int n) {
     if (c >= n) return;
     if (c + 1 < n && v[c + 1] > v[c]) c++;
     if (v[root] >= v[c]) return;
-    uint32_t t = v[root]; v[root] = v[c]; v[c] = t;
+    uint32_t t = v[root];
+    v[root] = v[c];
+    v[c] = t;
     root = c;
   }
 }
@@ -32,7 +41,9 @@ static void sift(uint32_t* v, int root, int n) {
 static void heapsort(uint32_t* v, int n) {
   for (int i = n / 2 - 1; i >= 0; i--) sift(v, i, n);
   for (int i = n - 1; i > 0; i--) {
-    uint32_t t = v[0]; v[0] = v[i]; v[i] = t;
+    uint32_t t = v[0];
+    v[0] = v[i];
+    v[i] = t;
     sift(v, 0, i);
   }
 }
@@ -54,7 +65,8 @@ static int bsearch_u32(const uint32_t* v, int n, uint32_t x) {
   int lo = 0, hi = n;
   while (lo < hi) {
     int mid = (lo + hi) >> 1;
-    if (v[mid] < x) lo = mid + 1; else hi = mid;
+    if (v[mid] < x) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -65,7 +77,10 @@ static uint32_t run(void) {
     for (int i = 0; i < N; i++) a[i] = bench_rand() >> 4;
     for (int i = 0; i < N; i += 24) insertion(a + i, N - i < 24 ? N - i : 24);
     heapsort(a, N);
-    for (int i = 0; i < N; i++) { r1[i].key = bench_rand() & 0xffff; r1[i].id = (uint16_t)i; }
+    for (int i = 0; i < N; i++) {
+      r1[i].key = bench_rand() & 0xffff;
+      r1[i].id = (uint16_t)i;
+    }
     mergesort(r1, r2, N);
     for (int i = 0; i < N; i += 4) h = h * 31 + (uint32_t)bsearch_u32(a, N, a[i] ^ 0x55);
     for (int i = 0; i < N; i += 97) h += r1[i].id + a[i];

@@ -9,19 +9,28 @@ static char line[LINE], word[64], prev[64];
 static int utoa(char* o, uint32_t v) {
   char t[12];
   int n = 0, k = 0;
-  do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+  do {
+    t[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
   while (n) o[k++] = t[--n];
   return k;
 }
 
 static int cpy(char* o, const char* s) {
   int k = 0;
-  while (s[k]) { o[k] = s[k]; k++; }
+  while (s[k]) {
+    o[k] = s[k];
+    k++;
+  }
   return k;
 }
 
 static int cmp(const char* a, const char* b) {
-  while (*a && *a == *b) { a++; b++; }
+  while (*a && *a == *b) {
+    a++;
+    b++;
+  }
   return (unsigned char)*a - (unsigned char)*b;
 }
 
@@ -60,7 +69,11 @@ static uint32_t run(void) {
         word[n++] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
       }
       word[n] = 0;
-      for (int a = 0, b = n - 1; a < b; a++, b--) { char t = word[a]; word[a] = word[b]; word[b] = t; }
+      for (int a = 0, b = n - 1; a < b; a++, b--) {
+        char t = word[a];
+        word[a] = word[b];
+        word[b] = t;
+      }
       int c = cmp(word, prev);
       h = h * 33 + (uint32_t)(c < 0 ? 1 : c > 0 ? 2 : 3) + (uint32_t)n;
       cpy(prev, word);

@@ -21,13 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string once = json::dump(v);
   json::Value back;
   json::ParseError err2;
-  FUZZ_CHECK(json::parse(once, &back, &err2), "dump does not parse again: %s in %s", err2.message.c_str(),
-             once.c_str());
+  FUZZ_CHECK(json::parse(once, &back, &err2), "dump does not parse again: %s in %s", err2.message.c_str(), once.c_str());
   FUZZ_CHECK(back == v, "round trip changed the value: %s", once.c_str());
   FUZZ_CHECK(json::dump(back) == once, "dump is not stable: %s", once.c_str());
   json::Value pretty;
-  FUZZ_CHECK(json::parse(json::dump_pretty(v), &pretty, &err2), "dump_pretty does not parse: %s",
-             err2.message.c_str());
+  FUZZ_CHECK(json::parse(json::dump_pretty(v), &pretty, &err2), "dump_pretty does not parse: %s", err2.message.c_str());
   FUZZ_CHECK(pretty == v, "pretty round trip changed the value: %s", once.c_str());
   return 0;
 }

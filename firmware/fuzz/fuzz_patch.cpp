@@ -16,8 +16,7 @@ using namespace k32;
 using json::Value;
 
 namespace {
-const char* const kKinds[] = {"v1/Pod", "apps/v1/Deployment", "v1/ConfigMap", "v1/Service",
-                              "networking.k8s.io/v1/Ingress"};
+const char* const kKinds[] = {"v1/Pod", "apps/v1/Deployment", "v1/ConfigMap", "v1/Service", "networking.k8s.io/v1/Ingress"};
 
 void check_round_trip(const Value& v, const char* what) {
   std::string text = json::dump(v);
@@ -36,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Value& doc = in.items()[0];
   const Value& p = in.items()[1];
   std::string kind = in.size() > 2 && in.items()[2].is_string() ? in.items()[2].str()
-                                                                 : kKinds[size % (sizeof kKinds / sizeof *kKinds)];
+                                                                : kKinds[size % (sizeof kKinds / sizeof *kKinds)];
   std::string err;
 
   Value out("untouched");
@@ -50,8 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Value once, twice;
   patch::merge_patch(doc, p, &once);
   patch::merge_patch(once, p, &twice);
-  FUZZ_CHECK(once == twice, "merge patch is not idempotent: %s then %s", json::dump(once).c_str(),
-             json::dump(twice).c_str());
+  FUZZ_CHECK(once == twice, "merge patch is not idempotent: %s then %s", json::dump(once).c_str(), json::dump(twice).c_str());
   check_round_trip(once, "merge patch");
 
   Value smp;

@@ -31,8 +31,8 @@ void spdy_stream(const std::string& bytes, spdy::HeaderDecoder* dec) {
     spdy::Frame f;
     size_t used = 0;
     std::string err;
-    auto r = spdy::parse_frame(reinterpret_cast<const uint8_t*>(bytes.data()) + at, bytes.size() - at, kFrameMax, &f, &used,
-                               &err);
+    auto r =
+        spdy::parse_frame(reinterpret_cast<const uint8_t*>(bytes.data()) + at, bytes.size() - at, kFrameMax, &f, &used, &err);
     if (r != spdy::Parse::Ok) {
       FUZZ_CHECK(r == spdy::Parse::NeedMore || !err.empty(), "an error needs a message");
       return;
@@ -71,8 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ws::Frame f;
       size_t used = 0;
       std::string err;
-      auto r = ws::parse_client_frame(reinterpret_cast<const uint8_t*>(in.data()) + at, in.size() - at, kFrameMax, &f, &used,
-                                      &err);
+      auto r =
+          ws::parse_client_frame(reinterpret_cast<const uint8_t*>(in.data()) + at, in.size() - at, kFrameMax, &f, &used, &err);
       if (r != ws::Parse::Ok) {
         FUZZ_CHECK(r == ws::Parse::NeedMore || !err.empty(), "an error needs a message");
         break;
@@ -116,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Header h{in.substr(at, a - at), in.substr(a + 1, b - a - 1)};
       std::string name;
       for (char c : h.name)
-        if (static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7f) name.push_back(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        if (static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7f)
+          name.push_back(c >= 'A' && c <= 'Z' ? c + 32 : c);
       if (!name.empty()) hs.push_back({name, h.value});
       at = b + 1;
     }

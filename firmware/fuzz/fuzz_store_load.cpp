@@ -42,11 +42,10 @@ void check_log(const char* data, size_t size) {
   std::string err;
   // A small bound on one append (the first byte picks it) exercises the "more follows" refusal.
   size_t max_record = size ? static_cast<uint8_t>(data[0]) * 16u : 0;
-  bool ok = store::format::scan_log(data, size, [&](Record&& r) { got.push_back(std::move(r)); }, &scan, &err,
-                                    max_record);
+  bool ok = store::format::scan_log(
+      data, size, [&](Record&& r) { got.push_back(std::move(r)); }, &scan, &err, max_record);
   if (!ok) {
-    require(err.find("record ") == 0 && err.find(" at byte offset ") != std::string::npos, "refusal without a place",
-            err);
+    require(err.find("record ") == 0 && err.find(" at byte offset ") != std::string::npos, "refusal without a place", err);
     return;
   }
   require(scan.good_end <= size && scan.records == got.size(), "scan past the input", std::to_string(scan.good_end));
@@ -59,8 +58,8 @@ void check_log(const char* data, size_t size) {
     store::format::append_frame(rec, &canon);
   }
   std::vector<Record> again;
-  ok = store::format::scan_log(canon.data(), canon.size(), [&](Record&& r) { again.push_back(std::move(r)); }, &scan,
-                               &err, SIZE_MAX);
+  ok = store::format::scan_log(
+      canon.data(), canon.size(), [&](Record&& r) { again.push_back(std::move(r)); }, &scan, &err, SIZE_MAX);
   require(ok && scan.good_end == canon.size() && again.size() == got.size() && same(got, again, got.size()),
           "a log the store wrote does not load back", err);
 
@@ -69,8 +68,8 @@ void check_log(const char* data, size_t size) {
   size_t cut = size % canon.size();
   std::vector<Record> torn;
   // Bounded by its longest record, as the store bounds a log by its per-object limit.
-  ok = store::format::scan_log(canon.data(), cut, [&](Record&& r) { torn.push_back(std::move(r)); }, &scan, &err,
-                               longest);
+  ok = store::format::scan_log(
+      canon.data(), cut, [&](Record&& r) { torn.push_back(std::move(r)); }, &scan, &err, longest);
   require(ok, "a torn tail was taken for corruption", err);
   require(scan.good_end <= cut && torn.size() <= got.size() && same(got, torn, torn.size()),
           "a torn tail changed the records before it", std::to_string(cut));
@@ -80,7 +79,8 @@ void check_snapshot(const char* data, size_t size) {
   std::vector<Record> got;
   uint64_t rv = 0;
   std::string err;
-  if (!store::format::load_snapshot(data, size, &rv, [&](Record&& r) { got.push_back(std::move(r)); }, &err)) {
+  if (!store::format::load_snapshot(
+          data, size, &rv, [&](Record&& r) { got.push_back(std::move(r)); }, &err)) {
     // A single-document snapshot of older firmware parses whole; its items have no offset.
     require(err.find("byte offset ") != std::string::npos || err.find("item ") == 0, "refusal without a place", err);
     return;
@@ -92,8 +92,8 @@ void check_snapshot(const char* data, size_t size) {
   }
   std::vector<Record> again;
   uint64_t rv2 = 0;
-  bool ok = store::format::load_snapshot(canon.data(), canon.size(), &rv2,
-                                         [&](Record&& r) { again.push_back(std::move(r)); }, &err);
+  bool ok = store::format::load_snapshot(
+      canon.data(), canon.size(), &rv2, [&](Record&& r) { again.push_back(std::move(r)); }, &err);
   require(ok && rv2 == rv && again.size() == got.size() && same(got, again, got.size()),
           "a snapshot the store wrote does not load back", err);
 }

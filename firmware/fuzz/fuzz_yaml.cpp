@@ -22,8 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string once = json::dump(v);
   json::Value back;
   json::ParseError perr;
-  FUZZ_CHECK(json::parse(once, &back, &perr), "YAML result does not parse as JSON: %s in %s",
-             perr.message.c_str(), once.c_str());
+  FUZZ_CHECK(json::parse(once, &back, &perr), "YAML result does not parse as JSON: %s in %s", perr.message.c_str(), once.c_str());
   FUZZ_CHECK(back == v, "JSON round trip of the YAML result changed it: %s", once.c_str());
   return 0;
 }

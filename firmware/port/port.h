@@ -18,9 +18,9 @@ namespace k32 {
 namespace port {
 
 // ---- clock ----
-uint64_t monotonic_ms();          // never goes backwards
-uint64_t monotonic_us();          // the same clock in microseconds (pods' CPU time is mostly sub-ms)
-int64_t wall_time_s();            // Unix seconds; 0 until the clock is set (SNTP on boards)
+uint64_t monotonic_ms();  // never goes backwards
+uint64_t monotonic_us();  // the same clock in microseconds (pods' CPU time is mostly sub-ms)
+int64_t wall_time_s();    // Unix seconds; 0 until the clock is set (SNTP on boards)
 bool wall_clock_set();
 void sleep_ms(uint32_t ms);
 
@@ -289,8 +289,7 @@ bool tls_client_trust(const char* extra_pem_path, char* err, size_t errcap);
 // TLS 1.2 handshake over a connected socket within timeout_ms: SNI for DNS names, the
 // chain to the trust store, the certificate naming `host` (DNS name or IPv4 address),
 // validity dates only once wall_clock_set(). nullptr on failure, with *fail and a reason.
-TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, TlsFail* fail, char* reason,
-                             size_t reason_cap);
+TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, TlsFail* fail, char* reason, size_t reason_cap);
 int tls_client_recv(TlsClient* t, void* buf, size_t len, uint32_t timeout_ms);  // as tcp_recv
 bool tls_client_send_all(TlsClient* t, const void* buf, size_t len);
 void tls_client_free(TlsClient* t);  // sends close_notify; the socket stays open

@@ -44,7 +44,10 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
     if (rc < 0) line[n++] = '-';
     char digits[12];
     uint32_t d = 0;
-    do { digits[d++] = (char)('0' + v % 10); v /= 10; } while (v);
+    do {
+      digits[d++] = (char)('0' + v % 10);
+      v /= 10;
+    } while (v);
     while (d) line[n++] = digits[--d];
     k32_log(line, n);
   }

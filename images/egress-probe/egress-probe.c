@@ -31,8 +31,7 @@ static uint32_t append(char* out, uint32_t at, const char* s) {
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   int32_t ulen = -1;
   int32_t qlen = k32_req_query(query, sizeof query - 1);
-  if (qlen > 4 && qlen < (int32_t)sizeof query && query[0] == 'u' && query[1] == 'r' && query[2] == 'l' &&
-      query[3] == '=') {
+  if (qlen > 4 && qlen < (int32_t)sizeof query && query[0] == 'u' && query[1] == 'r' && query[2] == 'l' && query[3] == '=') {
     ulen = qlen - 4;
     for (int32_t i = 0; i < ulen; i++) url[i] = query[4 + i];
   } else {

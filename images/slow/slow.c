@@ -13,8 +13,7 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
     for (int32_t i = 0; i < n && digits[i] >= '0' && digits[i] <= '9'; i++) ms = ms * 10 + (uint64_t)(digits[i] - '0');
   }
   uint64_t start = k32_uptime_ms();
-  while (k32_uptime_ms() - start < ms) {
-  }
+  while (k32_uptime_ms() - start < ms) {}
   k32_writes("done\n");
   return 0;
 }

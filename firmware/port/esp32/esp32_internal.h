@@ -23,13 +23,13 @@ bool bundle_check(char* digest_hex, size_t cap);
 constexpr const char* kSettingsFile = "/data/state/settings.json";
 bool is_settings_path(const char* path);
 bool settings_nvs_init(char* err, size_t errcap);
-bool settings_read(char** data, size_t* len);  // *data freed with mem_free
+bool settings_read(char** data, size_t* len);       // *data freed with mem_free
 bool settings_write(const void* data, size_t len);  // nullptr: erase
 
 // ---- network (net_esp32.cpp) ----
 struct NetConfig {
   bool control_plane;
-  const char* sta_ssid;      // control plane: the uplink (may be empty); worker: the cluster AP
+  const char* sta_ssid;  // control plane: the uplink (may be empty); worker: the cluster AP
   const char* sta_password;
 };
 // Starts Wi-Fi: the cluster access point (control plane) and/or the station. Waits up to

@@ -28,8 +28,7 @@ constexpr uint32_t kPsramCaps = MALLOC_CAP_SPIRAM | MALLOC_CAP_8BIT;
 void note_peak() {
   uint64_t now = g_internal.load() + g_psram.load();
   uint64_t peak = g_peak.load();
-  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-  }
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {}
 }
 
 }  // namespace
@@ -50,9 +49,7 @@ void* mem_alloc(size_t bytes, Region region) {
   void* raw = nullptr;
   bool psram = false;
   switch (region) {
-    case Region::Internal:
-      raw = heap_caps_malloc(total, kInternalCaps);
-      break;
+    case Region::Internal: raw = heap_caps_malloc(total, kInternalCaps); break;
     case Region::Psram:
       // A board without PSRAM places "PSRAM" budgets in internal RAM (its profile says so).
       psram = has_psram();

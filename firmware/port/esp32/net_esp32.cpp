@@ -65,8 +65,8 @@ void uplink_up() {
   esp_ip4addr_ntoa(&dns.ip.u_addr.ip4, dns_txt, sizeof dns_txt);
   char line[200];
   std::snprintf(line, sizeof line,
-                "[NET] uplink up: NAT from the cluster AP on, DNS %s offered (internal RAM %u bytes, PSRAM %u bytes)",
-                dns_txt, static_cast<unsigned>(int_before > free_internal() ? int_before - free_internal() : 0),
+                "[NET] uplink up: NAT from the cluster AP on, DNS %s offered (internal RAM %u bytes, PSRAM %u bytes)", dns_txt,
+                static_cast<unsigned>(int_before > free_internal() ? int_before - free_internal() : 0),
                 static_cast<unsigned>(ps_before > free_psram() ? ps_before - free_psram() : 0));
   log_line(line);
 }
@@ -134,8 +134,7 @@ bool net_start(const NetConfig& cfg, uint32_t wait_ms, char* ip, size_t ipcap, c
     esp_netif_dhcps_stop(g_ap);
     esp_netif_set_ip_info(g_ap, &info);
     uint32_t lease_minutes = K32_AP_DHCP_LEASE_S / 60;  // ESP-IDF counts DHCP leases in minutes
-    esp_netif_dhcps_option(g_ap, ESP_NETIF_OP_SET, ESP_NETIF_IP_ADDRESS_LEASE_TIME, &lease_minutes,
-                           sizeof lease_minutes);
+    esp_netif_dhcps_option(g_ap, ESP_NETIF_OP_SET, ESP_NETIF_IP_ADDRESS_LEASE_TIME, &lease_minutes, sizeof lease_minutes);
     esp_netif_dhcps_start(g_ap);
     wifi_config_t ap{};
     std::snprintf(reinterpret_cast<char*>(ap.ap.ssid), sizeof ap.ap.ssid, "%s", K32_CLUSTER_AP_SSID);

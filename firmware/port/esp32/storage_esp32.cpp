@@ -80,8 +80,7 @@ bool bundle_check(char* digest_hex, size_t cap) {
     return false;
   }
   if (m["board"].as_string() != K32_BOARD_NAME) {
-    std::string line = "[BUNDLE] flashed bundle is for board " + m["board"].as_string() + ", this firmware is " +
-                       K32_BOARD_NAME;
+    std::string line = "[BUNDLE] flashed bundle is for board " + m["board"].as_string() + ", this firmware is " + K32_BOARD_NAME;
     log_line(line.c_str());
     return false;
   }
@@ -99,7 +98,8 @@ bool bundle_check(char* digest_hex, size_t cap) {
     ++checked;
   }
   std::snprintf(digest_hex, cap, "%s", m["digest"].as_string().c_str());
-  std::string line = "[BUNDLE] digest " + m["digest"].as_string() + " (" + text::to_string(static_cast<uint64_t>(checked)) + " files verified)";
+  std::string line = "[BUNDLE] digest " + m["digest"].as_string() + " (" + text::to_string(static_cast<uint64_t>(checked)) +
+                     " files verified)";
   log_line(line.c_str());
   return true;
 }

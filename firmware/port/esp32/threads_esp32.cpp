@@ -83,8 +83,8 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   const UBaseType_t caps = psram ? (MALLOC_CAP_SPIRAM | MALLOC_CAP_8BIT) : (MALLOC_CAP_INTERNAL | MALLOC_CAP_8BIT);
   TaskHandle_t handle = nullptr;
   // ESP-IDF's FreeRTOS counts stack depth in bytes.
-  BaseType_t ok = xTaskCreatePinnedToCoreWithCaps(trampoline, name, stack_bytes, s, kTaskPriority, &handle,
-                                                  core_for_tasks(), caps);
+  BaseType_t ok =
+      xTaskCreatePinnedToCoreWithCaps(trampoline, name, stack_bytes, s, kTaskPriority, &handle, core_for_tasks(), caps);
   if (ok != pdPASS) {
     heap_caps_free(s);
     return false;

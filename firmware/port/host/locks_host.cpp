@@ -33,9 +33,7 @@ void RecursiveMutex::lock() { std::launder(reinterpret_cast<std::recursive_mutex
 void RecursiveMutex::unlock() { std::launder(reinterpret_cast<std::recursive_mutex*>(raw_))->unlock(); }
 
 namespace {
-std::condition_variable& native_cv(unsigned char* raw) {
-  return *std::launder(reinterpret_cast<std::condition_variable*>(raw));
-}
+std::condition_variable& native_cv(unsigned char* raw) { return *std::launder(reinterpret_cast<std::condition_variable*>(raw)); }
 }  // namespace
 
 CondVar::CondVar() { new (raw_) std::condition_variable(); }

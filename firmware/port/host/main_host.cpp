@@ -13,11 +13,10 @@
 namespace {
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: k32-node --role control-plane|worker --name NAME [--bind IP] [--api-port N]\n"
-               "                [--ingress-port N] [--pod-port N] [--console-port N] [--state DIR]\n"
-               "                [--token-file F] [--control-plane http://IP:PORT] [--board B] [--sd DIR]\n"
-               "                [--egress-ca PEM] [--bundle DIGEST]\n");
+  std::fprintf(stderr, "usage: k32-node --role control-plane|worker --name NAME [--bind IP] [--api-port N]\n"
+                       "                [--ingress-port N] [--pod-port N] [--console-port N] [--state DIR]\n"
+                       "                [--token-file F] [--control-plane http://IP:PORT] [--board B] [--sd DIR]\n"
+                       "                [--egress-ca PEM] [--bundle DIGEST]\n");
 }
 
 bool port_arg(const char* flag, const char* v, uint16_t* out) {
@@ -91,17 +90,21 @@ int main(int argc, char** argv) {
       role_set = true;
     } else if (a == "--name") cfg.name = v;
     else if (a == "--bind") cfg.bind_ip = v;
-    else if (a == "--api-port") { if (!port_arg("--api-port", v, &cfg.api_port)) return 2; }
-    else if (a == "--ingress-port") { if (!port_arg("--ingress-port", v, &cfg.ingress_port)) return 2; }
-    else if (a == "--pod-port") { if (!port_arg("--pod-port", v, &cfg.pod_port)) return 2; }
-    else if (a == "--console-port") { if (!port_arg("--console-port", v, &cfg.console_port)) return 2; }
-    else if (a == "--state") cfg.state_dir = v;
-    else if (a == "--token-file") { if (!read_token_file(v, &cfg.token)) return 2; }
-    else if (a == "--token") {
+    else if (a == "--api-port") {
+      if (!port_arg("--api-port", v, &cfg.api_port)) return 2;
+    } else if (a == "--ingress-port") {
+      if (!port_arg("--ingress-port", v, &cfg.ingress_port)) return 2;
+    } else if (a == "--pod-port") {
+      if (!port_arg("--pod-port", v, &cfg.pod_port)) return 2;
+    } else if (a == "--console-port") {
+      if (!port_arg("--console-port", v, &cfg.console_port)) return 2;
+    } else if (a == "--state") cfg.state_dir = v;
+    else if (a == "--token-file") {
+      if (!read_token_file(v, &cfg.token)) return 2;
+    } else if (a == "--token") {
       std::fprintf(stderr, "k32-node: --token would show the secret in the process list; use --token-file\n");
       return 2;
-    }
-    else if (a == "--control-plane") cfg.control_plane_url = v;
+    } else if (a == "--control-plane") cfg.control_plane_url = v;
     else if (a == "--board") cfg.board = v;
     else if (a == "--sd") cfg.sd_dir = v;
     else if (a == "--egress-ca") cfg.egress_ca = v;
@@ -119,8 +122,10 @@ int main(int argc, char** argv) {
   }
   // The budgets are compiled in (k32_board.h): a node runs only the profile it was built with.
   if (cfg.board != K32_BOARD_NAME) {
-    std::fprintf(stderr, "k32-node: --board %s, but this binary was built with the %s profile "
-                 "(configure a build with -DK32_BOARD=%s)\n", cfg.board.c_str(), K32_BOARD_NAME, cfg.board.c_str());
+    std::fprintf(stderr,
+                 "k32-node: --board %s, but this binary was built with the %s profile "
+                 "(configure a build with -DK32_BOARD=%s)\n",
+                 cfg.board.c_str(), K32_BOARD_NAME, cfg.board.c_str());
     return 2;
   }
   if (cfg.role == k32::node::Role::Worker && cfg.control_plane_url.empty()) {

@@ -42,8 +42,7 @@ bool reserve(uint64_t size, uint32_t region) {
   ++g_count;
   uint64_t total = g_internal.load() + g_psram.load();
   uint64_t peak = g_peak.load();
-  while (total > peak && !g_peak.compare_exchange_weak(peak, total)) {
-  }
+  while (total > peak && !g_peak.compare_exchange_weak(peak, total)) {}
   return true;
 }
 
@@ -113,20 +112,16 @@ void* operator new(size_t n) {
   if (!p) {
     // -fno-exceptions: a container that cannot grow ends the node, as on the board; say why.
     k32::port::MemStats m = k32::port::mem_stats();
-    std::fprintf(stderr, "[PORT] out of heap: %zu bytes refused (internal %llu of %llu B, PSRAM %llu of %llu B in use)\n",
-                 n, static_cast<unsigned long long>(m.internal_in_use), static_cast<unsigned long long>(K32_HEAP_INTERNAL_BYTES),
+    std::fprintf(stderr, "[PORT] out of heap: %zu bytes refused (internal %llu of %llu B, PSRAM %llu of %llu B in use)\n", n,
+                 static_cast<unsigned long long>(m.internal_in_use), static_cast<unsigned long long>(K32_HEAP_INTERNAL_BYTES),
                  static_cast<unsigned long long>(m.psram_in_use), static_cast<unsigned long long>(K32_HEAP_PSRAM_BYTES));
     std::abort();
   }
   return p;
 }
 void* operator new[](size_t n) { return operator new(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
-}
-void* operator new[](size_t n, const std::nothrow_t&) noexcept {
-  return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
-}
+void* operator new(size_t n, const std::nothrow_t&) noexcept { return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any); }
 void operator delete(void* p) noexcept { k32::port::mem_free(p); }
 void operator delete[](void* p) noexcept { k32::port::mem_free(p); }
 void operator delete(void* p, size_t) noexcept { k32::port::mem_free(p); }

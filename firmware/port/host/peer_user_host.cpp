@@ -23,8 +23,7 @@ void endpoint_hex(const sockaddr_in& a, bool v6, char* out, size_t cap) {
   if (v6)
     std::snprintf(out, cap, "0000000000000000FFFF0000%08X:%04X", static_cast<unsigned>(a.sin_addr.s_addr),
                   static_cast<unsigned>(ntohs(a.sin_port)));
-  else
-    std::snprintf(out, cap, "%08X:%04X", static_cast<unsigned>(a.sin_addr.s_addr), static_cast<unsigned>(ntohs(a.sin_port)));
+  else std::snprintf(out, cap, "%08X:%04X", static_cast<unsigned>(a.sin_addr.s_addr), static_cast<unsigned>(ntohs(a.sin_port)));
 }
 
 // 1: found and owned by `uid`; 0: found, another owner; -1: not in this table.

@@ -155,8 +155,8 @@ bool resolve_ipv4(const char* host, char* ip, size_t cap, uint32_t timeout_ms) {
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
   if (getaddrinfo(host, nullptr, &hints, &res) != 0 || !res) return false;
-  bool ok = inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr, ip,
-                      static_cast<socklen_t>(cap)) != nullptr;
+  bool ok = inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr, ip, static_cast<socklen_t>(cap)) !=
+            nullptr;
   freeaddrinfo(res);
   return ok;
 }
@@ -170,9 +170,7 @@ namespace port {
 int tcp_peek(Socket s, uint32_t timeout_ms) {
   pollfd p{s, POLLIN, 0};
   int n;
-  do {
-    n = ::poll(&p, 1, static_cast<int>(timeout_ms));
-  } while (n < 0 && errno == EINTR);
+  do { n = ::poll(&p, 1, static_cast<int>(timeout_ms)); } while (n < 0 && errno == EINTR);
   if (n == 0) return -ETIMEDOUT;
   if (n < 0) return -errno;
   unsigned char c;

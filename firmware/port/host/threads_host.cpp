@@ -20,7 +20,7 @@ namespace port {
 namespace {
 
 constexpr uint64_t kPaintWord = 0x6b3332737461636bull;  // "k32stack": never written by code
-constexpr uintptr_t kPaintMargin = 1024;                 // below the trampoline's frame, left unpainted
+constexpr uintptr_t kPaintMargin = 1024;                // below the trampoline's frame, left unpainted
 
 struct Start {
   ThreadFn fn;
@@ -57,7 +57,7 @@ Registry& registry() {
 
 thread_local uintptr_t t_stack_base = 0;  // highest address of this thread's stack
 thread_local uint32_t t_stack_size = 0;
-thread_local uintptr_t t_stack_low = 0;    // lowest usable address (the guard page is below)
+thread_local uintptr_t t_stack_low = 0;  // lowest usable address (the guard page is below)
 thread_local const Start* t_start = nullptr;
 
 void put(const char* s) {
@@ -108,7 +108,7 @@ void* install_overflow_report() {
   (void)installed;
   stack_t ss;
   std::memset(&ss, 0, sizeof ss);
-  ss.ss_size = SIGSTKSZ;  // the OS's own size for a signal stack
+  ss.ss_size = SIGSTKSZ;               // the OS's own size for a signal stack
   ss.ss_sp = std::malloc(ss.ss_size);  // the OS's allocator: a diagnostic, not the node's heap
   if (ss.ss_sp && sigaltstack(&ss, nullptr) != 0) {
     std::free(ss.ss_sp);

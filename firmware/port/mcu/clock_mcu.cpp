@@ -31,8 +31,7 @@ bool wall_clock_set() { return wall_time_s() > 0; }
 
 void sleep_ms(uint32_t ms) {
   const uint64_t until = monotonic_ms() + ms;
-  while (monotonic_ms() < until) {
-  }
+  while (monotonic_ms() < until) {}
 }
 
 }  // namespace port

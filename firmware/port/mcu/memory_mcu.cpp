@@ -60,12 +60,8 @@ void* operator new(size_t n) {
   return p;
 }
 void* operator new[](size_t n) { return operator new(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
-}
-void* operator new[](size_t n, const std::nothrow_t&) noexcept {
-  return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
-}
+void* operator new(size_t n, const std::nothrow_t&) noexcept { return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { return k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any); }
 void operator delete(void* p) noexcept { k32::port::mem_free(p); }
 void operator delete[](void* p) noexcept { k32::port::mem_free(p); }
 void operator delete(void* p, size_t) noexcept { k32::port::mem_free(p); }

@@ -12,8 +12,7 @@ void Reset_Handler(void) {
   memcpy(&__data_start__, &__etext, (size_t)((char*)&__data_end__ - (char*)&__data_start__));
   memset(&__bss_start__, 0, (size_t)((char*)&__bss_end__ - (char*)&__bss_start__));
   _start();
-  for (;;) {
-  }
+  for (;;) {}
 }
 
 // A fault has no one to report to but the host: exit through semihosting with a failure.
@@ -22,13 +21,11 @@ void Fault_Handler(void) {
   register unsigned r0 __asm__("r0") = 0x04;  // SYS_WRITE0
   register const char* r1 __asm__("r1") = msg;
   __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-  register unsigned e0 __asm__("r0") = 0x18;  // SYS_EXIT
+  register unsigned e0 __asm__("r0") = 0x18;     // SYS_EXIT
   register unsigned e1 __asm__("r1") = 0x20024;  // ADP_Stopped_RunTimeErrorUnknown
   __asm__ volatile("bkpt 0xab" : "+r"(e0) : "r"(e1) : "memory");
-  for (;;) {
-  }
+  for (;;) {}
 }
 
 __attribute__((section(".isr_vector"), used)) void (*const k32_vectors[16])(void) = {
-    (void (*)(void))&__stack, Reset_Handler, Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
-    Fault_Handler};
+    (void (*)(void)) & __stack, Reset_Handler, Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler};

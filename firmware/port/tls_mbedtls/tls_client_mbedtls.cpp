@@ -57,8 +57,7 @@ bool cert_names_ipv4(const mbedtls_x509_crt* crt, const unsigned char want[4]) {
       unsigned char* q = p;
       const unsigned char* q_end = p + len;
       size_t names_len;
-      if (mbedtls_asn1_get_tag(&q, q_end, &names_len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE) != 0)
-        return false;
+      if (mbedtls_asn1_get_tag(&q, q_end, &names_len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE) != 0) return false;
       while (q < q_end) {
         unsigned char tag = *q++;
         size_t n;
@@ -98,16 +97,14 @@ struct TlsClient {
   VerifyCtx vctx;
 };
 
-TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, TlsFail* fail, char* reason,
-                             size_t reason_cap) {
+TlsClient* tls_client_connect(Socket s, const char* host, uint32_t timeout_ms, TlsFail* fail, char* reason, size_t reason_cap) {
   TlsClient* t = new TlsClient();
   mbedtls_ssl_config_init(&t->conf);
   mbedtls_ssl_init(&t->ssl);
   t->bio = tlsio::Bio{s, monotonic_ms() + timeout_ms};
   t->vctx.ip_host = tlsio::parse_ipv4(host, t->vctx.ip);
   *fail = TlsFail::Handshake;
-  int rc = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
-                                       MBEDTLS_SSL_PRESET_DEFAULT);
+  int rc = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
   if (rc == 0) {
     mbedtls_compat::conf_min_tls12(&t->conf);
     mbedtls_compat::conf_max_tls12(&t->conf);

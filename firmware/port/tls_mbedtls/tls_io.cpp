@@ -67,8 +67,7 @@ bool write_all(mbedtls_ssl_context* ssl, const void* buf, size_t len) {
 bool parse_ipv4(const char* ip, unsigned char out[4]) {
   unsigned a, b, c, d;
   char extra;
-  if (!ip || std::sscanf(ip, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 ||
-      d > 255)
+  if (!ip || std::sscanf(ip, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
     return false;
   out[0] = static_cast<unsigned char>(a);
   out[1] = static_cast<unsigned char>(b);

@@ -82,15 +82,13 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
     if ((rc = mbedtls_x509write_crt_set_validity(&crt, "20250101000000", "20450101000000")) != 0) break;
     // Its own CA: clients pin this certificate (kubeconfig certificate-authority-data).
     if ((rc = mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0)) != 0) break;
-    if ((rc = mbedtls_x509write_crt_set_key_usage(
-             &crt, MBEDTLS_X509_KU_DIGITAL_SIGNATURE | MBEDTLS_X509_KU_KEY_CERT_SIGN)) != 0)
+    if ((rc = mbedtls_x509write_crt_set_key_usage(&crt, MBEDTLS_X509_KU_DIGITAL_SIGNATURE | MBEDTLS_X509_KU_KEY_CERT_SIGN)) != 0)
       break;
     if ((rc = mbedtls_x509write_crt_set_subject_key_identifier(&crt)) != 0) break;
     if ((rc = mbedtls_x509write_crt_set_authority_key_identifier(&crt)) != 0) break;
     if ((rc = mbedtls_x509write_crt_set_extension(&crt, MBEDTLS_OID_SUBJECT_ALT_NAME,
                                                   MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME), 0,
-                                                  reinterpret_cast<const unsigned char*>(san.data()),
-                                                  san.size())) != 0)
+                                                  reinterpret_cast<const unsigned char*>(san.data()), san.size())) != 0)
       break;
     if ((rc = mbedtls_pk_write_key_pem(&key, buf, kPemMax)) != 0) break;
     if (!write_pem(dir + "/api.key", buf)) {

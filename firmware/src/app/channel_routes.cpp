@@ -155,7 +155,8 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
       unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
       if (n == 0) break;
       std::string part, crlf;
-      if (reader.read_exact(n, &part, 5000) != http::ReadStatus::Ok || reader.read_line(&crlf, 2, 5000) != http::ReadStatus::Ok) break;
+      if (reader.read_exact(n, &part, 5000) != http::ReadStatus::Ok || reader.read_line(&crlf, 2, 5000) != http::ReadStatus::Ok)
+        break;
       pending += part;
       size_t nl;
       while ((nl = pending.find('\n')) != std::string::npos) {

@@ -10,8 +10,8 @@ int HttpNodeApi::call(const std::string& method, const std::string& path, const 
   std::string tok = token_();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
-  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), 10000,
-                         K32_NODE_API_REPLY_MAX, &resp);
+  int rc =
+      http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), 10000, K32_NODE_API_REPLY_MAX, &resp);
   if (rc != 0) return rc;
   json::ParseError pe;
   // managedFields: nothing on a node reads them, and they are a large share of each object.

@@ -34,8 +34,7 @@ IngressController::IngressController(store::ObjectStore* st, channels::Hub* hub,
   // A Service, Pod or Node change (readiness, the pod server port) makes the cached backends
   // stale at once: the next request resolves them again.
   store_->add_listener([this](const store::Event& ev) {
-    if (ev.resource == "networking.k8s.io/ingresses" || ev.resource == "services" || ev.resource == "pods")
-      mark_dirty();
+    if (ev.resource == "networking.k8s.io/ingresses" || ev.resource == "services" || ev.resource == "pods") mark_dirty();
     if (ev.resource == "services" || ev.resource == "pods" || ev.resource == "nodes") backends_gen_.fetch_add(1);
   });
 }
@@ -117,8 +116,8 @@ void IngressController::write_status() {
     uint64_t rv = 0;
     text::parse_uint(ing.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
     json::Value stored;
-    store_->update("networking.k8s.io/ingresses", ing.path_str({"metadata", "namespace"}),
-                   ing.path_str({"metadata", "name"}), ing, rv, &stored);
+    store_->update("networking.k8s.io/ingresses", ing.path_str({"metadata", "namespace"}), ing.path_str({"metadata", "name"}),
+                   ing, rv, &stored);
   }
 }
 
@@ -314,9 +313,10 @@ void IngressController::serve_service(http::Request& req, http::ResponseWriter& 
   if (b->problem == kNoService || b->problem == kNoPort || b->list.empty()) {
     w.add_header("Retry-After", "2");
     std::string why = b->problem == kNoService ? "does not exist"
-                      : b->problem == kNoPort  ? "has no port " + (m.backend.port_name.empty() ? text::to_string(m.backend.port_number)
-                                                                                              : m.backend.port_name)
-                                               : "selects no running pod";
+                      : b->problem == kNoPort
+                          ? "has no port " +
+                                (m.backend.port_name.empty() ? text::to_string(m.backend.port_number) : m.backend.port_name)
+                          : "selects no running pod";
     send_json_error(w, 503, "ServiceUnavailable", "service " + key + " " + why);
     return;
   }

@@ -24,8 +24,8 @@ namespace app {
 class UpstreamPool;
 
 struct IngressConfig {
-  std::string node_name;   // the control plane's Node name (its pods run in-process)
-  std::string ip;          // written into status.loadBalancer.ingress[0].ip
+  std::string node_name;  // the control plane's Node name (its pods run in-process)
+  std::string ip;         // written into status.loadBalancer.ingress[0].ip
   // Calls a control-plane pod's k32_handle in-process (the pod server with X-Kube32-Pod
   // set); null when this node runs no pods. A plain pointer, not a callback: the stack check
   // follows the direct call into the pod.
@@ -63,7 +63,7 @@ class IngressController {
   struct BackendRef {
     std::string pod_key;  // "ns/name"
     std::string pod_ip;
-    uint16_t node_port;   // 0: this node's pod, called in-process
+    uint16_t node_port;  // 0: this node's pod, called in-process
   };
   struct Backends {
     int problem = 0;  // 0, or why there are none: kNoService, kNoPort
@@ -90,16 +90,16 @@ class IngressController {
   port::Mutex mu_;
   RouteTable table_;
   std::vector<json::Value> ingresses_;
-  std::vector<Stream> streams_;                  // kube32.io/event-stream paths, in Ingress order
-  std::vector<std::string> telemetry_paths_;     // kube32.io/cluster-telemetry paths
+  std::vector<Stream> streams_;               // kube32.io/event-stream paths, in Ingress order
+  std::vector<std::string> telemetry_paths_;  // kube32.io/cluster-telemetry paths
   std::atomic<bool> dirty_{true};
   uint64_t last_build_ms_ = 0;
-  std::map<std::string, uint32_t> rr_;           // service key -> next round-robin index
-  std::atomic<uint64_t> backends_gen_{1};        // bumped by every Pod/Service/Node change
-  uint64_t backends_built_gen_ = 0;              // the generation backends_ holds (under mu_)
+  std::map<std::string, uint32_t> rr_;                               // service key -> next round-robin index
+  std::atomic<uint64_t> backends_gen_{1};                            // bumped by every Pod/Service/Node change
+  uint64_t backends_built_gen_ = 0;                                  // the generation backends_ holds (under mu_)
   std::map<std::string, std::shared_ptr<const Backends>> backends_;  // "ns/service:port" (under mu_)
-  std::map<std::string, int> viewers_;           // "ns/name path" -> SSE viewers
-  std::map<std::string, uint32_t> requests_;     // "ns/name" -> requests this second
+  std::map<std::string, int> viewers_;                               // "ns/name path" -> SSE viewers
+  std::map<std::string, uint32_t> requests_;                         // "ns/name" -> requests this second
 };
 
 }  // namespace app

@@ -36,8 +36,8 @@ struct Route {
   std::string type;     // Exact | Prefix | ImplementationSpecific
   Backend backend;
   // Worked out once when the table is built, not per request:
-  bool exact = false;   // type == "Exact"
-  std::string rule;     // the path as matched: as written (Exact) or normalised (Prefix)
+  bool exact = false;  // type == "Exact"
+  std::string rule;    // the path as matched: as written (Exact) or normalised (Prefix)
 };
 
 struct RouteMatch {

@@ -346,7 +346,8 @@ void add_console_commands(Node* n) {
     if (tok.size() > 512) return console::Reply{false, json::Value(), "token longer than 512 bytes"};
     for (unsigned char c : tok)
       if (c < 0x21 || c > 0x7e)
-        return console::Reply{false, json::Value(), "token must be printable ASCII without spaces (it travels in an HTTP header)"};
+        return console::Reply{false, json::Value(),
+                              "token must be printable ASCII without spaces (it travels in an HTTP header)"};
     if (!n->settings.set("token", tok)) return console::Reply{false, json::Value(), "could not persist the token"};
     n->set_token(tok);
     logf("[NODE] bearer token %s", tok.empty() ? "cleared: the API accepts any client" : "set: the API requires it");
@@ -375,7 +376,8 @@ void add_console_commands(Node* n) {
   });
   n->console.add("REBOOT", [](const json::Value&) {
     // Answer first, then restart from another thread once the reply is on its way.
-    port::thread_start("reboot", K32_REBOOT_STACK_BYTES, static_cast<port::Region>(K32_REBOOT_STACK_REGION), reboot_main, nullptr);
+    port::thread_start("reboot", K32_REBOOT_STACK_BYTES, static_cast<port::Region>(K32_REBOOT_STACK_REGION), reboot_main,
+                       nullptr);
     return console::Reply{true, json::Value(), ""};
   });
 }
@@ -478,7 +480,8 @@ int run_node(const node::NodeConfig& cfg_in) {
       logf("[NODE] the API serves plain HTTP only: %s", tls_err);
     }
     api::ApiServer* api = n->api;
-    if (!n->api_http.start(sc, [api](http::Request& rq, http::ResponseWriter& w) { api->handle(rq, w); }, &err)) {
+    if (!n->api_http.start(
+            sc, [api](http::Request& rq, http::ResponseWriter& w) { api->handle(rq, w); }, &err)) {
       logf("[NODE] %s", err.c_str());
       return 2;
     }
@@ -508,7 +511,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     // Request bodies are held only up to this budget; responses stream as they arrive.
     ic.max_body_bytes = K32_INGRESS_BODY_MAX;
     IngressController* ingress = n->ingress;
-    if (!n->ingress_http.start(ic, [ingress](http::Request& rq, http::ResponseWriter& w) { ingress->handle(rq, w); }, &err)) {
+    if (!n->ingress_http.start(
+            ic, [ingress](http::Request& rq, http::ResponseWriter& w) { ingress->handle(rq, w); }, &err)) {
       logf("[NODE] %s", err.c_str());
       return 2;
     }
@@ -548,23 +552,28 @@ int run_node(const node::NodeConfig& cfg_in) {
   }
 
   if (cfg.role == node::Role::Worker) {
-    n->bridge = new ChannelBridge(api_ep, [n]() { return n->current_token(); }, &n->hub);
+    n->bridge = new ChannelBridge(
+        api_ep, [n]() { return n->current_token(); }, &n->hub);
     n->publish = [n](const std::string& topic, const std::string& payload) { return n->bridge->publish(topic, payload); };
-    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), channels_main, n);
+    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), channels_main,
+                       n);
   }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
   n->heartbeat->set_after_beat(ReportUsage{n});
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
-  port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION), heartbeat_main, n->heartbeat);
+  port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION),
+                     heartbeat_main, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) {
     n->scheduler = new sched::Scheduler(&n->store);
     n->controllers = new controllers::ControllerManager(n->api);
     n->controllers->attach();
     n->scheduler->set_after_pass(RunControllers{n->controllers});
-    port::thread_start("scheduler", K32_SCHEDULER_STACK_BYTES, static_cast<port::Region>(K32_SCHEDULER_STACK_REGION), &sched::Scheduler::thread_main, n->scheduler);
+    port::thread_start("scheduler", K32_SCHEDULER_STACK_BYTES, static_cast<port::Region>(K32_SCHEDULER_STACK_REGION),
+                       &sched::Scheduler::thread_main, n->scheduler);
   }
-  port::thread_start("kubelet", K32_KUBELET_SYNC_STACK_BYTES, static_cast<port::Region>(K32_KUBELET_SYNC_STACK_REGION), &kubelet::Kubelet::thread_main, n->kubelet);
+  port::thread_start("kubelet", K32_KUBELET_SYNC_STACK_BYTES, static_cast<port::Region>(K32_KUBELET_SYNC_STACK_REGION),
+                     &kubelet::Kubelet::thread_main, n->kubelet);
 
   std::printf("%s\n", ready_line(*n).c_str());
   std::fflush(stdout);

@@ -62,8 +62,7 @@ api::ExtraRoute make_sd_image_route(std::string sd_dir) {
     }
     char digest[2 * port::kSha256Bytes + 1];
     port::sha256_hex(data, rq.body.size(), digest);
-    logf("[SD] image %s installed (%u bytes, sha256 %s)", name.c_str(), static_cast<unsigned>(rq.body.size()),
-         digest);
+    logf("[SD] image %s installed (%u bytes, sha256 %s)", name.c_str(), static_cast<unsigned>(rq.body.size()), digest);
     json::Value r = json::Value::object();
     r.set("name", name);
     r.set("size", static_cast<int64_t>(rq.body.size()));

@@ -15,8 +15,8 @@ constexpr uint32_t kUpstreamTimeoutMs = 30000;
 constexpr size_t kUpstreamHeadMax = K32_HTTP_CLIENT_HEAD_MAX;
 
 bool hop_by_hop(const std::string& name) {
-  static const char* kHop[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
-                               "trailer", "upgrade", "content-length", "host"};
+  static const char* kHop[] = {
+      "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "content-length", "host"};
   std::string n = text::lower(name);
   for (const char* h : kHop)
     if (n == h) return true;
@@ -24,8 +24,8 @@ bool hop_by_hop(const std::string& name) {
 }
 }  // namespace
 
-bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Request& req,
-                         const std::vector<http::Header>& extra, http::ResponseWriter& w) {
+bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Request& req, const std::vector<http::Header>& extra,
+                         http::ResponseWriter& w) {
   std::string key = ip + ":" + text::to_string(port);
   std::string head = req.method + " " + req.target + " HTTP/1.1\r\n";
   const std::string* host = req.header("Host");
@@ -88,7 +88,10 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
     } else if (chunked) {
       std::string line;
       for (;;) {
-        if (reader.read_line(&line, 64, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
+        if (reader.read_line(&line, 64, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
+          ok = false;
+          break;
+        }
         unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
         if (n == 0) {
           while (reader.read_line(&line, 8192, kUpstreamTimeoutMs) == http::ReadStatus::Ok && !line.empty()) {}
@@ -96,17 +99,29 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
         }
         std::string part;
         if (reader.read_exact(n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok ||
-            reader.read_line(&line, 2, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
-        if (!w.write_chunk(part)) { ok = false; break; }
+            reader.read_line(&line, 2, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
+          ok = false;
+          break;
+        }
+        if (!w.write_chunk(part)) {
+          ok = false;
+          break;
+        }
       }
     } else if (has_len) {
       uint64_t left = len;
       while (left > 0) {
         std::string part;
         size_t take_n = left > 4096 ? 4096 : static_cast<size_t>(left);
-        if (reader.read_exact(take_n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok) { ok = false; break; }
+        if (reader.read_exact(take_n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
+          ok = false;
+          break;
+        }
         left -= take_n;
-        if (!w.write_chunk(part)) { ok = false; break; }
+        if (!w.write_chunk(part)) {
+          ok = false;
+          break;
+        }
       }
     } else {
       std::string rest;

@@ -14,8 +14,8 @@ class UpstreamPool {
  public:
   // Sends req to ip:port with the extra headers and relays the answer into w.
   // Returns false (w untouched) when the upstream could not be reached at all.
-  bool relay(const std::string& ip, uint16_t port, const http::Request& req,
-             const std::vector<http::Header>& extra, http::ResponseWriter& w);
+  bool relay(const std::string& ip, uint16_t port, const http::Request& req, const std::vector<http::Header>& extra,
+             http::ResponseWriter& w);
 
  private:
   http::KeepAlivePool idle_;

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cstring>
 
-
 namespace k32 {
 namespace app {
 
@@ -12,8 +11,7 @@ const WebAsset* web_asset_find(const std::string& bundle, const std::string& pat
   for (uint32_t i = 0; i < kWebAssetCount; ++i) {
     const char* ap = kWebAssets[i].path;
     if (std::strlen(ap) != path.size() + sn || bundle != kWebAssets[i].bundle) continue;
-    if (std::memcmp(ap, path.data(), path.size()) == 0 && std::memcmp(ap + path.size(), suffix, sn) == 0)
-      return &kWebAssets[i];
+    if (std::memcmp(ap, path.data(), path.size()) == 0 && std::memcmp(ap + path.size(), suffix, sn) == 0) return &kWebAssets[i];
   }
   return nullptr;
 }
@@ -30,12 +28,23 @@ const char* content_type_for(const std::string& path) {
     const char* type;
   };
   static const Type kTypes[] = {
-      {".html", "text/html; charset=utf-8"}, {".htm", "text/html; charset=utf-8"},
-      {".js", "text/javascript; charset=utf-8"}, {".mjs", "text/javascript; charset=utf-8"},
-      {".css", "text/css; charset=utf-8"}, {".json", "application/json"}, {".svg", "image/svg+xml"},
-      {".png", "image/png"}, {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"}, {".gif", "image/gif"},
-      {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"}, {".wasm", "application/wasm"},
-      {".woff2", "font/woff2"}, {".woff", "font/woff"}, {".map", "application/json"},
+      {".html", "text/html; charset=utf-8"},
+      {".htm", "text/html; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".mjs", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".json", "application/json"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".jpg", "image/jpeg"},
+      {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"},
+      {".ico", "image/x-icon"},
+      {".txt", "text/plain; charset=utf-8"},
+      {".wasm", "application/wasm"},
+      {".woff2", "font/woff2"},
+      {".woff", "font/woff"},
+      {".map", "application/json"},
   };
   // Compared in place, case-insensitively (no lowered copy of the path per response).
   auto iends = [&](size_t n, const char* ext) {

@@ -11,8 +11,7 @@ namespace k32 {
 namespace wasm {
 namespace compiler {
 
-const ValType kSingle[] = {ValType::I32, ValType::I64, ValType::F32, ValType::F64,
-                           ValType::FuncRef, ValType::ExternRef};
+const ValType kSingle[] = {ValType::I32, ValType::I64, ValType::F32, ValType::F64, ValType::FuncRef, ValType::ExternRef};
 const ValType* single(ValType t) {
   for (const ValType& s : kSingle)
     if (s == t) return &s;
@@ -121,8 +120,7 @@ bool Compiler::emit_const(uint8_t t, uint32_t loc, uint32_t dst) {
     return true;
   }
   uint64_t v = const_value(loc);
-  if (t == kI64 || t == kF64)
-    return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
+  if (t == kI64 || t == kF64) return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
   return emit_op(op::kI32Const) && emit(dst) && emit(uint32_t(v));
 }
 // Pops one operand; *slot receives where it lives (any slot in unreachable code). A

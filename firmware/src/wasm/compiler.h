@@ -59,9 +59,9 @@ struct Compiler {
   const Allocator& a;
   const uint8_t* refs;
   Vec<uint32_t>& code;
-  Vec<uint8_t> vals;   // operand types (kUnknown in unreachable code)
-  Vec<uint32_t> locs;  // slot holding each operand: its canonical slot, a local's slot, or
-                       // kConst|index of a constant not yet written anywhere
+  Vec<uint8_t> vals;    // operand types (kUnknown in unreachable code)
+  Vec<uint32_t> locs;   // slot holding each operand: its canonical slot, a local's slot, or
+                        // kConst|index of a constant not yet written anywhere
   Vec<uint64_t> kvals;  // deferred constants' values; kAddK: x slot << 32 | k
   Vec<Ctrl> ctrls;
   Vec<LocalRun> locals;
@@ -70,12 +70,12 @@ struct Compiler {
   // Where the last instruction wrote its result, for folding a following local.set into it.
   uint32_t last_dst_word = kNone;
   uint32_t last_dst_end = kNone;
-  uint32_t op_start = 0;        // pc where the current WebAssembly instruction's code begins
+  uint32_t op_start = 0;           // pc where the current WebAssembly instruction's code begins
   uint32_t last_op_start = kNone;  // … and where the last value-producing one began
   uint32_t last_op_code = kNone;   // … and its opcode
   uint32_t last_emitted_op = kNone;
   const HandlerWords xlat = handler_words();
-  uint32_t label_pc = kNone;  // a branch target sits at this pc: no folding across it
+  uint32_t label_pc = kNone;                   // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
   uint32_t nparams = 0;
   // The last instruction that may pair with the next one (fused.h): add-immediates into a
@@ -84,8 +84,7 @@ struct Compiler {
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
 
-  Compiler(Module* m_, Reader& r_, const uint8_t* refs_)
-      : m(m_), r(r_), a(m_->alloc), refs(refs_), code(m_->code) {}
+  Compiler(Module* m_, Reader& r_, const uint8_t* refs_) : m(m_), r(r_), a(m_->alloc), refs(refs_), code(m_->code) {}
   ~Compiler();
 
   // ---- the loop over a body, by opcode group (compile.cpp and one file per group) ----

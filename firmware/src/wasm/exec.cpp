@@ -138,7 +138,6 @@ inline F quiet_round(F operand, F rounded) {
   return operand != operand ? operand + operand : rounded;
 }
 
-
 inline float f32(uint64_t v) {
   float f;
   uint32_t b = uint32_t(v);
@@ -225,7 +224,10 @@ __attribute__((noinline)) int64_t tick_expired(const Store* s, int64_t fuel) {
 #ifdef K32_WASM_PROFILE
 // Development aid (cmake -DK32_WASM_PROFILE=ON): counts executed instructions and pairs of
 // consecutive ones by handler, printed at exit, to find what is worth fusing.
-struct PairCount { int32_t a, b; uint64_t n; };
+struct PairCount {
+  int32_t a, b;
+  uint64_t n;
+};
 PairCount prof_single[1 << 12];  // by handler word (b; a unused)
 PairCount prof_pairs[1 << 16];
 void profile_dump();
@@ -233,8 +235,14 @@ inline void count_in(PairCount* table, uint32_t mask, int32_t prev, int32_t cur)
   uint32_t h = (uint32_t(prev) * 2654435761u ^ uint32_t(cur) * 40503u) & mask;
   for (;; h = (h + 1) & mask) {
     PairCount& pc = table[h];
-    if (pc.n == 0) { pc.a = prev; pc.b = cur; }
-    if (pc.a == prev && pc.b == cur) { pc.n++; return; }
+    if (pc.n == 0) {
+      pc.a = prev;
+      pc.b = cur;
+    }
+    if (pc.a == prev && pc.b == cur) {
+      pc.n++;
+      return;
+    }
   }
 }
 inline void profile_count(int32_t prev, int32_t cur) {
@@ -317,61 +325,61 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 // but a control-flow graph of handlers + jumps instead of handlers x jumps, which keeps
 // instrumenting compilers (ASan, coverage) from taking many minutes over this function.
 #define NEXT() goto dispatch
-#define NEXT_AT(n)                    \
-  do {                                \
-    pc += (n);                        \
-    goto dispatch;                    \
+#define NEXT_AT(n) \
+  do { \
+    pc += (n); \
+    goto dispatch; \
   } while (0)
 #elif defined(K32_WASM_PROFILE)
-#define NEXT()                        \
-  do {                                \
+#define NEXT() \
+  do { \
     profile_count(prof_prev, int32_t(*pc)); \
-    prof_prev = int32_t(*pc);         \
-    goto* HANDLER(*pc++);             \
+    prof_prev = int32_t(*pc); \
+    goto* HANDLER(*pc++); \
   } while (0)
-#define NEXT_AT(n)                    \
-  do {                                \
-    pc += (n);                        \
-    NEXT();                           \
+#define NEXT_AT(n) \
+  do { \
+    pc += (n); \
+    NEXT(); \
   } while (0)
   int32_t prof_prev = 0;
 #else
 #define NEXT() goto* HANDLER(*pc++)
 // Moves past an instruction of n operand words and dispatches the next one.
-#define NEXT_AT(n)                      \
-  do {                                  \
-    int32_t o_ = int32_t(pc[n]);        \
-    pc += (n) + 1;                      \
-    goto* HANDLER(o_);                  \
+#define NEXT_AT(n) \
+  do { \
+    int32_t o_ = int32_t(pc[n]); \
+    pc += (n) + 1; \
+    goto* HANDLER(o_); \
   } while (0)
 #endif
 #define S(i) fp[pc[i]]
-#define TRAP(c, msg)                     \
-  do {                                   \
-    trap = trap_make(TrapCode::c, msg);  \
-    goto done;                           \
+#define TRAP(c, msg) \
+  do { \
+    trap = trap_make(TrapCode::c, msg); \
+    goto done; \
   } while (0)
-#define BUDGET()                                                        \
-  do {                                                                  \
-    if (__builtin_expect(--tick == 0, 0)) {                             \
-      int64_t f_ = tick_expired(s, fuel);                               \
-      if (f_ < -1) {                                                    \
-        stop = f_;                                                      \
-        goto tick_stop;                                                 \
-      }                                                                 \
-      fuel = f_;                                                        \
-      tick = f_ >= 0 ? 1 : kTick;                                       \
-    }                                                                   \
+#define BUDGET() \
+  do { \
+    if (__builtin_expect(--tick == 0, 0)) { \
+      int64_t f_ = tick_expired(s, fuel); \
+      if (f_ < -1) { \
+        stop = f_; \
+        goto tick_stop; \
+      } \
+      fuel = f_; \
+      tick = f_ >= 0 ? 1 : kTick; \
+    } \
   } while (0)
-#define RELOAD()                                     \
-  do {                                               \
-    if (inst && inst->memory) {                      \
-      mem = inst->memory->data;                      \
-      memsize = inst->memory->bytes;                \
-    } else {                                         \
-      mem = nullptr;                                 \
-      memsize = 0;                                   \
-    }                                                \
+#define RELOAD() \
+  do { \
+    if (inst && inst->memory) { \
+      mem = inst->memory->data; \
+      memsize = inst->memory->bytes; \
+    } else { \
+      mem = nullptr; \
+      memsize = 0; \
+    } \
   } while (0)
 #define U32(x) uint32_t(x)
 #define I32(x) int32_t(uint32_t(x))
@@ -392,137 +400,137 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define DST_A(v) acc = (v)
 // One binary handler: a = CV(source A), b = CV(source B), result RES(expr) to the sink.
 #define BINH(label, SA, SB, DST, CV, RES, expr) \
-  L_##label : {                                  \
-    auto a = CV(SA(0));                          \
-    auto b = CV(SB(1));                          \
-    DST(RES(expr));                              \
-    NEXT_AT(3);                                      \
+  L_##label : { \
+    auto a = CV(SA(0)); \
+    auto b = CV(SB(1)); \
+    DST(RES(expr)); \
+    NEXT_AT(3); \
   }
 #define RES32(x) uint64_t(uint32_t(x))
 #define RES64(x) uint64_t(x)
 #define RESF(x) (x)
 #define ID64(x) uint64_t(x)
 // Every variant of a binary operator with an immediate form (IMM: its immediate source).
-#define BINALL(name, CV, RES, IMM, expr)                   \
-  BINH(name, SRC_S, SRC_S, DST_S, CV, RES, expr)           \
-  BINH(name##_i, SRC_S, IMM, DST_S, CV, RES, expr)         \
-  BINH(name##_v0, SRC_S, SRC_S, DST_A, CV, RES, expr)      \
-  BINH(name##_v1, SRC_S, IMM, DST_A, CV, RES, expr)        \
-  BINH(name##_v2, SRC_A, SRC_S, DST_S, CV, RES, expr)      \
-  BINH(name##_v3, SRC_A, SRC_S, DST_A, CV, RES, expr)      \
-  BINH(name##_v4, SRC_A, IMM, DST_S, CV, RES, expr)        \
-  BINH(name##_v5, SRC_A, IMM, DST_A, CV, RES, expr)        \
-  BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RES, expr)      \
+#define BINALL(name, CV, RES, IMM, expr) \
+  BINH(name, SRC_S, SRC_S, DST_S, CV, RES, expr) \
+  BINH(name##_i, SRC_S, IMM, DST_S, CV, RES, expr) \
+  BINH(name##_v0, SRC_S, SRC_S, DST_A, CV, RES, expr) \
+  BINH(name##_v1, SRC_S, IMM, DST_A, CV, RES, expr) \
+  BINH(name##_v2, SRC_A, SRC_S, DST_S, CV, RES, expr) \
+  BINH(name##_v3, SRC_A, SRC_S, DST_A, CV, RES, expr) \
+  BINH(name##_v4, SRC_A, IMM, DST_S, CV, RES, expr) \
+  BINH(name##_v5, SRC_A, IMM, DST_A, CV, RES, expr) \
+  BINH(name##_v6, SRC_S, SRC_A, DST_S, CV, RES, expr) \
   BINH(name##_v7, SRC_S, SRC_A, DST_A, CV, RES, expr)
 // Float immediates are f32 bits; an f64 one is an f32 widened exactly (ops.h).
 #define IMMF32(i) uint64_t(pc[i])
 #define IMMF64(i) bits(double(f32(pc[i])))
 #define BIN32(name, expr) BINALL(name, U32, RES32, IMM32, expr)
-#define BIN64I(name, expr)                                 \
-  BINH(name, SRC_S, SRC_S, DST_S, ID64, RES64, expr)       \
+#define BIN64I(name, expr) \
+  BINH(name, SRC_S, SRC_S, DST_S, ID64, RES64, expr) \
   BINH(name##_i, SRC_S, IMM64, DST_S, ID64, RES64, expr)
 #define BINF32A(name, expr) BINALL(name, f32, RESF, IMMF32, expr)
 #define BINF64A(name, expr) BINALL(name, f64, RESF, IMMF64, expr)
-#define JCMPH(label, SA, SB, T, cmp)                \
-  L_##label : {                                     \
-    if (T(SA(0)) cmp T(SB(1))) {                    \
-      JUMP(pc + 2);                                 \
-      NEXT();                                       \
-    }                                               \
-    NEXT_AT(3);                                     \
+#define JCMPH(label, SA, SB, T, cmp) \
+  L_##label : { \
+    if (T(SA(0)) cmp T(SB(1))) { \
+      JUMP(pc + 2); \
+      NEXT(); \
+    } \
+    NEXT_AT(3); \
   }
-#define JCMP(idx, T, cmp)                           \
-  JCMPH(jc##idx, SRC_S, SRC_S, T, cmp)              \
-  JCMPH(jci##idx, SRC_S, IMM32, T, cmp)             \
-  JCMPH(jca##idx, SRC_A, SRC_S, T, cmp)             \
-  JCMPH(jcai##idx, SRC_A, IMM32, T, cmp)            \
+#define JCMP(idx, T, cmp) \
+  JCMPH(jc##idx, SRC_S, SRC_S, T, cmp) \
+  JCMPH(jci##idx, SRC_S, IMM32, T, cmp) \
+  JCMPH(jca##idx, SRC_A, SRC_S, T, cmp) \
+  JCMPH(jcai##idx, SRC_A, IMM32, T, cmp) \
   JCMPH(jcsa##idx, SRC_S, SRC_A, T, cmp)
-#define BIN64(name, expr)            \
-  L_##name : {                       \
-    uint64_t a = S(0);               \
-    uint64_t b = S(1);               \
-    S(2) = uint64_t(expr);           \
-    NEXT_AT(3);                          \
+#define BIN64(name, expr) \
+  L_##name : { \
+    uint64_t a = S(0); \
+    uint64_t b = S(1); \
+    S(2) = uint64_t(expr); \
+    NEXT_AT(3); \
   }
-#define BINF32(name, expr)           \
-  L_##name : {                       \
-    float a = f32(S(0));             \
-    float b = f32(S(1));             \
-    S(2) = (expr);                   \
-    NEXT_AT(3);                          \
+#define BINF32(name, expr) \
+  L_##name : { \
+    float a = f32(S(0)); \
+    float b = f32(S(1)); \
+    S(2) = (expr); \
+    NEXT_AT(3); \
   }
-#define BINF64(name, expr)           \
-  L_##name : {                       \
-    double a = f64(S(0));            \
-    double b = f64(S(1));            \
-    S(2) = (expr);                   \
-    NEXT_AT(3);                          \
+#define BINF64(name, expr) \
+  L_##name : { \
+    double a = f64(S(0)); \
+    double b = f64(S(1)); \
+    S(2) = (expr); \
+    NEXT_AT(3); \
   }
-#define UN(name, expr)               \
-  L_##name : {                       \
-    uint64_t a = S(0);               \
-    S(1) = (expr);                   \
-    NEXT_AT(2);                          \
+#define UN(name, expr) \
+  L_##name : { \
+    uint64_t a = S(0); \
+    S(1) = (expr); \
+    NEXT_AT(2); \
   }
 // Loads and stores: effective address forms base (slot + offset), wrap (x + k, at 2^32) and
 // abs (a constant), each with accumulator variants (ops.h).
 #define EA_BASE(x) (uint64_t(U32(x)) + pc[1])
 #define EA_WRAP(x) uint64_t(uint32_t(U32(x) + pc[1]))
-#define LOADH(label, EA, DST, dst_word, T, conv, words)              \
-  L_##label : {                                                      \
-    uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) goto trap_oob;                     \
-    T v;                                                             \
-    std::memcpy(&v, mem + ea, sizeof(T));                            \
-    DST(dst_word, (conv));                                           \
-    NEXT_AT(words);                                                          \
+#define LOADH(label, EA, DST, dst_word, T, conv, words) \
+  L_##label : { \
+    uint64_t ea = EA; \
+    if (ea + sizeof(T) > memsize) goto trap_oob; \
+    T v; \
+    std::memcpy(&v, mem + ea, sizeof(T)); \
+    DST(dst_word, (conv)); \
+    NEXT_AT(words); \
   }
 #define LD_S(i, v) fp[pc[i]] = (v)
 #define LD_A(i, v) acc = (v)
-#define LOAD(name, T, conv)                                          \
-  LOADH(name, EA_BASE(S(0)), LD_S, 2, T, conv, 3)                    \
-  LOADH(name##_a, uint64_t(pc[0]), LD_S, 1, T, conv, 2)              \
-  LOADH(name##_w, EA_WRAP(S(0)), LD_S, 2, T, conv, 3)                \
-  LOADH(name##_bas, EA_BASE(acc), LD_S, 2, T, conv, 3)               \
-  LOADH(name##_bsa, EA_BASE(S(0)), LD_A, 2, T, conv, 3)              \
-  LOADH(name##_baa, EA_BASE(acc), LD_A, 2, T, conv, 3)               \
-  LOADH(name##_was, EA_WRAP(acc), LD_S, 2, T, conv, 3)               \
-  LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3)              \
+#define LOAD(name, T, conv) \
+  LOADH(name, EA_BASE(S(0)), LD_S, 2, T, conv, 3) \
+  LOADH(name##_a, uint64_t(pc[0]), LD_S, 1, T, conv, 2) \
+  LOADH(name##_w, EA_WRAP(S(0)), LD_S, 2, T, conv, 3) \
+  LOADH(name##_bas, EA_BASE(acc), LD_S, 2, T, conv, 3) \
+  LOADH(name##_bsa, EA_BASE(S(0)), LD_A, 2, T, conv, 3) \
+  LOADH(name##_baa, EA_BASE(acc), LD_A, 2, T, conv, 3) \
+  LOADH(name##_was, EA_WRAP(acc), LD_S, 2, T, conv, 3) \
+  LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3) \
   LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)
-#define STOREH(label, EA, VAL, T, words)                             \
-  L_##label : {                                                      \
-    uint64_t ea = EA;                                                \
-    if (ea + sizeof(T) > memsize) goto trap_oob;                     \
-    T v = T(VAL);                                                    \
-    std::memcpy(mem + ea, &v, sizeof(T));                            \
-    NEXT_AT(words);                                                          \
+#define STOREH(label, EA, VAL, T, words) \
+  L_##label : { \
+    uint64_t ea = EA; \
+    if (ea + sizeof(T) > memsize) goto trap_oob; \
+    T v = T(VAL); \
+    std::memcpy(mem + ea, &v, sizeof(T)); \
+    NEXT_AT(words); \
   }
 #define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
 #define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
-#define STORE64(name, T)                                             \
-  STOREH(name, EA_BASE2(S(0)), S(1), T, 3)                           \
-  STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2)                      \
-  STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3)                       \
-  STOREH(name##_bv, EA_BASE2(S(0)), acc, T, 3)                       \
-  STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3)                       \
-  STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3)                    \
+#define STORE64(name, T) \
+  STOREH(name, EA_BASE2(S(0)), S(1), T, 3) \
+  STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2) \
+  STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3) \
+  STOREH(name##_bv, EA_BASE2(S(0)), acc, T, 3) \
+  STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3) \
+  STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3) \
   STOREH(name##_av, uint64_t(pc[1]), acc, T, 2)
 // … and with the value a constant carried by the instruction (stores up to 4 bytes)
-#define STORE(name, T)                                               \
-  STORE64(name, T)                                                   \
-  STOREH(name##_ib, EA_BASE2(S(0)), pc[1], T, 3)                     \
-  STOREH(name##_iw, EA_WRAP2(S(0)), pc[1], T, 3)                     \
+#define STORE(name, T) \
+  STORE64(name, T) \
+  STOREH(name##_ib, EA_BASE2(S(0)), pc[1], T, 3) \
+  STOREH(name##_iw, EA_WRAP2(S(0)), pc[1], T, 3) \
   STOREH(name##_ia, uint64_t(pc[1]), pc[0], T, 2)
-#define JUMP(at)                                  \
-  do {                                            \
-    const uint32_t* t_ = (at) + int32_t(*(at));   \
-    BUDGET();                                     \
-    pc = t_;                                      \
+#define JUMP(at) \
+  do { \
+    const uint32_t* t_ = (at) + int32_t(*(at)); \
+    BUDGET(); \
+    pc = t_; \
   } while (0)
-#define MOVE(keep, from, to)                                \
-  do {                                                      \
-    uint64_t* d_ = fp + (to);                               \
-    const uint64_t* s_ = fp + (from);                       \
+#define MOVE(keep, from, to) \
+  do { \
+    uint64_t* d_ = fp + (to); \
+    const uint64_t* s_ = fp + (from); \
     for (uint32_t k_ = 0, n_ = (keep); k_ < n_; k_++) d_[k_] = s_[k_]; \
   } while (0)
 
@@ -551,7 +559,7 @@ L_select_si : {  // the second
   S(3) = U32(S(2)) ? a : uint64_t(pc[1]);
   NEXT_AT(4);
 }
-L_select_ii :
+L_select_ii:
   S(3) = U32(S(2)) ? uint64_t(pc[0]) : uint64_t(pc[1]);
   NEXT_AT(4);
 L_select_a : {  // the condition in the accumulator
@@ -569,7 +577,7 @@ L_select_a_si : {
   S(3) = U32(acc) ? a : uint64_t(pc[1]);
   NEXT_AT(4);
 }
-L_select_a_ii :
+L_select_a_ii:
   S(3) = U32(acc) ? uint64_t(pc[0]) : uint64_t(pc[1]);
   NEXT_AT(4);
 L_copy:
@@ -580,13 +588,13 @@ L_copy2:
   S(3) = S(2);
   NEXT_AT(4);
 // [n, (src, dst) x n]: the copies in order; pc ends past them
-#define COPY_RUN()        \
-  do {                    \
-    uint32_t n_ = *pc++;  \
-    do {                  \
-      S(1) = S(0);        \
-      pc += 2;            \
-    } while (--n_);       \
+#define COPY_RUN() \
+  do { \
+    uint32_t n_ = *pc++; \
+    do { \
+      S(1) = S(0); \
+      pc += 2; \
+    } while (--n_); \
   } while (0)
 L_copyn:
   COPY_RUN();
@@ -663,9 +671,7 @@ L_jmp_unless_a:
   }
   NEXT_AT(2);
 L_br_if:
-  if (!U32(S(0))) {
-    NEXT_AT(5);
-  }
+  if (!U32(S(0))) { NEXT_AT(5); }
   pc++;
   // fallthrough
 L_br:
@@ -708,8 +714,7 @@ L_call_direct : {
   const uint32_t* e = pc + int32_t(pc[0]);
   const uint32_t* h = e - kFuncHeaderWords;
   uint64_t* nfp = fp + pc[1];
-  if (__builtin_expect(fsp == frames_end || uint64_t(stack_end - nfp) < h[kHeadSlots], 0))
-    TRAP(CallStackExhausted, nullptr);
+  if (__builtin_expect(fsp == frames_end || uint64_t(stack_end - nfp) < h[kHeadSlots], 0)) TRAP(CallStackExhausted, nullptr);
   BUDGET();
   *fsp++ = Frame{pc + 2, fp, inst};
   for (uint32_t i = h[kHeadParams], n = h[kHeadLocals]; i < n; i++) nfp[i] = 0;
@@ -732,8 +737,7 @@ L_call_indirect : {
   callee = reinterpret_cast<Func*>(uintptr_t(t->elems[i]));
   if (!callee) TRAP(UninitializedElement, nullptr);
   const FuncType& want = inst->module->types[ti];
-  if (callee->type != &want && !same_type(*callee->type, want))
-    TRAP(IndirectCallTypeMismatch, nullptr);
+  if (callee->type != &want && !same_type(*callee->type, want)) TRAP(IndirectCallTypeMismatch, nullptr);
   goto do_call;
 }
 
@@ -763,8 +767,7 @@ do_call : {
     RELOAD();
     NEXT();
   }
-  if (fsp == frames_end || uint64_t(stack_end - nfp) < callee->frame_slots)
-    TRAP(CallStackExhausted, nullptr);
+  if (fsp == frames_end || uint64_t(stack_end - nfp) < callee->frame_slots) TRAP(CallStackExhausted, nullptr);
   BUDGET();
   *fsp++ = Frame{pc, fp, inst};
   for (uint32_t i = cnp, n = callee->nlocals; i < n; i++) nfp[i] = 0;
@@ -959,13 +962,13 @@ L_I64RemU : {
   BIN64(F64Copysign, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))
   // ---- conversions ----
   UN(I32WrapI64, a & 0xFFFFFFFFu)
-#define TRUNC(name, F, conv, lo, hi, IT, W)                         \
-  L_##name : {                                                  \
-    F x = conv(S(0));                                           \
-    if (x != x) TRAP(InvalidConversion, nullptr);               \
+#define TRUNC(name, F, conv, lo, hi, IT, W) \
+  L_##name : { \
+    F x = conv(S(0)); \
+    if (x != x) TRAP(InvalidConversion, nullptr); \
     if (!(x > (lo) && x < (hi))) TRAP(IntegerOverflow, nullptr); \
-    S(1) = W(IT(x));                                            \
-    NEXT_AT(2);                                                     \
+    S(1) = W(IT(x)); \
+    NEXT_AT(2); \
   }
   TRUNC(I32TruncF32S, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
   TRUNC(I32TruncF32U, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)

@@ -69,10 +69,10 @@ enum : uint32_t {
 
 // Operand words, counted from the first word after the opcode.
 // The first instruction of a pair:
-enum AddImmWords : uint32_t { kAddX, kAddK, kAddSum, kAddEnd };       // i32 `sum = x + k`
+enum AddImmWords : uint32_t { kAddX, kAddK, kAddSum, kAddEnd };            // i32 `sum = x + k`
 enum LoadWords : uint32_t { kLoadAddr, kLoadOffset, kLoadDst, kLoadEnd };  // a load (wrap: x, k)
 // The second instruction, from where the first one's words end:
-enum CmpJmpWords : uint32_t { kCmpB, kCmpTarget, kCmpEnd };     // compare the first's result with b
+enum CmpJmpWords : uint32_t { kCmpB, kCmpTarget, kCmpEnd };  // compare the first's result with b
 enum CondJmpWords : uint32_t { kCondSlot, kCondTarget, kCondEnd };
 enum CallWords : uint32_t { kCallOffset, kCallBase, kCallEnd };
 // copies [n, (src, dst) x n] then a compare-and-jump [a, b, target]
@@ -87,8 +87,14 @@ enum TestWords : uint32_t { kAndA, kAndK, kAndDst, kAndTarget, kAndEnd };
 // i32 operators of kFuse: op1 rotl shl shr_u shr_s and xor add (no rotr: compilers write a
 // rotate by a constant as rotl); op2 (commutative) xor add and or
 constexpr int fuse1_index(uint32_t o) {
-  return o == opc::kI32Rotl ? 0 : o == opc::kI32Shl ? 1 : o == opc::kI32ShrU ? 2 : o == opc::kI32ShrS ? 3
-         : o == opc::kI32And ? 4 : o == opc::kI32Xor ? 5 : o == opc::kI32Add ? 6 : -1;
+  return o == opc::kI32Rotl   ? 0
+         : o == opc::kI32Shl  ? 1
+         : o == opc::kI32ShrU ? 2
+         : o == opc::kI32ShrS ? 3
+         : o == opc::kI32And  ? 4
+         : o == opc::kI32Xor  ? 5
+         : o == opc::kI32Add  ? 6
+                              : -1;
 }
 constexpr int fuse2_index(uint32_t o) {
   return o == opc::kI32Xor ? 0 : o == opc::kI32Add ? 1 : o == opc::kI32And ? 2 : o == opc::kI32Or ? 3 : -1;

@@ -14,8 +14,8 @@ const char* kKindNames[] = {"function", "table", "memory", "global"};
 
 bool link_error(Error* err, Error::Kind kind, const Module* m, const Import& im, const char* what) {
   err->kind = kind;
-  std::snprintf(err->message, sizeof err->message, "import %s.%s (%s): %s",
-                m->names.p + im.module_off, m->names.p + im.name_off, kKindNames[uint8_t(im.kind)], what);
+  std::snprintf(err->message, sizeof err->message, "import %s.%s (%s): %s", m->names.p + im.module_off, m->names.p + im.name_off,
+                kKindNames[uint8_t(im.kind)], what);
   return false;
 }
 

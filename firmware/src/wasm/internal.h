@@ -161,8 +161,8 @@ struct Func {
   Instance* inst;         // null for host functions
   const uint32_t* entry;  // wasm functions: first code word
   uint32_t nparams;
-  uint32_t nlocals;       // params + declared locals
-  uint32_t frame_slots;   // nlocals + maximum operand height
+  uint32_t nlocals;      // params + declared locals
+  uint32_t frame_slots;  // nlocals + maximum operand height
   HostFn host;
   void* user;
 };

@@ -18,27 +18,34 @@ void* malloc_alloc(void*, size_t n) { return std::malloc(n ? n : 1); }
 void malloc_free(void*, void* p) { std::free(p); }
 const Allocator kMalloc = {malloc_alloc, malloc_free, nullptr};
 
-bool is_valtype(uint8_t b) {
-  return b == 0x7F || b == 0x7E || b == 0x7D || b == 0x7C || b == 0x70 || b == 0x6F;
-}
+bool is_valtype(uint8_t b) { return b == 0x7F || b == 0x7E || b == 0x7D || b == 0x7C || b == 0x70 || b == 0x6F; }
 
 bool valid_utf8(const uint8_t* s, uint32_t n) {
   uint32_t i = 0;
   while (i < n) {
     uint8_t c = s[i];
     uint32_t len, cp;
-    if (c < 0x80) { i++; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return false;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else return false;
     if (n - i < len) return false;
     for (uint32_t k = 1; k < len; k++) {
       if ((s[i + k] & 0xC0) != 0x80) return false;
       cp = cp << 6 | (s[i + k] & 0x3F);
     }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
       return false;
     i += len;
   }
@@ -97,9 +104,7 @@ struct Loader {
     return true;
   }
 
-  bool memtype(Limits32* l) {
-    return limits(l, 65536, "memory size must be at most 65536 pages (4GiB)");
-  }
+  bool memtype(Limits32* l) { return limits(l, 65536, "memory size must be at most 65536 pages (4GiB)"); }
   bool tabletype(TableDef* t) {
     if (!reftype(&t->elem)) return false;
     uint8_t flag = r.p < r.end ? *r.p : 0;
@@ -123,10 +128,22 @@ struct Loader {
     e->op = op;
     e->value = 0;
     switch (op) {
-      case opc::kI32Const: e->value = uint32_t(int32_t(r.sleb(32))); got = ValType::I32; break;
-      case opc::kI64Const: e->value = uint64_t(r.sleb(64)); got = ValType::I64; break;
-      case opc::kF32Const: e->value = r.fixed32(); got = ValType::F32; break;
-      case opc::kF64Const: e->value = r.fixed64(); got = ValType::F64; break;
+      case opc::kI32Const:
+        e->value = uint32_t(int32_t(r.sleb(32)));
+        got = ValType::I32;
+        break;
+      case opc::kI64Const:
+        e->value = uint64_t(r.sleb(64));
+        got = ValType::I64;
+        break;
+      case opc::kF32Const:
+        e->value = r.fixed32();
+        got = ValType::F32;
+        break;
+      case opc::kF64Const:
+        e->value = r.fixed64();
+        got = ValType::F64;
+        break;
       case opc::kGlobalGet: {
         uint32_t g = r.u32();
         if (r.failed()) return false;
@@ -156,8 +173,8 @@ struct Loader {
       case opc::kEnd: return r.invalid("type mismatch: empty constant expression");
       default:
         if (opc::info(op).group() == opc::Group::Numeric || op == opc::kLocalGet || op == opc::kLocalSet ||
-            op == opc::kLocalTee || op == opc::kGlobalSet || op == opc::kCall || op == opc::kUnreachable ||
-            op == opc::kNop || op == opc::kDrop || op == opc::kSelect)
+            op == opc::kLocalTee || op == opc::kGlobalSet || op == opc::kCall || op == opc::kUnreachable || op == opc::kNop ||
+            op == opc::kDrop || op == opc::kSelect)
           return r.invalid("constant expression required");
         return r.malformed("illegal opcode in constant expression");
     }
@@ -197,8 +214,7 @@ struct Loader {
       if (!m->types.push(a, ft)) return oom();
     }
     if (r.failed()) return false;
-    for (uint32_t i = 0; i < m->types.n; i++)
-      m->types[i].types = m->type_pool.p + uintptr_t(m->types[i].types);
+    for (uint32_t i = 0; i < m->types.n; i++) m->types[i].types = m->type_pool.p + uintptr_t(m->types[i].types);
     return true;
   }
 
@@ -312,16 +328,21 @@ struct Loader {
           if (e.index >= m->func_types.n) return r.invalid("unknown function");
           refs[e.index] = 1;
           break;
-        case 1: if (e.index >= m->tables.n) return r.invalid("unknown table"); break;
-        case 2: if (e.index >= m->memories.n) return r.invalid("unknown memory"); break;
-        case 3: if (e.index >= m->globals.n) return r.invalid("unknown global"); break;
+        case 1:
+          if (e.index >= m->tables.n) return r.invalid("unknown table");
+          break;
+        case 2:
+          if (e.index >= m->memories.n) return r.invalid("unknown memory");
+          break;
+        case 3:
+          if (e.index >= m->globals.n) return r.invalid("unknown global");
+          break;
         default: return r.malformed("malformed export kind");
       }
       e.kind = ExternKind(kind);
       for (uint32_t k = 0; k < m->exports.n; k++) {
         const Export& o = m->exports[k];
-        if (o.name_len == e.name_len &&
-            std::memcmp(m->names.p + o.name_off, m->names.p + e.name_off, e.name_len) == 0)
+        if (o.name_len == e.name_len && std::memcmp(m->names.p + o.name_off, m->names.p + e.name_off, e.name_len) == 0)
           return r.invalid("duplicate export name");
       }
       if (!m->exports.push(a, e)) return oom();
@@ -425,8 +446,7 @@ struct Loader {
   bool data_section() {
     uint32_t n = r.u32();
     if (r.failed()) return false;
-    if (m->has_datacount && n != m->datacount)
-      return r.malformed("data count and data section have inconsistent lengths");
+    if (m->has_datacount && n != m->datacount) return r.malformed("data count and data section have inconsistent lengths");
     for (uint32_t i = 0; i < n && !r.failed(); i++) {
       uint32_t flags = r.u32();
       if (r.failed()) return false;
@@ -455,9 +475,8 @@ struct Loader {
   }
 
   bool section(uint8_t id) {
-    static const char* const kNames[] = {"custom", "type",   "import", "function", "table",
-                                         "memory", "global", "export", "start",    "element",
-                                         "code",   "data",   "datacount"};
+    static const char* const kNames[] = {"custom", "type",  "import",  "function", "table", "memory",   "global",
+                                         "export", "start", "element", "code",     "data",  "datacount"};
     r.section = kNames[id];
     switch (id) {
       case 0: {
@@ -511,7 +530,9 @@ struct Loader {
       if (id > 12) return r.malformed("malformed section id");
       if (uint32_t(file_end - r.p) < size) return r.malformed("unexpected end: section size out of bounds");
       if (id != 0) {
-        if (kRank[id] <= last_rank) return r.malformed("unexpected content after last section / junk after last section (section out of order or duplicated)");
+        if (kRank[id] <= last_rank)
+          return r.malformed(
+              "unexpected content after last section / junk after last section (section out of order or duplicated)");
         last_rank = kRank[id];
       }
       if (!refs_ready && kRank[id] > kRank[3]) {
@@ -539,8 +560,7 @@ struct Loader {
 const Allocator& default_allocator() { return kMalloc; }
 
 bool same_type(const FuncType& a, const FuncType& b) {
-  return a.nparams == b.nparams && a.nresults == b.nresults &&
-         std::memcmp(a.types, b.types, a.nparams + a.nresults) == 0;
+  return a.nparams == b.nparams && a.nresults == b.nresults && std::memcmp(a.types, b.types, a.nparams + a.nresults) == 0;
 }
 
 Module* module_load(const uint8_t* bytes, size_t len, const Allocator& a, Error* err) {
@@ -589,8 +609,8 @@ void module_free(Module* m) {
 }
 
 size_t module_code_bytes(const Module* m) {
-  return sizeof(Module) + m->code.n * 4 + m->funcs.n * sizeof(FuncCode) + m->types.n * sizeof(FuncType) +
-         m->type_pool.n + m->names.n + m->data_bytes.n + m->elem_items.n * sizeof(ConstExpr);
+  return sizeof(Module) + m->code.n * 4 + m->funcs.n * sizeof(FuncCode) + m->types.n * sizeof(FuncType) + m->type_pool.n +
+         m->names.n + m->data_bytes.n + m->elem_items.n * sizeof(ConstExpr);
 }
 
 }  // namespace wasm

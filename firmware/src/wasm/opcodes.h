@@ -238,7 +238,6 @@
   X(TableFill,          0x11, Variable,   _,   _,   _,    S,     TableFill)
 // clang-format on
 
-
 namespace k32 {
 namespace wasm {
 namespace opc {
@@ -252,12 +251,12 @@ enum class Group : uint8_t { Illegal, Control, Parametric, Variable, Memory, Con
 
 // forms, as bits
 enum : uint16_t {
-  kHandler = 1,    // has a handler of its own
-  kImmForm = 2,    // SI
-  kAccForms = 4,   // SIA
-  kCommutes = 8,   // C
-  kSafeImm = 16,   // D
-  kNoCode = 32,    // R
+  kHandler = 1,   // has a handler of its own
+  kImmForm = 2,   // SI
+  kAccForms = 4,  // SIA
+  kCommutes = 8,  // C
+  kSafeImm = 16,  // D
+  kNoCode = 32,   // R
   kLoad = 64,
   kStore = 128,
 };
@@ -315,7 +314,8 @@ constexpr uint32_t kTableBytes = 0xD3;  // every opcode byte but the 0xFC prefix
 constexpr InfoTable<kTableBytes> make_info() {
   InfoTable<kTableBytes> t{};
 #define K32_OPC_INFO(name, byte, group, in1, in2, out, forms, handler) \
-  if (byte < kTableBytes) t.of[byte] = Info::make(Group::group, K32_FORMS_##forms, K32_TYPE_##in1, K32_TYPE_##in2, K32_TYPE_##out);
+  if (byte < kTableBytes) \
+    t.of[byte] = Info::make(Group::group, K32_FORMS_##forms, K32_TYPE_##in1, K32_TYPE_##in2, K32_TYPE_##out);
   K32_WASM_OPCODES(K32_OPC_INFO)
   uint32_t n = 0;
   for (Info& i : t.of)

@@ -21,11 +21,11 @@
 namespace k32 {
 namespace wasm {
 namespace op {
-constexpr uint32_t kCompares = 10;    // i32 compares, i32.eq .. i32.ge_u
-constexpr uint32_t kAccStride = 29;   // binary opcodes with accumulator variants
-constexpr uint32_t kLoadStride = opc::kI64Load32U - opc::kI32Load + 1;   // loads
-constexpr uint32_t kStoreStride = opc::kI64Store32 - opc::kI32Store + 1; // stores
-constexpr uint32_t kMemOps = opc::kI64Store32 - opc::kI32Load + 1;       // loads and stores
+constexpr uint32_t kCompares = 10;                                        // i32 compares, i32.eq .. i32.ge_u
+constexpr uint32_t kAccStride = 29;                                       // binary opcodes with accumulator variants
+constexpr uint32_t kLoadStride = opc::kI64Load32U - opc::kI32Load + 1;    // loads
+constexpr uint32_t kStoreStride = opc::kI64Store32 - opc::kI32Store + 1;  // stores
+constexpr uint32_t kMemOps = opc::kI64Store32 - opc::kI32Load + 1;        // loads and stores
 enum : uint32_t {
   kUnreachable = opc::kUnreachable,
   kCall = opc::kCall,                  // [function index, base slot of the arguments]
@@ -48,18 +48,18 @@ enum : uint32_t {
   kRefFunc = opc::kRefFunc,      // [dst, function index]
   // Internal instructions are numbered in blocks from here, each block as long as its
   // variants need (the executor's opcode index has an entry for every number below kCount).
-  kFC = 0x100,  // + sub-opcode: saturating truncations [a, dst], the rest stack-style [top, immediates…]
+  kFC = 0x100,                 // + sub-opcode: saturating truncations [a, dst], the rest stack-style [top, immediates…]
   kJmp = kFC + opc::kFCCount,  // [target]; taken jumps count towards the interrupt and fuel checks
-  kJmpIf,       // [cond, target]
-  kJmpUnless,   // [cond, target]
-  kBr,          // [target, keep, from, to]   moves `keep` slots from..from+keep to `to`
-  kBrIf,        // [cond, target, keep, from, to]
-  kBrTable,     // [index slot, n, (target, keep, from, to) x (n+1)]
-  kReturn1,     // kReturn of one result: [1, from]
-  kReturn,      // [nresults, from]
-  kCopy,        // [src, dst]
-  kCopy2,       // [src, dst, src, dst], in order
-  kJmpIfA,      // kJmpIf / kJmpUnless with the condition in the accumulator: [cond (unused), target]
+  kJmpIf,                      // [cond, target]
+  kJmpUnless,                  // [cond, target]
+  kBr,                         // [target, keep, from, to]   moves `keep` slots from..from+keep to `to`
+  kBrIf,                       // [cond, target, keep, from, to]
+  kBrTable,                    // [index slot, n, (target, keep, from, to) x (n+1)]
+  kReturn1,                    // kReturn of one result: [1, from]
+  kReturn,                     // [nresults, from]
+  kCopy,                       // [src, dst]
+  kCopy2,                      // [src, dst, src, dst], in order
+  kJmpIfA,                     // kJmpIf / kJmpUnless with the condition in the accumulator: [cond (unused), target]
   kJmpUnlessA,
   kCopyN,       // [n, (src, dst) x n], in order
   kCallDirect,  // kCall of a function defined in this module: [offset to its body, base slot]
@@ -85,9 +85,9 @@ enum : uint32_t {
   // from there. A canonical slot is read once, so nothing else misses the value. Variants
   // keep their base instruction's layout (the unused words stay), so the compiler switches
   // them by rewriting the opcode word alone.
-  kAcc = kImmEnd,  // + variant * kAccStride + opc::acc_index(binary opcode); variants below
-  kLoadAcc = kAcc + 8 * kAccStride,         // + variant * kLoadStride + (load opcode - 0x28)
-  kStoreAcc = kLoadAcc + 6 * kLoadStride,   // + variant * kStoreStride + (store opcode - 0x36)
+  kAcc = kImmEnd,                          // + variant * kAccStride + opc::acc_index(binary opcode); variants below
+  kLoadAcc = kAcc + 8 * kAccStride,        // + variant * kLoadStride + (load opcode - 0x28)
+  kStoreAcc = kLoadAcc + 6 * kLoadStride,  // + variant * kStoreStride + (store opcode - 0x36)
   // + form * kStoreStride + (store opcode - 0x36): a store of up to 4 bytes whose value is
   // a constant the instruction carries: [addr, imm, offset], [x, imm, k], [imm, ea]
   kStoreImm = kStoreAcc + 5 * kStoreStride,
@@ -115,18 +115,12 @@ enum StoreImmForm : uint32_t { kImmBase, kImmWrap, kImmAbs };
 // accumulator variants: no program of the benchmark set spends even 0.5 % of its
 // instructions in them.) Immediate forms of floats are f32 bits; an f64 constant has one
 // only when an f32 holds it exactly, as 0.5 or 1000.0 do.
-constexpr uint32_t acc_op(uint32_t variant, uint32_t opc) {
-  return kAcc + variant * kAccStride + uint32_t(opc::acc_index(opc));
-}
-constexpr uint32_t load_acc(uint32_t variant, uint32_t load) {
-  return kLoadAcc + variant * kLoadStride + (load - opc::kI32Load);
-}
+constexpr uint32_t acc_op(uint32_t variant, uint32_t opc) { return kAcc + variant * kAccStride + uint32_t(opc::acc_index(opc)); }
+constexpr uint32_t load_acc(uint32_t variant, uint32_t load) { return kLoadAcc + variant * kLoadStride + (load - opc::kI32Load); }
 constexpr uint32_t store_acc(uint32_t variant, uint32_t store) {
   return kStoreAcc + variant * kStoreStride + (store - opc::kI32Store);
 }
-constexpr uint32_t store_imm(uint32_t form, uint32_t store) {
-  return kStoreImm + form * kStoreStride + (store - opc::kI32Store);
-}
+constexpr uint32_t store_imm(uint32_t form, uint32_t store) { return kStoreImm + form * kStoreStride + (store - opc::kI32Store); }
 static_assert(opc::kI32GeU - opc::kI32Eq + 1 == kCompares, "the compare-and-jump forms follow the i32 compares");
 }  // namespace op
 }  // namespace wasm

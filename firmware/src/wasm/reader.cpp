@@ -9,8 +9,7 @@ namespace wasm {
 bool Reader::fail(Error::Kind kind, const char* msg) {
   if (!failed()) {
     err->kind = kind;
-    std::snprintf(err->message, sizeof err->message, "%s section @0x%x: %s", section,
-                  unsigned(offset()), msg);
+    std::snprintf(err->message, sizeof err->message, "%s section @0x%x: %s", section, unsigned(offset()), msg);
   }
   return false;
 }

@@ -73,9 +73,7 @@ void Store::release(void* p) {
 }
 
 Trap trap_ok() { return Trap{TrapCode::None, 0, ""}; }
-Trap trap_make(TrapCode code, const char* message) {
-  return Trap{code, 0, message ? message : trap_text(code)};
-}
+Trap trap_make(TrapCode code, const char* message) { return Trap{code, 0, message ? message : trap_text(code)}; }
 
 const char* trap_text(TrapCode code) {
   switch (code) {
@@ -270,8 +268,7 @@ static bool module_imports(const Module* m, const char* module, const char* name
   return false;
 }
 
-bool store_define_host(Store* s, const char* module, const char* name, const char* sig, HostFn fn,
-                       void* user) {
+bool store_define_host(Store* s, const char* module, const char* name, const char* sig, HostFn fn, void* user) {
   if (s->defines_for && !module_imports(s->defines_for, module, name)) return true;
   Func* f = host_func_new(s, sig, fn, user);
   return f && store_define(s, module, name, Extern{ExternKind::Func, f});

@@ -32,20 +32,15 @@ Trap strings_get(Caller& c, const Value* a, Value* r, int n, const char* const* 
 Trap strings_sizes(Caller& c, const Value* a, Value* r, int n, const char* const* v) {
   uint32_t total = 0;
   for (int i = 0; i < n; i++) total += uint32_t(std::strlen(v[i])) + 1;
-  if (!put32(c, uint32_t(a[0].bits), uint32_t(n)) || !put32(c, uint32_t(a[1].bits), total))
-    return ret(r, kFault);
+  if (!put32(c, uint32_t(a[0].bits), uint32_t(n)) || !put32(c, uint32_t(a[1].bits), total)) return ret(r, kFault);
   return ret(r, kSuccess);
 }
 
-Trap args_get(Caller& c, const Value* a, Value* r, void* u) {
-  return strings_get(c, a, r, cfg_of(u).argc, cfg_of(u).argv);
-}
+Trap args_get(Caller& c, const Value* a, Value* r, void* u) { return strings_get(c, a, r, cfg_of(u).argc, cfg_of(u).argv); }
 Trap args_sizes_get(Caller& c, const Value* a, Value* r, void* u) {
   return strings_sizes(c, a, r, cfg_of(u).argc, cfg_of(u).argv);
 }
-Trap environ_get(Caller& c, const Value* a, Value* r, void* u) {
-  return strings_get(c, a, r, cfg_of(u).envc, cfg_of(u).envp);
-}
+Trap environ_get(Caller& c, const Value* a, Value* r, void* u) { return strings_get(c, a, r, cfg_of(u).envc, cfg_of(u).envp); }
 Trap environ_sizes_get(Caller& c, const Value* a, Value* r, void* u) {
   return strings_sizes(c, a, r, cfg_of(u).envc, cfg_of(u).envp);
 }
@@ -75,13 +70,9 @@ Trap fd_read(Caller& c, const Value* a, Value* r, void*) {
   return ret(r, kSuccess);
 }
 
-Trap fd_close(Caller&, const Value* a, Value* r, void*) {
-  return ret(r, uint32_t(a[0].bits) <= 2 ? kSuccess : kBadf);
-}
+Trap fd_close(Caller&, const Value* a, Value* r, void*) { return ret(r, uint32_t(a[0].bits) <= 2 ? kSuccess : kBadf); }
 
-Trap fd_seek(Caller&, const Value* a, Value* r, void*) {
-  return ret(r, uint32_t(a[0].bits) <= 2 ? kSpipe : kBadf);
-}
+Trap fd_seek(Caller&, const Value* a, Value* r, void*) { return ret(r, uint32_t(a[0].bits) <= 2 ? kSpipe : kBadf); }
 
 Trap fd_fdstat_get(Caller& c, const Value* a, Value* r, void*) {
   uint32_t fd = uint32_t(a[0].bits);
@@ -161,8 +152,7 @@ const Entry kWasi[] = {
 
 bool wasi_define(Store* s, const WasiConfig* cfg) {
   for (const Entry& e : kWasi)
-    if (!store_define_host(s, "wasi_snapshot_preview1", e.name, e.sig, e.fn, const_cast<WasiConfig*>(cfg)))
-      return false;
+    if (!store_define_host(s, "wasi_snapshot_preview1", e.name, e.sig, e.fn, const_cast<WasiConfig*>(cfg))) return false;
   return true;
 }
 

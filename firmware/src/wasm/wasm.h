@@ -15,7 +15,12 @@ namespace wasm {
 constexpr uint32_t kPageSize = 65536;
 
 enum class ValType : uint8_t {
-  I32 = 0x7F, I64 = 0x7E, F32 = 0x7D, F64 = 0x7C, FuncRef = 0x70, ExternRef = 0x6F,
+  I32 = 0x7F,
+  I64 = 0x7E,
+  F32 = 0x7D,
+  F64 = 0x7C,
+  FuncRef = 0x70,
+  ExternRef = 0x6F,
 };
 
 // A value is its raw bits: i32/f32 in the low 32 bits (zero-extended), i64/f64 as is,
@@ -136,8 +141,7 @@ ValType global_type(const Global* g);
 
 // Names importable by the next instantiations: define("k32", "log", {Func, f}).
 bool store_define(Store* s, const char* module, const char* name, Extern e);
-bool store_define_host(Store* s, const char* module, const char* name, const char* sig,
-                       HostFn fn, void* user);
+bool store_define_host(Store* s, const char* module, const char* name, const char* sig, HostFn fn, void* user);
 // From now on store_define_host defines only what `m` imports (and succeeds without a
 // definition for the rest): a pod's store then holds its module's few host functions, not
 // the whole ABI's. `m` must outlive the store's definitions.

@@ -54,12 +54,22 @@ int main() {
   CHECK(!calls::parse_call_headers("Bad Name: x\r\n", &hs, &err));
   CHECK(!calls::parse_call_headers("A: x\ny\r\n", &hs, &err));
   CHECK(calls::parse_call_headers("Content-Type: a\r\ncookie: b\r\nX-Request-Id: c\r\nAccept-Encoding: d\r\nX-Other: e\r\n"
-                                  "Authorization: f\r\n", &hs, &err));
+                                  "Authorization: f\r\n",
+                                  &hs, &err));
   CHECK_EQ(calls::headers_for_pod(hs).size(), 4u);
-  std::vector<http::Header> out = calls::headers_for_outside(
-      {{"X-Kube32-Pod", "a"}, {"x-kube32-call-chain", "b"}, {"X-Kube32", "kept: no dash"}, {"Host", "h"},
-       {"content-length", "1"}, {"Connection", "x"}, {"Transfer-Encoding", "x"}, {"Keep-Alive", "x"}, {"Upgrade", "x"},
-       {"TE", "x"}, {"Trailer", "x"}, {"Expect", "x"}, {"Authorization", "kept"}});
+  std::vector<http::Header> out = calls::headers_for_outside({{"X-Kube32-Pod", "a"},
+                                                              {"x-kube32-call-chain", "b"},
+                                                              {"X-Kube32", "kept: no dash"},
+                                                              {"Host", "h"},
+                                                              {"content-length", "1"},
+                                                              {"Connection", "x"},
+                                                              {"Transfer-Encoding", "x"},
+                                                              {"Keep-Alive", "x"},
+                                                              {"Upgrade", "x"},
+                                                              {"TE", "x"},
+                                                              {"Trailer", "x"},
+                                                              {"Expect", "x"},
+                                                              {"Authorization", "kept"}});
   CHECK_EQ(out.size(), 2u);
 
   // Request heads.

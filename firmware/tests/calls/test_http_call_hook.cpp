@@ -38,8 +38,8 @@ int main() {
     uint16_t r;
     port::random_fill(&r, sizeof r);
     cfg.port = static_cast<uint16_t>(20000 + r % 40000);
-    started = srv.start(cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(203, "text/plain", "0123456789"); },
-                        &err);
+    started = srv.start(
+        cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(203, "text/plain", "0123456789"); }, &err);
   }
   CHECK(started);
 

@@ -24,20 +24,21 @@ int main() {
     uint16_t r;
     port::random_fill(&r, sizeof r);
     cfg.port = static_cast<uint16_t>(20000 + r % 40000);
-    started = srv.start(cfg,
-                        [](http::Request& rq, http::ResponseWriter& w) {
-                          if (rq.path == "/slow") {
-                            port::sleep_ms(3000);
-                            w.send(200, "text/plain", "late");
-                            return;
-                          }
-                          // /endless: 1 KiB chunks every 10 ms for ~20 s unless the reader leaves.
-                          w.begin_stream(200, "text/plain");
-                          std::string chunk(1024, 'z');
-                          for (int i = 0; i < 2000 && w.write_chunk(chunk); ++i) port::sleep_ms(10);
-                          w.end_stream();
-                        },
-                        &err);
+    started = srv.start(
+        cfg,
+        [](http::Request& rq, http::ResponseWriter& w) {
+          if (rq.path == "/slow") {
+            port::sleep_ms(3000);
+            w.send(200, "text/plain", "late");
+            return;
+          }
+          // /endless: 1 KiB chunks every 10 ms for ~20 s unless the reader leaves.
+          w.begin_stream(200, "text/plain");
+          std::string chunk(1024, 'z');
+          for (int i = 0; i < 2000 && w.write_chunk(chunk); ++i) port::sleep_ms(10);
+          w.end_stream();
+        },
+        &err);
   }
   CHECK(started);
   calls::CallEnv env;

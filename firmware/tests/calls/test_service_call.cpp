@@ -25,8 +25,8 @@ static json::Value J(const std::string& text) {
 }
 
 static json::Value pod(const std::string& name, const std::string& node, bool ready, const std::string& app = "web") {
-  return J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-           R"(","namespace":"default","labels":{"app":")" + app + R"("}},"spec":{"nodeName":")" + node +
+  return J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"default","labels":{"app":")" +
+           app + R"("}},"spec":{"nodeName":")" + node +
            R"(","containers":[{"name":"c","ports":[{"name":"http","containerPort":7000}]}]},
            "status":{"phase":"Running","podIP":"127.0.0.1","conditions":[{"type":"Ready","status":")" +
            (ready ? "True" : "False") + R"("}]}})");
@@ -51,17 +51,18 @@ int main() {
     uint16_t r;
     port::random_fill(&r, sizeof r);
     cfg.port = static_cast<uint16_t>(20000 + r % 40000);  // the server reports no ephemeral port
-    started = srv.start(cfg,
-                  [&](http::Request& rq, http::ResponseWriter& w) {
-                    std::lock_guard<std::mutex> lk(mu);
-                    ++requests;
-                    last_pod = rq.header(calls::kPodHeader) ? *rq.header(calls::kPodHeader) : "";
-                    last_chain = rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "";
-                    last_headers.clear();
-                    for (const auto& h : rq.headers) last_headers += h.name + ";";
-                    w.send(200, "text/plain", "remote:" + rq.path + ":" + rq.body);
-                  },
-                  &err);
+    started = srv.start(
+        cfg,
+        [&](http::Request& rq, http::ResponseWriter& w) {
+          std::lock_guard<std::mutex> lk(mu);
+          ++requests;
+          last_pod = rq.header(calls::kPodHeader) ? *rq.header(calls::kPodHeader) : "";
+          last_chain = rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "";
+          last_headers.clear();
+          for (const auto& h : rq.headers) last_headers += h.name + ";";
+          w.send(200, "text/plain", "remote:" + rq.path + ":" + rq.body);
+        },
+        &err);
   }
   CHECK(started);
   const uint16_t pod_port = srv.port();
@@ -75,9 +76,10 @@ int main() {
                     std::to_string(pod_port) + "}}}}"),
                   nullptr) == store::Result::Ok);
   CHECK(st.create("services", "default", "web", J(svc), nullptr) == store::Result::Ok);
-  CHECK(st.create("services", "default", "empty",
-                  J(R"({"metadata":{"name":"empty","namespace":"default"},"spec":{"selector":{"app":"none"},"ports":[{"port":80}]}})"),
-                  nullptr) == store::Result::Ok);
+  CHECK(st.create(
+            "services", "default", "empty",
+            J(R"({"metadata":{"name":"empty","namespace":"default"},"spec":{"selector":{"app":"none"},"ports":[{"port":80}]}})"),
+            nullptr) == store::Result::Ok);
   CHECK(st.create("pods", "default", "remote-0", pod("remote-0", "worker-1", true), nullptr) == store::Result::Ok);
   CHECK(st.create("pods", "default", "unready", pod("unready", "worker-1", false), nullptr) == store::Result::Ok);
 
@@ -87,8 +89,7 @@ int main() {
   senv.inproc_stack_bytes = 1024;
   std::string local_seen;
   uint64_t local_deadline = 0;
-  senv.local = [&](const std::string& key, const http::Request& rq, calls::LocalResponse* out,
-                   uint64_t deadline_ms) -> int32_t {
+  senv.local = [&](const std::string& key, const http::Request& rq, calls::LocalResponse* out, uint64_t deadline_ms) -> int32_t {
     local_seen = key + "|" + (rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "");
     local_deadline = deadline_ms;
     out->status = 202;
@@ -134,8 +135,8 @@ int main() {
   auto body = [&](const calls::CallReply& r) { return std::string(reinterpret_cast<char*>(buf), r.resp_len); };
 
   // Remote pod over the pool, every name form of the table.
-  for (const char* u : {"http://web/x", "http://web.default/x", "http://web.default.svc/x",
-                        "http://web.default.svc.cluster.local:80/x"}) {
+  for (const char* u :
+       {"http://web/x", "http://web.default/x", "http://web.default.svc/x", "http://web.default.svc.cluster.local:80/x"}) {
     calls::CallReply r = call(u, "Content-Type: text/plain\r\nX-Secret: no\r\nCookie: c=1\r\nX-Request-Id: 7\r\n");
     CHECK_EQ(r.rc, 200);
     CHECK_EQ(body(r), "remote:/x:B");
@@ -155,7 +156,8 @@ int main() {
   // Loops: the target already in the chain, or a chain of K32_CALL_CHAIN_MAX.
   CHECK_EQ(call("http://web/", "", "default/remote-0").rc, K32_ERR_LOOP);
   std::string long_chain;
-  for (uint32_t i = 0; i + 1 < K32_CALL_CHAIN_MAX; ++i) long_chain += (i ? "," : "") + std::string("default/p") + std::to_string(i);
+  for (uint32_t i = 0; i + 1 < K32_CALL_CHAIN_MAX; ++i)
+    long_chain += (i ? "," : "") + std::string("default/p") + std::to_string(i);
   CHECK_EQ(call("http://web/", "", long_chain).rc, K32_ERR_LOOP);
   long_chain = long_chain.substr(0, long_chain.rfind(','));
   CHECK_EQ(call("http://web/", "", long_chain).rc, 200);
@@ -179,9 +181,11 @@ int main() {
 
   // NetworkPolicy: a deny-all for the caller -> PERM.
   CHECK(st.create("pods", "default", "caller", pod("caller", "cp", true, "client"), nullptr) == store::Result::Ok);
-  CHECK(st.create("networking.k8s.io/networkpolicies", "default", "deny",
-                  J(R"({"metadata":{"name":"deny","namespace":"default"},"spec":{"podSelector":{"matchLabels":{"app":"client"}},"policyTypes":["Egress"],"egress":[{"to":[{"podSelector":{"matchLabels":{"app":"db"}}}]}]}})"),
-                  nullptr) == store::Result::Ok);
+  CHECK(
+      st.create(
+          "networking.k8s.io/networkpolicies", "default", "deny",
+          J(R"({"metadata":{"name":"deny","namespace":"default"},"spec":{"podSelector":{"matchLabels":{"app":"client"}},"policyTypes":["Egress"],"egress":[{"to":[{"podSelector":{"matchLabels":{"app":"db"}}}]}]}})"),
+          nullptr) == store::Result::Ok);
   CHECK_EQ(call("http://web/").rc, K32_ERR_PERM);
   CHECK(st.remove("networking.k8s.io/networkpolicies", "default", "deny", 0, nullptr) == store::Result::Ok);
   CHECK_EQ(call("http://web/").rc, 200);  // a change applies from the next call

@@ -51,7 +51,8 @@ int main() {
   std::string err;
   CHECK(st.open("", &err));
   json::Value stored;
-  CHECK(st.create("namespaces", "", "default", parse("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}"),
+  CHECK(st.create("namespaces", "", "default",
+                  parse("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}"),
                   &stored) == store::Result::Ok);
   api::ApiServer api(&st, api::ApiConfig());
   controllers::ControllerManager cm(&api);
@@ -60,7 +61,8 @@ int main() {
   json::Value dep = parse(
       "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":4,"
       "\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"strategy\":{\"rollingUpdate\":{\"maxSurge\":1,\"maxUnavailable\":0}},"
-      "\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"a\"}]}}}}");
+      "\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"a\"}]}}}"
+      "}");
   CHECK(api.local_create(*dep_res, "default", dep, &stored).ok());
   // Defaults were applied on the way in.
   CHECK_EQ(stored["spec"]["revisionHistoryLimit"].as_int(), 10);
@@ -89,9 +91,9 @@ int main() {
   // The scaling step is reported on the Deployment, as kube-controller-manager does.
   bool scaled_event = false;
   for (const auto& e : list(&st, "events"))
-    scaled_event = scaled_event || (e["reason"].as_string() == "ScalingReplicaSet" &&
-                                    e["involvedObject"]["kind"].as_string() == "Deployment" &&
-                                    e["message"].as_string() == "Scaled up replica set web-" + hash + " from 0 to 4");
+    scaled_event = scaled_event ||
+                   (e["reason"].as_string() == "ScalingReplicaSet" && e["involvedObject"]["kind"].as_string() == "Deployment" &&
+                    e["message"].as_string() == "Scaled up replica set web-" + hash + " from 0 to 4");
   CHECK(scaled_event);
 
   // A new image rolls out one pod at a time: never more than 5 pods, never fewer than 4 ready.
@@ -132,10 +134,11 @@ int main() {
 
   // minReadySeconds: pods Ready for 5 s of the 60 required are not available yet; Recreate
   // starts no new pod while an old one still runs.
-  json::Value slow = parse(
-      "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"slow\"},\"spec\":{\"replicas\":2,"
-      "\"minReadySeconds\":60,\"strategy\":{\"type\":\"Recreate\"},\"selector\":{\"matchLabels\":{\"app\":\"slow\"}},"
-      "\"template\":{\"metadata\":{\"labels\":{\"app\":\"slow\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"a\"}]}}}}");
+  json::Value slow =
+      parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"slow\"},\"spec\":{\"replicas\":2,"
+            "\"minReadySeconds\":60,\"strategy\":{\"type\":\"Recreate\"},\"selector\":{\"matchLabels\":{\"app\":\"slow\"}},"
+            "\"template\":{\"metadata\":{\"labels\":{\"app\":\"slow\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+            "\"a\"}]}}}}");
   CHECK(api.local_create(*dep_res, "default", slow, &stored).ok());
   for (int i = 0; i < 4; ++i) cm.pass();
   run_pods(&st, port::wall_time_s() - 5);

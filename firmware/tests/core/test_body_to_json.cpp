@@ -34,7 +34,7 @@ int main() {
   CHECK(!text::valid_utf8("\xed\xa0\x80"));      // surrogate U+D800
   CHECK(!text::valid_utf8("\xf4\x90\x80\x80"));  // U+110000
   CHECK(!text::valid_utf8("\x80"));
-  CHECK(!text::valid_utf8("\xe2\x82"));          // truncated
+  CHECK(!text::valid_utf8("\xe2\x82"));  // truncated
 
   json::Value v;
   std::string err;

@@ -14,7 +14,8 @@ int main() {
   console::Dispatcher d;
   d.add("STATUS", [](const json::Value&) { return console::Reply{true, json::Value(), ""}; });
   // A CR inside the name (a UART line with a stray CR before the LF that ends it).
-  std::string a = d.handle_line("K32_CMD:KUKUUS\r\x88" "boot noise");
+  std::string a = d.handle_line("K32_CMD:KUKUUS\r\x88"
+                                "boot noise");
   CHECK(a.rfind("K32_RESP:? ERR", 0) == 0);
   CHECK(one_line(a));
   // An overlong name with a CR in it.

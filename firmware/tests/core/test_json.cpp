@@ -48,8 +48,8 @@ static void test_parse_dropping() {
   Value v;
   k32::json::ParseError e;
   CHECK(k32::json::parse_dropping(
-      R"({"items":[{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},"spec":{}}],"managedFields":1})",
-      "managedFields", &v, &e));
+      R"({"items":[{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},"spec":{}}],"managedFields":1})", "managedFields",
+      &v, &e));
   CHECK_EQ(k32::json::dump(v), std::string(R"({"items":[{"metadata":{"name":"a"},"spec":{}}]})"));
   // Errors inside a dropped member still fail the parse.
   CHECK(!k32::json::parse_dropping(R"({"managedFields":[1,}]})", "managedFields", &v, &e));
@@ -67,7 +67,8 @@ int main() {
   CHECK_EQ(v["b"].items()[2].str(), std::string("x\xc3\xa9\xf0\x9f\x98\x80"));
   CHECK_EQ(v["c"]["d"].as_double(), -2500.0);
   // Insertion order is kept and output is compact.
-  CHECK_EQ(k32::json::dump(v), std::string(R"({"a":1,"b":[true,null,"x)") + "\xc3\xa9\xf0\x9f\x98\x80" + R"("],"c":{"d":-2500}})");
+  CHECK_EQ(k32::json::dump(v),
+           std::string(R"({"a":1,"b":[true,null,"x)") + "\xc3\xa9\xf0\x9f\x98\x80" + R"("],"c":{"d":-2500}})");
   // Round trip of escapes.
   Value s("line\n\"quote\"\t\x01");
   Value back;
@@ -77,8 +78,8 @@ int main() {
   CHECK(!k32::json::parse("{\"a\":}", &v, &e));
   CHECK_EQ(e.offset, 5u);
   CHECK(e.message.find("offset 5") != std::string::npos);
-  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "tru", "\"\\x\"", "\"\xff\"", "\"\\ud800\"",
-                          "[1] 2", "{\"a\":1,}", "\"a\nb\""}) {
+  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "tru", "\"\\x\"", "\"\xff\"", "\"\\ud800\"", "[1] 2",
+                          "{\"a\":1,}", "\"a\nb\""}) {
     CHECK(!parses(bad));
   }
   // Nesting deeper than the limit is refused instead of exhausting the stack.
@@ -123,7 +124,8 @@ int main() {
     Value v("leaf");
     for (int levels = 1; levels <= 8; ++levels) {
       Value o = levels % 2 ? Value::object() : Value::array();
-      if (o.is_object()) o.set("k", v); else o.push(v);
+      if (o.is_object()) o.set("k", v);
+      else o.push(v);
       v = o;
       CHECK_EQ(k32::json::depth(v), levels);
       std::string text = k32::json::dump(v);

@@ -38,8 +38,7 @@ static void table_is_consistent() {
   }
   CHECK(n >= 14);
   const api::ResourceInfo* pods = api::find_resource("", "v1", "pods");
-  CHECK(pods && pods->has_subresource("status") && pods->has_subresource("binding") &&
-        !pods->has_subresource("stat"));
+  CHECK(pods && pods->has_subresource("status") && pods->has_subresource("binding") && !pods->has_subresource("stat"));
 }
 
 static void name_rules() {

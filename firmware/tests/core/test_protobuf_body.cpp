@@ -30,7 +30,10 @@ int main() {
   k32::json::Value obj;
   std::string err;
   CHECK(k32::api::decode_protobuf_object(body, &obj, &err));
-  CHECK_EQ(k32::json::dump(obj), std::string(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm1","namespace":"default","labels":{"app":"web"}},"data":{"k":"v"},"binaryData":{"b":"AQI="}})"));
+  CHECK_EQ(
+      k32::json::dump(obj),
+      std::string(
+          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm1","namespace":"default","labels":{"app":"web"}},"data":{"k":"v"},"binaryData":{"b":"AQI="}})"));
   // A Service as `kubectl create service clusterip web --tcp=80:7000` sends it: Go's zero
   // values for omitempty fields (generateName "", nodePort 0) are on the wire and dropped.
   std::string svc_meta = field(1, "web") + field(2, "") + field(3, "") + field(11, field(1, "app") + field(2, "web"));
@@ -40,7 +43,10 @@ int main() {
   std::string svc_raw = field(1, svc_meta) + field(2, spec) + field(3, "");
   std::string svc = std::string("k8s\0", 4) + field(1, field(1, "v1") + field(2, "Service")) + field(2, svc_raw);
   CHECK(k32::api::decode_protobuf_object(svc, &obj, &err));
-  CHECK_EQ(k32::json::dump(obj), std::string(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"app":"web"}},"spec":{"ports":[{"name":"80-7000","protocol":"TCP","port":80,"targetPort":7000}],"selector":{"app":"web"},"type":"ClusterIP"},"status":{}})"));
+  CHECK_EQ(
+      k32::json::dump(obj),
+      std::string(
+          R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"app":"web"}},"spec":{"ports":[{"name":"80-7000","protocol":"TCP","port":80,"targetPort":7000}],"selector":{"app":"web"},"type":"ClusterIP"},"status":{}})"));
   // A named targetPort is the string form of IntOrString (type 1).
   std::string named = field(1, "http") + varint_field(3, 80) + field(4, varint_field(1, 1) + field(3, "web"));
   std::string svc2 = std::string("k8s\0", 4) + field(1, field(1, "v1") + field(2, "Service")) +

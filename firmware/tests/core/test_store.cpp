@@ -23,8 +23,8 @@ int main() {
   uint8_t rnd[8];
   k32::port::random_fill(rnd, sizeof rnd);
   char name[64];
-  std::snprintf(name, sizeof name, "/tmp/k32-store-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
-                rnd[4], rnd[5], rnd[6], rnd[7]);
+  std::snprintf(name, sizeof name, "/tmp/k32-store-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+                rnd[5], rnd[6], rnd[7]);
   std::string dir = name;
   CHECK(k32::port::dir_ensure(dir.c_str()));
   std::string err;

@@ -84,8 +84,8 @@ void deep_objects_load_again() {
     CHECK(st.create("configmaps", "default", "deep", deep_cm("deep", deepest), &stored) == Result::Ok);
     for (const char* n : {"a", "b", "c"}) CHECK(st.create("configmaps", "default", n, cm(n), &stored) == Result::Ok);
     // A record deeper than the store reads is refused, not written.
-    CHECK(st.create("configmaps", "default", "deeper", deep_cm("deeper", k32::store::format::kRecordDepthMax),
-                    &stored) == Result::TooDeep);
+    CHECK(st.create("configmaps", "default", "deeper", deep_cm("deeper", k32::store::format::kRecordDepthMax), &stored) ==
+          Result::TooDeep);
   }
   {
     ObjectStore st(roomy());

@@ -71,7 +71,8 @@ int main() {
 
   // Garbage of every shape: the server may answer an error or close, never stop serving.
   uint32_t seed = 1234;
-  const std::string base = "POST /p?q=v HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+  const std::string base =
+      "POST /p?q=v HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
   for (int i = 0; i < 300; ++i) {
     std::string m = base;
     for (int k = 0; k < 3; ++k) {

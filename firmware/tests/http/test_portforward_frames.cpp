@@ -41,14 +41,16 @@ int main() {
   CHECK(ws_parse(hello, &f, &used, &err) == ws::Parse::Ok);
   CHECK(f.fin && f.opcode == ws::kText && f.payload == "Hello" && used == 11);
   CHECK(ws_parse(hello.substr(0, 8), &f, &used, &err) == ws::Parse::NeedMore);
-  CHECK(ws_parse(std::string("\x81\x05Hello", 7), &f, &used, &err) == ws::Parse::Error);  // unmasked
-  CHECK(ws_parse(std::string("\xc1\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);  // RSV1
-  CHECK(ws_parse(std::string("\x83\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);  // opcode 3
-  CHECK(ws_parse(std::string("\x09\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);  // fragmented ping
-  CHECK(ws_parse(std::string("\x82\xfe\x00\x10", 4), &f, &used, &err) == ws::Parse::Error);  // 16 in 2 bytes
+  CHECK(ws_parse(std::string("\x81\x05Hello", 7), &f, &used, &err) == ws::Parse::Error);           // unmasked
+  CHECK(ws_parse(std::string("\xc1\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);        // RSV1
+  CHECK(ws_parse(std::string("\x83\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);        // opcode 3
+  CHECK(ws_parse(std::string("\x09\x80\0\0\0\0", 6), &f, &used, &err) == ws::Parse::Error);        // fragmented ping
+  CHECK(ws_parse(std::string("\x82\xfe\x00\x10", 4), &f, &used, &err) == ws::Parse::Error);        // 16 in 2 bytes
   CHECK(ws_parse(std::string("\x82\xfe\x08\x00", 4), &f, &used, &err, 1024) == ws::Parse::Error);  // over the limit
   CHECK(err.find("limit") != std::string::npos);
-  CHECK_EQ(ws::encode_frame(ws::kBinary, "ab"), std::string("\x82\x02" "ab", 4));
+  CHECK_EQ(ws::encode_frame(ws::kBinary, "ab"), std::string("\x82\x02"
+                                                            "ab",
+                                                            4));
   CHECK_EQ(ws::encode_frame(ws::kBinary, std::string(300, 'x')).substr(0, 4), std::string("\x82\x7e\x01\x2c", 4));
 
   // SPDY frames: a PING, and what must be refused.

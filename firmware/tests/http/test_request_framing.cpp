@@ -78,15 +78,18 @@ int main() {
 
   // Two framings for one body: the relay and the server behind it could pick different ones.
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                 "0\r\n\r\n"), "400"));
+                                 "0\r\n\r\n"),
+                  "400"));
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 5\r\n\r\nabcde"), "400"));
   // The same Content-Length twice is one framing (proxies do repeat it).
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n"
-                                 "Connection: close\r\n\r\nabc"), "200"));
+                                 "Connection: close\r\n\r\nabc"),
+                  "200"));
 
   // Chunk sizes are hex digits: strtoul's "0x", signs and spaces are not.
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                                 "3\r\nabc\r\n0\r\n\r\n"), "200"));
+                                 "3\r\nabc\r\n0\r\n\r\n"),
+                  "200"));
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n0\r\n\r\n"), "400"));
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n"), "400"));
   CHECK(status_is(exchange(port, "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nabc\r\n0\r\n\r\n"), "400"));

@@ -11,8 +11,7 @@ using namespace k32;
 using namespace k32::kubelet;
 
 static json::Value pod(const char* resources) {
-  std::string s = std::string(R"({"spec":{"containers":[{"name":"a","resources":)") + resources +
-                  R"(},{"name":"b"}]}})";
+  std::string s = std::string(R"({"spec":{"containers":[{"name":"a","resources":)") + resources + R"(},{"name":"b"}]}})";
   json::Value v;
   json::ParseError pe;
   CHECK(json::parse(s, &v, &pe));

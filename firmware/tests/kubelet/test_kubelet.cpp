@@ -148,9 +148,11 @@ static std::string find_env(const std::vector<std::pair<std::string, std::string
 
 static void test_service_env() {
   json::Value pod = parse("{\"metadata\":{\"name\":\"client\",\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[]}}");
-  json::Value svc = parse("{\"metadata\":{\"name\":\"my-db\"},\"spec\":{\"selector\":{\"app\":\"db\"},\"ports\":["
-                          "{\"name\":\"http\",\"port\":80,\"targetPort\":7000},{\"name\":\"admin\",\"port\":81,\"targetPort\":7001}]}}");
-  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000},{\"name\":\"admin\",\"port\":7001}]}]}");
+  json::Value svc =
+      parse("{\"metadata\":{\"name\":\"my-db\"},\"spec\":{\"selector\":{\"app\":\"db\"},\"ports\":["
+            "{\"name\":\"http\",\"port\":80,\"targetPort\":7000},{\"name\":\"admin\",\"port\":81,\"targetPort\":7001}]}}");
+  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000},{"
+                         "\"name\":\"admin\",\"port\":7001}]}]}");
   std::vector<std::pair<std::string, std::string>> out;
   service_env(svc, ep, pod, "10.0.0.1", &out);
   CHECK_EQ(find_env(out, "MY_DB_SERVICE_HOST"), std::string("10.0.0.7"));
@@ -163,15 +165,19 @@ static void test_service_env() {
   CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_PORT"), std::string("7001"));
   CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_ADDR"), std::string("10.0.0.7"));
   // A Service selecting the starting pod itself points at the local node.
-  json::Value self = parse("{\"metadata\":{\"name\":\"client\"},\"spec\":{\"selector\":{\"app\":\"client\"},\"ports\":[{\"port\":80,\"targetPort\":\"web\"}]}}");
-  json::Value pod2 = parse("{\"metadata\":{\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[{\"ports\":[{\"name\":\"web\",\"containerPort\":7000}]}]}}");
+  json::Value self = parse("{\"metadata\":{\"name\":\"client\"},\"spec\":{\"selector\":{\"app\":\"client\"},\"ports\":[{\"port\":"
+                           "80,\"targetPort\":\"web\"}]}}");
+  json::Value pod2 = parse("{\"metadata\":{\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[{\"ports\":[{\"name\":"
+                           "\"web\",\"containerPort\":7000}]}]}}");
   out.clear();
   service_env(self, json::Value(), pod2, "10.0.0.1", &out);
   CHECK_EQ(find_env(out, "CLIENT_SERVICE_HOST"), std::string("10.0.0.1"));
   CHECK_EQ(find_env(out, "CLIENT_SERVICE_PORT"), std::string("7000"));
   // Headless, ExternalName, selector-less and backend-less Services inject nothing.
-  for (const char* s : {"{\"metadata\":{\"name\":\"h\"},\"spec\":{\"clusterIP\":\"None\",\"selector\":{\"app\":\"db\"},\"ports\":[{\"port\":1}]}}",
-                        "{\"metadata\":{\"name\":\"x\"},\"spec\":{\"type\":\"ExternalName\",\"selector\":{\"app\":\"db\"},\"ports\":[{\"port\":1}]}}",
+  for (const char* s : {"{\"metadata\":{\"name\":\"h\"},\"spec\":{\"clusterIP\":\"None\",\"selector\":{\"app\":\"db\"},\"ports\":"
+                        "[{\"port\":1}]}}",
+                        "{\"metadata\":{\"name\":\"x\"},\"spec\":{\"type\":\"ExternalName\",\"selector\":{\"app\":\"db\"},"
+                        "\"ports\":[{\"port\":1}]}}",
                         "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"ports\":[{\"port\":1}]}}"}) {
     out.clear();
     service_env(parse(s), ep, pod, "10.0.0.1", &out);

@@ -75,16 +75,20 @@ int main() {
   CHECK(allowed({kSpecPolicy}, kProbe, host("192.168.5.20", 8000)));
 
   // A policy in another namespace never selects the caller.
-  CHECK(allowed({R"({"metadata":{"name":"x","namespace":"data"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[]}})"},
-                kProbe, host("1.1.1.1", 80)));
+  CHECK(
+      allowed({R"({"metadata":{"name":"x","namespace":"data"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[]}})"},
+              kProbe, host("1.1.1.1", 80)));
 
   // egress: [] allows nothing; Ingress-only policies do not restrict egress.
-  const char* deny_all = R"({"metadata":{"name":"deny","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[]}})";
+  const char* deny_all =
+      R"({"metadata":{"name":"deny","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[]}})";
   CHECK(!allowed({deny_all}, kProbe, host("1.1.1.1", 80)));
-  const char* ingress_only = R"({"metadata":{"name":"in","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Ingress"]}})";
+  const char* ingress_only =
+      R"({"metadata":{"name":"in","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Ingress"]}})";
   CHECK(allowed({ingress_only}, kProbe, host("1.1.1.1", 80)));
   // policyTypes absent: Egress only when the policy has egress rules (kube-apiserver's default).
-  const char* untyped_rules = R"({"metadata":{"name":"u","namespace":"default"},"spec":{"podSelector":{},"egress":[{"ports":[{"port":53}]}]}})";
+  const char* untyped_rules =
+      R"({"metadata":{"name":"u","namespace":"default"},"spec":{"podSelector":{},"egress":[{"ports":[{"port":53}]}]}})";
   CHECK(!allowed({untyped_rules}, kProbe, host("1.1.1.1", 80)));
   CHECK(allowed({untyped_rules}, kProbe, host("1.1.1.1", 53)));
   const char* untyped_none = R"({"metadata":{"name":"u","namespace":"default"},"spec":{"podSelector":{}}})";
@@ -100,7 +104,8 @@ int main() {
   CHECK(allowed({all_ports_10}, kProbe, host("10.9.9.9", 1)));
   CHECK(allowed({all_ports_10}, kProbe, host("10.9.9.9", 65535)));
   CHECK(!allowed({all_ports_10}, kProbe, host("11.0.0.1", 80)));
-  const char* rule_everything = R"({"metadata":{"name":"e","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[{}]}})";
+  const char* rule_everything =
+      R"({"metadata":{"name":"e","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],"egress":[{}]}})";
   CHECK(allowed({rule_everything}, kProbe, host("11.0.0.1", 80)));
 
   // Port ranges with endPort, and non-TCP protocols never match.
@@ -128,7 +133,8 @@ int main() {
   const char* ns_and_pod = R"({"metadata":{"name":"np","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],
       "egress":[{"to":[{"namespaceSelector":{"matchLabels":{"team":"data"}},"podSelector":{"matchLabels":{"app":"db"}}}]}]}})";
   CHECK(allowed({ns_and_pod}, kProbe, pod_dst));
-  const char* ns_and_wrong_pod = R"({"metadata":{"name":"np","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],
+  const char* ns_and_wrong_pod =
+      R"({"metadata":{"name":"np","namespace":"default"},"spec":{"podSelector":{},"policyTypes":["Egress"],
       "egress":[{"to":[{"namespaceSelector":{"matchLabels":{"team":"data"}},"podSelector":{"matchLabels":{"app":"web"}}}]}]}})";
   CHECK(!allowed({ns_and_wrong_pod}, kProbe, pod_dst));
   // podSelector alone: only pods of the policy's own namespace.

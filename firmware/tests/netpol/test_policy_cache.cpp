@@ -78,8 +78,8 @@ int main() {
   CHECK(cache.check("default/probe", out8000, "", 300).allowed);  // no policies: default allow
 
   // A deny-all policy appears: invisible until the relist interval, then applied.
-  api.policies["default"].push_back(
-      J(R"({"metadata":{"namespace":"default","name":"deny"},"spec":{"podSelector":{"matchLabels":{"app":"egress-probe"}},"policyTypes":["Egress"],"egress":[]}})"));
+  api.policies["default"].push_back(J(
+      R"({"metadata":{"namespace":"default","name":"deny"},"spec":{"podSelector":{"matchLabels":{"app":"egress-probe"}},"policyTypes":["Egress"],"egress":[]}})"));
   int lists_before = api.lists;
   cache.relist_due(200 + K32_POLICY_RELIST_MS - 1);
   CHECK_EQ(api.lists, lists_before);

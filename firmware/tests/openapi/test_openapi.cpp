@@ -35,7 +35,7 @@ void lookup() {
   // Only v2 has a protobuf form: v3 asked for protobuf still answers JSON.
   CHECK(k32::openapi::find("/openapi/v3/api/v1", true, &v3));
   CHECK(std::strcmp(v3.content_type, "application/json") == 0);
-  CHECK(k32::openapi::find("/openapi/v3/apis/apps/v1", false, &v3));  // Deployments, ReplicaSets
+  CHECK(k32::openapi::find("/openapi/v3/apis/apps/v1", false, &v3));         // Deployments, ReplicaSets
   CHECK(!k32::openapi::find("/openapi/v3/apis/batch/v1", false, &missing));  // Jobs are not served
   CHECK(!k32::openapi::find("/openapi/v2/", false, &missing));
   CHECK(!k32::openapi::find(nullptr, false, &missing));
@@ -62,8 +62,7 @@ void v3_index_and_field_validation() {
   k32::openapi::Document idx;
   CHECK(k32::openapi::find("/openapi/v3", false, &idx));
   Value index = parse_doc(idx);
-  const char* gvs[] = {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1",
-                       "apis/networking.k8s.io/v1"};
+  const char* gvs[] = {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/networking.k8s.io/v1"};
   for (const char* gv : gvs) {
     std::string url = index["paths"][gv]["serverRelativeURL"].as_string();
     std::string path = "/openapi/v3/" + std::string(gv);
@@ -95,25 +94,31 @@ struct FieldCase {
 
 void check_fields() {
   const FieldCase cases[] = {
-      {"v1/Pod", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},
+      {"v1/Pod",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},
          "spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80}],
-         "resources":{"limits":{"cpu":"100m","memory":1024}}}]}})", true, {}},
-      {"v1/Pod", R"({"spec":{"foo":1,"containers":[{"name":"c","bar":{"x":1}}]},"extra":true})", true,
+         "resources":{"limits":{"cpu":"100m","memory":1024}}}]}})",
+       true,
+       {}},
+      {"v1/Pod",
+       R"({"spec":{"foo":1,"containers":[{"name":"c","bar":{"x":1}}]},"extra":true})",
+       true,
        {".spec.foo", ".spec.containers[0].bar", ".extra"}},
       {"v1/Pod", R"({"spec":{"containers":"nope"}})", false, {}},
       {"v1/Pod", R"({"spec":{"containers":[{"ports":[{"containerPort":"80"}]}]}})", false, {}},
-      {"v1/Service", R"({"spec":{"ports":[{"port":80,"targetPort":"http"},{"port":81,"targetPort":8081}]}})", true,
-       {}},
+      {"v1/Service", R"({"spec":{"ports":[{"port":80,"targetPort":"http"},{"port":81,"targetPort":8081}]}})", true, {}},
       {"v1/Service", R"({"spec":{"ports":[{"port":80,"targetPort":true}]}})", false, {}},
       {"v1/ConfigMap", R"({"data":{"a":"b"},"binaryData":{"b":"AAAA"},"immutable":false})", true, {}},
       {"v1/ConfigMap", R"({"data":{"a":1}})", false, {}},
       {"v1/Pod", R"({"metadata":{"managedFields":[{"fieldsV1":{"f:anything":{}}}]}})", true, {}},
-      {"networking.k8s.io/v1/Ingress", R"({"spec":{"rules":[{"host":"h","http":{"paths":[{"path":"/",
-         "pathType":"Prefix","backend":{"service":{"name":"s","port":{"number":80}}}}]}}]}})", true, {}},
+      {"networking.k8s.io/v1/Ingress",
+       R"({"spec":{"rules":[{"host":"h","http":{"paths":[{"path":"/",
+         "pathType":"Prefix","backend":{"service":{"name":"s","port":{"number":80}}}}]}}]}})",
+       true,
+       {}},
       {"networking.k8s.io/v1/NetworkPolicy", R"({"spec":{"podSelector":{},"egres":[]}})", true, {".spec.egres"}},
       {"coordination.k8s.io/v1/Lease", R"({"spec":{"holderIdentity":"n","leaseDurationSeconds":40}})", true, {}},
-      {"discovery.k8s.io/v1/EndpointSlice", R"({"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]})",
-       true, {}},
+      {"discovery.k8s.io/v1/EndpointSlice", R"({"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]})", true, {}},
       {"v1/Frob", "{}", false, {}},
   };
   for (const auto& c : cases) {

@@ -23,8 +23,7 @@ inline k32::json::Value J(const char* text) {
 // CHECK that two values are equal, printing both when not.
 inline bool same(const char* what, const k32::json::Value& got, const k32::json::Value& want) {
   if (got == want) return true;
-  std::fprintf(stderr, "%s:\n  got:  %s\n  want: %s\n", what, k32::json::dump(got).c_str(),
-               k32::json::dump(want).c_str());
+  std::fprintf(stderr, "%s:\n  got:  %s\n  want: %s\n", what, k32::json::dump(got).c_str(), k32::json::dump(want).c_str());
   return false;
 }
 

@@ -26,14 +26,14 @@ void create_and_reapply() {
   CHECK_EQ(e["operation"].as_string(), "Apply");
   CHECK_EQ(e["apiVersion"].as_string(), "v1");
   CHECK_EQ(e["fieldsType"].as_string(), "FieldsV1");
-  CHECK(same("fieldsV1", e["fieldsV1"],
-             J(R"({"f:data":{"f:k":{},"f:k2":{}},"f:metadata":{"f:labels":{"f:a":{},"f:b":{}}}})")));
+  CHECK(same("fieldsV1", e["fieldsV1"], J(R"({"f:data":{"f:k":{},"f:k2":{}},"f:metadata":{"f:labels":{"f:a":{},"f:b":{}}}})")));
 
   // Another writer (Update) adds a label of its own.
   Value live = r.object;
   live.find("metadata")->find("labels")->set("c", "3");
-  live.find("metadata")->find("managedFields")->push(
-      J(R"({"manager":"kubectl-label","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1",
+  live.find("metadata")
+      ->find("managedFields")
+      ->push(J(R"({"manager":"kubectl-label","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1",
             "fieldsV1":{"f:metadata":{"f:labels":{"f:c":{}}}}})"));
 
   // Re-apply without label b and data k2: both are pruned, label c (not ours) stays.
@@ -87,7 +87,7 @@ void pod_lists() {
   CHECK(same("pod fieldsV1", k32::patch::fields_v1("v1/Pod", J(R"({"apiVersion":"v1","kind":"Pod",
       "metadata":{"name":"p","finalizers":["x"]},"spec":{"containers":[{"name":"web","image":"nginx",
       "ports":[{"containerPort":80,"protocol":"TCP"}]}]}})")),
-      J(R"({"f:metadata":{"f:finalizers":{"v:\"x\"":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},
+             J(R"({"f:metadata":{"f:finalizers":{"v:\"x\"":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},
           "f:image":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},
           "f:containerPort":{},"f:protocol":{}}}}}}})")));
 
@@ -123,9 +123,8 @@ void bad_input() {
   CHECK(!server_side_apply("v1/Pod", Value(), J(R"({"apiVersion":"v1","kind":"Service"})"), "m", false, &r, &err));
   CHECK(!server_side_apply("v1/Pod", Value(), J(R"([1])"), "m", false, &r, &err));
   CHECK(!server_side_apply("v1/Pod", Value(), J(R"({"apiVersion":"v1","kind":"Pod"})"), "", false, &r, &err));
-  CHECK(!server_side_apply("v1/Pod", Value(),
-                           J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"managedFields":[]}})"), "m", false, &r,
-                           &err));
+  CHECK(!server_side_apply("v1/Pod", Value(), J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"managedFields":[]}})"), "m",
+                           false, &r, &err));
   Value corrupt = J(R"({"metadata":{"managedFields":[{"manager":"x","fieldsV1":{"bogus":{}}}]}})");
   CHECK(!server_side_apply("v1/Pod", corrupt, J(R"({"apiVersion":"v1","kind":"Pod"})"), "m", false, &r, &err));
   CHECK(err.find("managedFields[0]") != std::string::npos);
@@ -152,8 +151,8 @@ void update_ownership() {
   // Applying another value for k now conflicts with the editor.
   ApplyResult r;
   CHECK(!server_side_apply("v1/ConfigMap", edited,
-                           J(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"x"}})"),
-                           "kubectl", false, &r, &err));
+                           J(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"x"}})"), "kubectl",
+                           false, &r, &err));
   CHECK_EQ(r.conflicts.size(), 1u);
 
   // An unchanged write changes no ownership; a status write owns only status.

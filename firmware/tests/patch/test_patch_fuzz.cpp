@@ -20,10 +20,29 @@ uint32_t rnd() {  // xorshift32
 }
 uint32_t below(uint32_t n) { return rnd() % n; }
 
-const char* const kKeys[] = {"metadata", "labels", "finalizers", "spec", "containers", "name", "image", "env",
-                             "value", "ports", "containerPort", "protocol", "volumes", "emptyDir", "data",
-                             "$patch", "$retainKeys", "$setElementOrder/containers",
-                             "$deleteFromPrimitiveList/finalizers", "status", "a", "~1/", ""};
+const char* const kKeys[] = {"metadata",
+                             "labels",
+                             "finalizers",
+                             "spec",
+                             "containers",
+                             "name",
+                             "image",
+                             "env",
+                             "value",
+                             "ports",
+                             "containerPort",
+                             "protocol",
+                             "volumes",
+                             "emptyDir",
+                             "data",
+                             "$patch",
+                             "$retainKeys",
+                             "$setElementOrder/containers",
+                             "$deleteFromPrimitiveList/finalizers",
+                             "status",
+                             "a",
+                             "~1/",
+                             ""};
 const char* const kStrings[] = {"delete", "replace", "merge", "web", "side", "nginx", "TCP", "", "a", "name"};
 
 Value random_value(int depth) {
@@ -32,7 +51,8 @@ Value random_value(int depth) {
     case 0: return Value();
     case 1: return Value(below(2) == 0);
     case 2: return Value(static_cast<int64_t>(below(5)) - 1);
-    case 3: case 4: return Value(kStrings[below(sizeof kStrings / sizeof *kStrings)]);
+    case 3:
+    case 4: return Value(kStrings[below(sizeof kStrings / sizeof *kStrings)]);
     case 5: {
       Value a = Value::array();
       for (uint32_t i = below(4); i > 0; --i) a.push(random_value(depth + 1));
@@ -40,8 +60,7 @@ Value random_value(int depth) {
     }
     default: {
       Value o = Value::object();
-      for (uint32_t i = below(5); i > 0; --i)
-        o.set(kKeys[below(sizeof kKeys / sizeof *kKeys)], random_value(depth + 1));
+      for (uint32_t i = below(5); i > 0; --i) o.set(kKeys[below(sizeof kKeys / sizeof *kKeys)], random_value(depth + 1));
       return o;
     }
   }

@@ -97,12 +97,10 @@ const Case kCases[] = {
     {"configmap data", "v1/ConfigMap", R"({"data":{"a":"1","b":"2"}})", R"({"data":{"b":null,"c":"3"}})",
      R"({"data":{"a":"1","c":"3"}})"},
     // Ingress rules have no merge key: replaced.
-    {"ingress rules replaced", "networking.k8s.io/v1/Ingress",
-     R"({"spec":{"rules":[{"host":"a"},{"host":"b"}]}})", R"({"spec":{"rules":[{"host":"c"}]}})",
-     R"({"spec":{"rules":[{"host":"c"}]}})"},
+    {"ingress rules replaced", "networking.k8s.io/v1/Ingress", R"({"spec":{"rules":[{"host":"a"},{"host":"b"}]}})",
+     R"({"spec":{"rules":[{"host":"c"}]}})", R"({"spec":{"rules":[{"host":"c"}]}})"},
     // Unknown fields merge like a JSON merge patch (validation is the API server's job).
-    {"unknown field", "v1/Pod", R"({"spec":{"x":{"a":1}}})", R"({"spec":{"x":{"b":2}}})",
-     R"({"spec":{"x":{"a":1,"b":2}}})"},
+    {"unknown field", "v1/Pod", R"({"spec":{"x":{"a":1}}})", R"({"spec":{"x":{"b":2}}})", R"({"spec":{"x":{"a":1,"b":2}}})"},
     {"element without merge key", "v1/Pod", kPod, R"({"spec":{"containers":[{"image":"x"}]}})", nullptr},
     {"bad directive", "v1/Pod", kPod, R"({"spec":{"$patch":"frob"}})", nullptr},
     {"map for a string", "v1/Pod", kPod, R"({"spec":{"nodeName":{"a":1}}})", nullptr},

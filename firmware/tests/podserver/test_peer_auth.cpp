@@ -17,12 +17,8 @@ static http::Request from(const std::string& ip, std::vector<http::Header> hs = 
 }
 
 static void strips_every_internal_header_in_any_case() {
-  std::vector<http::Header> hs{{"Host", "a"},
-                               {"X-Kube32-Pod", "kube-system/secret"},
-                               {"x-kube32-call-chain", "a/b"},
-                               {"X-KUBE32-TOKEN", "t"},
-                               {"X-Kube32", "not the prefix"},
-                               {"X-Kube3", "short"},
+  std::vector<http::Header> hs{{"Host", "a"},           {"X-Kube32-Pod", "kube-system/secret"}, {"x-kube32-call-chain", "a/b"},
+                               {"X-KUBE32-TOKEN", "t"}, {"X-Kube32", "not the prefix"},         {"X-Kube3", "short"},
                                {"Cookie", "c=1"}};
   CHECK_EQ(http::strip_internal_headers(&hs), 3u);
   CHECK_EQ(hs.size(), 4u);

@@ -24,8 +24,9 @@ static json::Value node(const char* name, const char* role, bool ready, const ch
 static json::Value pod(const char* spec_extra, const char* mem = "64Ki", const char* ipc = nullptr, const char* on = "") {
   std::string res = std::string("{\"requests\":{\"memory\":\"") + mem + "\"" +
                     (ipc ? std::string(",\"hardware.kube32.io/ipc\":\"") + ipc + "\"" : "") + "}}";
-  std::string s = std::string("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"nodeName\":\"") + on +
-                  "\",\"containers\":[{\"name\":\"c\",\"resources\":" + res + "}]" + spec_extra + "},\"status\":{\"phase\":\"Pending\"}}";
+  std::string s =
+      std::string("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"nodeName\":\"") + on +
+      "\",\"containers\":[{\"name\":\"c\",\"resources\":" + res + "}]" + spec_extra + "},\"status\":{\"phase\":\"Pending\"}}";
   return parse(s.c_str());
 }
 
@@ -59,13 +60,15 @@ int main() {
   CHECK_EQ(d.node, std::string("w2"));
 
   // Required node affinity: NotIn worker -> control plane only.
-  d = sched::schedule(pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-                          "[{\"matchExpressions\":[{\"key\":\"node-role.kubernetes.io/worker\",\"operator\":\"DoesNotExist\"}]}]}}}"),
-                      nodes, none);
+  d = sched::schedule(
+      pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+          "[{\"matchExpressions\":[{\"key\":\"node-role.kubernetes.io/worker\",\"operator\":\"DoesNotExist\"}]}]}}}"),
+      nodes, none);
   CHECK_EQ(d.node, std::string("cp"));
-  d = sched::schedule(pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-                          "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"cp\"]}]}]}}}"),
-                      nodes, none);
+  d = sched::schedule(
+      pod(",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+          "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"cp\"]}]}]}}}"),
+      nodes, none);
   CHECK_EQ(d.node, std::string("cp"));
 
   // Memory: nobody has 32Mi.
@@ -94,7 +97,8 @@ int main() {
   {
     std::vector<json::Value> two{node("cp", "control-plane", true), node("w1", "worker", true, "8Mi")};
     json::Value sibling = pod("", "64Ki", nullptr, "w1");
-    json::Value refs = parse("[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"uid\":\"rs-1\",\"controller\":true}]");
+    json::Value refs =
+        parse("[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"uid\":\"rs-1\",\"controller\":true}]");
     sibling.at_or_insert("metadata").set("ownerReferences", refs);
     json::Value next = pod("");
     next.at_or_insert("metadata").set("ownerReferences", refs);
@@ -113,7 +117,9 @@ int main() {
   nodes[0].at_or_insert("spec").set("taints", parse("[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"));
   d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}"), nodes, none);
   CHECK(d.node.empty());
-  d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"},\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"),
+  d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/"
+                          "control-plane\":\"\"},\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"x\","
+                          "\"effect\":\"NoSchedule\"}]"),
                       nodes, none);
   CHECK_EQ(d.node, std::string("cp"));
   TEST_MAIN_END();

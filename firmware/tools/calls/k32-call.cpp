@@ -116,7 +116,8 @@ int run_gateway(const Opts& o) {
   cfg.port = o.port;
   static http::Server srv;
   std::string err;
-  if (!srv.start(cfg, [](http::Request& rq, http::ResponseWriter& w) { api.handle(rq, w); }, &err)) {
+  if (!srv.start(
+          cfg, [](http::Request& rq, http::ResponseWriter& w) { api.handle(rq, w); }, &err)) {
     std::fprintf(stderr, "k32-call: gateway: %s\n", err.c_str());
     return 1;
   }
@@ -152,9 +153,8 @@ int run_calls(const Opts& o) {
     gt.token = o.token;
     size_t head_max = env.head_max;
     env.egress = [gt, head_max](const calls::CallArgs& a, const calls::CallUrl& u, const std::vector<http::Header>& hs,
-                                uint64_t deadline, calls::CallReply* rep) {
-      return calls::call_via_gateway(gt, a, u, hs, deadline, head_max, rep);
-    };
+                                uint64_t deadline,
+                                calls::CallReply* rep) { return calls::call_via_gateway(gt, a, u, hs, deadline, head_max, rep); };
   }
   static calls::CallClient* client = new calls::CallClient(env);
   std::mutex out_mu;
@@ -237,7 +237,8 @@ int run_bench(const Opts& o) {
     uint16_t r;
     port::random_fill(&r, sizeof r);
     cfg.port = static_cast<uint16_t>(20000 + r % 40000);
-    started = srv.start(cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(200, "text/plain", "pong"); }, &err);
+    started = srv.start(
+        cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(200, "text/plain", "pong"); }, &err);
   }
   if (!started) {
     std::fprintf(stderr, "k32-call: bench: %s\n", err.c_str());
@@ -247,7 +248,8 @@ int run_bench(const Opts& o) {
     json::Value p;
     json::ParseError pe;
     json::parse(R"({"metadata":{"name":")" + name + R"(","namespace":"default","labels":{"app":")" + name +
-                    R"("}},"spec":{"nodeName":")" + node + R"("},"status":{"phase":"Running","podIP":"127.0.0.1","conditions":[{"type":"Ready","status":"True"}]}})",
+                    R"("}},"spec":{"nodeName":")" + node +
+                    R"("},"status":{"phase":"Running","podIP":"127.0.0.1","conditions":[{"type":"Ready","status":"True"}]}})",
                 &p, &pe);
     st.create("pods", "default", name, p, nullptr);
     json::Value s;
@@ -286,9 +288,7 @@ int run_bench(const Opts& o) {
     pod.at_or_insert("metadata").set("namespace", a.caller_ns);
     return calls::store_policy_check(&st, pod, d, t);
   };
-  env.service = [](const calls::ServiceCall& s, calls::CallReply* rep, bool* exists) {
-    return sc.call(*client, s, rep, exists);
-  };
+  env.service = [](const calls::ServiceCall& s, calls::CallReply* rep, bool* exists) { return sc.call(*client, s, rep, exists); };
   client = new calls::CallClient(env);
   uint8_t buf[256];
   auto one = [&](const std::string& url) {

@@ -28,19 +28,17 @@ bool write_out(void*, int fd, const uint8_t* data, size_t len) {
 
 uint64_t clock_ns(void*, uint32_t id) {
 #if defined(CLOCK_PROCESS_CPUTIME_ID)  // POSIX; the bare-metal build answers with the monotonic clock
-  if (id == 2 || id == 3) {  // CPU time: what `k32 bench wasm` measures on a shared machine
+  if (id == 2 || id == 3) {            // CPU time: what `k32 bench wasm` measures on a shared machine
     timespec ts;
     clock_gettime(id == 2 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
     return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
   }
 #endif
   if (id == 0)
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count());
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
+    return uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
 void random_bytes(void*, uint8_t* buf, size_t len) {
@@ -99,9 +97,9 @@ void print_result(ValType t, Value v) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--stack-slots N] [--call-depth N] [--time] MODULE "
-               "[INVOKE-ARGS...] [-- PROGRAM-ARGS...]\n");
+  std::fprintf(
+      stderr, "usage: k32-wasm run [--invoke NAME] [--fuel N] [--max-pages N] [--stack-slots N] [--call-depth N] [--time] MODULE "
+              "[INVOKE-ARGS...] [-- PROGRAM-ARGS...]\n");
   return 2;
 }
 
@@ -128,8 +126,7 @@ int run_main(int argc, char** argv) {
     else if (std::strcmp(a, "--time") == 0) timing = true;
     else if (std::strcmp(a, "--stack-slots") == 0 && i + 1 < argc)
       lim.value_stack_slots = uint32_t(std::strtoul(argv[++i], nullptr, 10));
-    else if (std::strcmp(a, "--call-depth") == 0 && i + 1 < argc)
-      lim.call_depth = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (std::strcmp(a, "--call-depth") == 0 && i + 1 < argc) lim.call_depth = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (a[0] == '-' && a[1] == '-') return usage();
     else if (!path) path = a;
     else invoke_args.push_back(a);
@@ -152,8 +149,7 @@ int run_main(int argc, char** argv) {
   Store* s = store_new(default_allocator(), lim);
   int envc = 0;
   while (environ && environ[envc]) envc++;
-  WasiConfig wasi{int(prog_args.size()), prog_args.data(), envc, environ, write_out, nullptr,
-                  clock_ns, random_bytes, nullptr};
+  WasiConfig wasi{int(prog_args.size()), prog_args.data(), envc, environ, write_out, nullptr, clock_ns, random_bytes, nullptr};
   if (!s || !wasi_define(s, &wasi)) {
     std::fprintf(stderr, "%s: out of memory\n", path);
     return 2;
@@ -210,9 +206,8 @@ int run_main(int argc, char** argv) {
   }
   if (timing)
     std::fprintf(stderr, "k32-wasm: time_ns %lld store_bytes %zu memory_bytes %zu stack_bytes %zu code_bytes %zu\n",
-                 (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(),
-                 store_bytes_in_use(s), memory_bytes, size_t(lim.value_stack_slots) * 8,
-                 module_code_bytes(m));
+                 (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(), store_bytes_in_use(s),
+                 memory_bytes, size_t(lim.value_stack_slots) * 8, module_code_bytes(m));
   store_free(s);
   module_free(m);
   return rc;

@@ -20,9 +20,8 @@ namespace {
 Trap print_fn(Caller&, const Value*, Value*, void*) { return trap_ok(); }
 
 bool define_spectest(Store* s) {
-  static const char* const kPrints[][2] = {{"print", ":"},         {"print_i32", "i:"},
-                                           {"print_i64", "I:"},    {"print_f32", "f:"},
-                                           {"print_f64", "F:"},    {"print_i32_f32", "if:"},
+  static const char* const kPrints[][2] = {{"print", ":"},          {"print_i32", "i:"}, {"print_i64", "I:"},
+                                           {"print_f32", "f:"},     {"print_f64", "F:"}, {"print_i32_f32", "if:"},
                                            {"print_f64_f64", "FF:"}};
   for (auto& p : kPrints)
     if (!store_define_host(s, "spectest", p[0], p[1], print_fn, nullptr)) return false;

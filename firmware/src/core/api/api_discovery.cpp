@@ -36,8 +36,8 @@ json::Value resource_list(const std::string& gv) {
     e.set("singularName", r.singular);
     e.set("namespaced", r.namespaced);
     e.set("kind", r.kind);
-    e.set("verbs", r.read_only ? string_array("get,list")
-                               : string_array("create,delete,deletecollection,get,list,patch,update,watch"));
+    e.set("verbs",
+          r.read_only ? string_array("get,list") : string_array("create,delete,deletecollection,get,list,patch,update,watch"));
     if (r.short_names[0]) e.set("shortNames", string_array(r.short_names));
     if (r.categories[0]) e.set("categories", string_array(r.categories));
     res.push(std::move(e));
@@ -123,10 +123,11 @@ void ApiServer::serve_discovery(http::Request& req, http::ResponseWriter& w, boo
     port::MemStats m = port::mem_stats();
     std::string body = "# HELP k32_heap_bytes_in_use Heap bytes in use, as counted by the firmware allocator.\n"
                        "# TYPE k32_heap_bytes_in_use gauge\n"
-                       "k32_heap_bytes_in_use " + text::to_string(static_cast<int64_t>(m.internal_in_use + m.psram_in_use)) + "\n" +
-                       "k32_heap_bytes_peak " + text::to_string(static_cast<int64_t>(m.peak_in_use)) + "\n" +
-                       "k32_heap_allocations_total " + text::to_string(static_cast<int64_t>(m.alloc_count)) + "\n" +
-                       "k32_store_resource_version " + text::to_string(static_cast<int64_t>(store_->current_rv())) + "\n";
+                       "k32_heap_bytes_in_use " +
+                       text::to_string(static_cast<int64_t>(m.internal_in_use + m.psram_in_use)) + "\n" + "k32_heap_bytes_peak " +
+                       text::to_string(static_cast<int64_t>(m.peak_in_use)) + "\n" + "k32_heap_allocations_total " +
+                       text::to_string(static_cast<int64_t>(m.alloc_count)) + "\n" + "k32_store_resource_version " +
+                       text::to_string(static_cast<int64_t>(store_->current_rv())) + "\n";
     w.send(200, "text/plain; version=0.0.4", body);
     return;
   }

@@ -65,8 +65,8 @@ void ApiServer::do_get(http::Request& req, http::ResponseWriter& w, const Reques
   }
   if (wants_table(req)) {
     std::vector<json::Value> one{obj};
-    send_json(w, 200, make_table(*info.res, one, include_of(req), port::wall_time_s(),
-                                 obj.path_str({"metadata", "resourceVersion"})));
+    send_json(w, 200,
+              make_table(*info.res, one, include_of(req), port::wall_time_s(), obj.path_str({"metadata", "resourceVersion"})));
     return;
   }
   send_object(req, w, 200, obj);
@@ -164,7 +164,9 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
   // a bookmark annotated k8s.io/initial-events-end, then the changes.
   bool send_initial = req.query_param("sendInitialEvents") == "true";
   if (send_initial && !bookmarks) {
-    send_error(w, invalid("ListOptions", "", {{"allowWatchBookmarks", "Required value: allowWatchBookmarks must be true when sendInitialEvents is set"}}));
+    send_error(
+        w, invalid("ListOptions", "",
+                   {{"allowWatchBookmarks", "Required value: allowWatchBookmarks must be true when sendInitialEvents is set"}}));
     return;
   }
   bool initial_list = send_initial || rv_param.empty() || rv_param == "0";
@@ -176,8 +178,7 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
     // A version this store has not reached yet: kube-apiserver waits up to 3 s for it,
     // then answers 504 "Too large resource version" (clients retry or relist).
     uint64_t give_up = port::monotonic_ms() + 3000;
-    while (store_->current_rv() < since && port::monotonic_ms() < give_up)
-      store_->wait_newer(store_->current_rv(), 250);
+    while (store_->current_rv() < since && port::monotonic_ms() < give_up) store_->wait_newer(store_->current_rv(), 250);
     if (store_->current_rv() < since) {
       send_error(w, too_large_resource_version(since, store_->current_rv()));
       return;
@@ -192,8 +193,8 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
     ev.set("type", type);
     if (table && std::string(type) != "BOOKMARK" && std::string(type) != "ERROR") {
       std::vector<json::Value> one{obj};
-      ev.set("object", make_table(*info.res, one, include_of(req), port::wall_time_s(),
-                                  obj.path_str({"metadata", "resourceVersion"})));
+      ev.set("object",
+             make_table(*info.res, one, include_of(req), port::wall_time_s(), obj.path_str({"metadata", "resourceVersion"})));
     } else {
       ev.set("object", obj);
     }
@@ -238,8 +239,9 @@ void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const Requ
       // before and after the change, so an object entering the selection arrives as ADDED
       // and one leaving it as DELETED (its last matching state at this version).
       bool now = ev.type != store::EventType::Deleted && matches(ev.object, ev.ns);
-      bool before = ev.type == store::EventType::Deleted ? matches(ev.object, ev.ns)
-                    : ev.type == store::EventType::Modified && !ev.prev.is_null() && matches(ev.prev, ev.ns);
+      bool before = ev.type == store::EventType::Deleted
+                        ? matches(ev.object, ev.ns)
+                        : ev.type == store::EventType::Modified && !ev.prev.is_null() && matches(ev.prev, ev.ns);
       if (!now && !before) continue;
       bool ok;
       if (ev.type == store::EventType::Deleted) {

@@ -79,8 +79,9 @@ void ApiServer::do_scale(http::Request& req, http::ResponseWriter& w, const Requ
     }
     const json::Value& replicas = want["spec"]["replicas"];
     if (!replicas.is_int() || replicas.as_int() < 0 || replicas.as_int() > INT32_MAX) {
-      send_error(w, invalid("Scale", info.name, {{"spec.replicas", "Invalid value: " + json::dump(replicas) +
-                                                                        ": must be greater than or equal to 0"}}));
+      send_error(w,
+                 invalid("Scale", info.name,
+                         {{"spec.replicas", "Invalid value: " + json::dump(replicas) + ": must be greater than or equal to 0"}}));
       return;
     }
     json::Value obj = old;

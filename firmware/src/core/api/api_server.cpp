@@ -59,8 +59,8 @@ ApiError decode_body(const http::Request& req, json::Value* out) {
   std::string type = ct ? text::lower(text::trim(text::split(*ct, ';')[0])) : "application/json";
   if (req.body.empty()) return bad_request("the request body is empty; a JSON object is required");
   bool json_like = type == "application/json" || type == "application/json-patch+json" ||
-                   type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json" ||
-                   type == "*/*" || type.empty();
+                   type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json" || type == "*/*" ||
+                   type.empty();
   bool yaml_like = type == "application/yaml" || type == "application/apply-patch+yaml" || type == "text/yaml";
   if (type == "application/vnd.kubernetes.protobuf") {
     std::string perr;
@@ -152,8 +152,8 @@ bool ApiServer::parse_resource_path(const std::string& path, RequestInfo* info, 
   }
   // namespaces/<ns>/<resource>... selects a namespaced resource, unless <resource> is a
   // subresource of the Namespace itself (status, finalize).
-  if (rest[0] == "namespaces" && rest.size() >= 3 && group.empty() == (group == "") &&
-      rest[2] != "status" && rest[2] != "finalize") {
+  if (rest[0] == "namespaces" && rest.size() >= 3 && group.empty() == (group == "") && rest[2] != "status" &&
+      rest[2] != "finalize") {
     info->ns = rest[1];
     rest.erase(rest.begin(), rest.begin() + 2);
     info->res = find_resource(group, version, rest[0]);
@@ -201,7 +201,7 @@ void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, cons
   bool watch = req.query_param("watch") == "true" || req.query_param("watch") == "1";
   if (info.res->read_only && m != "GET" && m != "HEAD") {
     send_error(w, method_not_allowed(std::string(info.res->resource) + " are computed by the API server from Services "
-                                     "and Pods and are read-only on Kube32"));
+                                                                       "and Pods and are read-only on Kube32"));
     return;
   }
   if (info.name.empty()) {

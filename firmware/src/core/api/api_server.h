@@ -15,7 +15,7 @@ namespace k32 {
 namespace api {
 
 struct ApiConfig {
-  std::string advertise_ip;   // written into /api serverAddressByClientCIDRs
+  std::string advertise_ip;  // written into /api serverAddressByClientCIDRs
   uint16_t api_port = 6443;
   size_t max_body_bytes = K32_API_BODY_MAX;
 };
@@ -61,8 +61,8 @@ class ApiServer {
   ApiError local_update(const ResourceInfo& r, const json::Value& old, json::Value obj, const std::string& sub,
                         json::Value* stored);
   // propagation: "Background", "Foreground" or "Orphan" (what happens to the object's dependents).
-  ApiError local_delete(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                        const std::string& propagation, const std::string& uid_precondition);
+  ApiError local_delete(const ResourceInfo& r, const std::string& ns, const std::string& name, const std::string& propagation,
+                        const std::string& uid_precondition);
 
  private:
   void serve_discovery(http::Request& req, http::ResponseWriter& w, bool* handled);

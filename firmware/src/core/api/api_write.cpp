@@ -75,8 +75,9 @@ ApiError propagation_policy(const http::Request& req, const json::Value& opts, s
   if (p.empty() && opts["orphanDependents"].is_bool()) p = opts["orphanDependents"].as_bool() ? "Orphan" : "Background";
   if (p.empty() && req.query_param("orphanDependents") == "true") p = "Orphan";
   if (!p.empty() && p != "Background" && p != "Foreground" && p != "Orphan")
-    return invalid("DeleteOptions", "", {{"propagationPolicy", "Unsupported value: \"" + p +
-                                                                  "\": supported values: \"Background\", \"Foreground\", \"Orphan\""}});
+    return invalid("DeleteOptions", "",
+                   {{"propagationPolicy",
+                     "Unsupported value: \"" + p + "\": supported values: \"Background\", \"Foreground\", \"Orphan\""}});
   *out = p;
   return ApiError();
 }
@@ -94,8 +95,8 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
   std::string kind = obj["kind"].as_string();
   std::string av = obj["apiVersion"].as_string();
   if ((!kind.empty() && kind != r.kind) || (!av.empty() && av != r.group_version())) {
-    return bad_request("the API version in the data (" + av + ") and kind (" + kind +
-                       ") do not match the expected " + r.group_version() + " " + r.kind);
+    return bad_request("the API version in the data (" + av + ") and kind (" + kind + ") do not match the expected " +
+                       r.group_version() + " " + r.kind);
   }
   obj.set("kind", r.kind);
   obj.set("apiVersion", r.group_version());
@@ -125,8 +126,8 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
     std::vector<std::string> unknown;
     std::string type_error;
     if (!schema::check_fields(r.kind_key(), obj, &unknown, &type_error))
-      return bad_request(r.kind + std::string(" in version \"") + r.version + "\" cannot be handled as a " + r.kind +
-                         ": " + type_error);
+      return bad_request(r.kind + std::string(" in version \"") + r.version + "\" cannot be handled as a " + r.kind + ": " +
+                         type_error);
     if (!unknown.empty()) {
       if (fv == "Strict") {
         std::string msg = "strict decoding error: ";
@@ -142,8 +143,10 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
     json::Value nsobj;
     if (!store_->get("namespaces", "", info.ns, &nsobj)) return not_found("", "namespaces", info.ns);
     if (is_create && !nsobj["metadata"]["deletionTimestamp"].is_null())
-      return {403, "Forbidden", std::string(r.resource) + " \"" + name + "\" is forbidden: unable to create new content in namespace " +
-                                    info.ns + " because it is being terminated", json::Value()};
+      return {403, "Forbidden",
+              std::string(r.resource) + " \"" + name + "\" is forbidden: unable to create new content in namespace " + info.ns +
+                  " because it is being terminated",
+              json::Value()};
   }
   if (kind_rules.prepare) kind_rules.prepare(&obj);
 
@@ -252,8 +255,8 @@ void ApiServer::do_create(http::Request& req, http::ResponseWriter& w, const Req
         return;
       }
       if (!pod["spec"]["nodeName"].as_string().empty()) {
-        send_error(w, conflict("", "pods", info.name, "pod " + info.name + " is already assigned to node \"" +
-                                                        pod["spec"]["nodeName"].str() + "\""));
+        send_error(w, conflict("", "pods", info.name,
+                               "pod " + info.name + " is already assigned to node \"" + pod["spec"]["nodeName"].str() + "\""));
         return;
       }
       pod.at_or_insert("spec").set("nodeName", node);
@@ -327,7 +330,8 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
   if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
       type != "application/strategic-merge-patch+json" && !is_apply) {
     ApiError e = unsupported_media(type);
-    e.message = "the server does not support patch type \"" + type + "\"; use application/json-patch+json, "
+    e.message = "the server does not support patch type \"" + type +
+                "\"; use application/json-patch+json, "
                 "application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml";
     send_error(w, e);
     return;
@@ -476,14 +480,15 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
     }
     const json::Value& pre = opts["preconditions"];
     if (!pre["uid"].is_null() && pre["uid"].as_string() != obj.path_str({"metadata", "uid"})) {
-      send_error(w, conflict(info.res->group, info.res->resource, info.name, "Precondition failed: UID in precondition: " +
-                                                                               pre["uid"].as_string() + ", UID in object meta: " +
-                                                                               obj.path_str({"metadata", "uid"})));
+      send_error(w, conflict(info.res->group, info.res->resource, info.name,
+                             "Precondition failed: UID in precondition: " + pre["uid"].as_string() +
+                                 ", UID in object meta: " + obj.path_str({"metadata", "uid"})));
       return;
     }
-    if (!pre["resourceVersion"].is_null() && pre["resourceVersion"].as_string() != obj.path_str({"metadata", "resourceVersion"})) {
-      send_error(w, conflict(info.res->group, info.res->resource, info.name, "Precondition failed: ResourceVersion in precondition: " +
-                                                                               pre["resourceVersion"].as_string()));
+    if (!pre["resourceVersion"].is_null() &&
+        pre["resourceVersion"].as_string() != obj.path_str({"metadata", "resourceVersion"})) {
+      send_error(w, conflict(info.res->group, info.res->resource, info.name,
+                             "Precondition failed: ResourceVersion in precondition: " + pre["resourceVersion"].as_string()));
       return;
     }
     json::Value out;

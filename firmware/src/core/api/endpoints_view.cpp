@@ -230,8 +230,7 @@ std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const st
       out.push_back(make_slice(svc, slice_digest(svc, ""), json::Value::array(), json::Value::array()));
       continue;
     }
-    for (const auto& sig : order)
-      out.push_back(make_slice(svc, slice_digest(svc, sig), groups[sig].first, groups[sig].second));
+    for (const auto& sig : order) out.push_back(make_slice(svc, slice_digest(svc, sig), groups[sig].first, groups[sig].second));
   }
   return out;
 }

@@ -88,7 +88,8 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
   }
   if (slot < 0) {
     if (free_slot < 0) {
-      *err = "the metrics API keeps " + text::to_string(static_cast<int64_t>(K32_METRICS_NODES_MAX)) + " nodes and has no room for " + node;
+      *err = "the metrics API keeps " + text::to_string(static_cast<int64_t>(K32_METRICS_NODES_MAX)) +
+             " nodes and has no room for " + node;
       return false;
     }
     slot = free_slot;
@@ -286,8 +287,8 @@ json::Value list_of(const char* kind) {
 }
 
 // GET /apis/metrics.k8s.io/v1beta1/{nodes[/n] | pods | namespaces/<ns>/pods[/p]}.
-void serve_metrics(http::Request& req, http::ResponseWriter& w, const std::vector<std::string>& rest,
-                   store::ObjectStore* st, MetricsStore* metrics) {
+void serve_metrics(http::Request& req, http::ResponseWriter& w, const std::vector<std::string>& rest, store::ObjectStore* st,
+                   MetricsStore* metrics) {
   std::string ns, resource, name;
   if (!rest.empty() && rest[0] == "namespaces" && rest.size() >= 3) {
     ns = rest[1];

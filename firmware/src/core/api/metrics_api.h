@@ -34,8 +34,8 @@ class MetricsStore {
     Sample cur, prev;
     bool has_prev = false;
     uint64_t heap_internal = 0, heap_psram = 0;
-    int64_t wall_s = 0;         // the control plane's clock when the report came
-    uint64_t received_ms = 0;   // port::monotonic_ms() then (stale records are not served)
+    int64_t wall_s = 0;        // the control plane's clock when the report came
+    uint64_t received_ms = 0;  // port::monotonic_ms() then (stale records are not served)
   };
   struct ContainerRecord {
     Sample cur, prev;

@@ -47,14 +47,12 @@ bool gates_only_removed(const json::Value& old, const json::Value& now) {
 void validate_pod_update(const json::Value& old, const json::Value& updated, FieldErrors* errs) {
   const json::Value& a = old["spec"];
   const json::Value& b = updated["spec"];
-  if (frozen_part(a) == frozen_part(b) && tolerations_only_added(a, b) && grace_change_allowed(a, b) &&
-      gates_only_removed(a, b))
+  if (frozen_part(a) == frozen_part(b) && tolerations_only_added(a, b) && grace_change_allowed(a, b) && gates_only_removed(a, b))
     return;
-  errs->push_back({"spec",
-                   "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
-                   "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions "
-                   "to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
-                   "was previously negative)"});
+  errs->push_back({"spec", "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+                           "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions "
+                           "to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+                           "was previously negative)"});
 }
 
 }  // namespace api

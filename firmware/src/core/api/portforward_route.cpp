@@ -101,8 +101,8 @@ http::ClientResponse call_pod(const http::Endpoint& ep, const std::string& key, 
     r = http::ClientResponse();
     r.status = 502;
     r.headers.push_back({"Content-Type", "text/plain; charset=utf-8"});
-    r.body = "pod " + key + ": its node " + ep.host + ":" + text::to_string(static_cast<int64_t>(ep.port)) +
-             " did not answer (" + text::to_string(static_cast<int64_t>(rc)) + ")\n";
+    r.body = "pod " + key + ": its node " + ep.host + ":" + text::to_string(static_cast<int64_t>(ep.port)) + " did not answer (" +
+             text::to_string(static_cast<int64_t>(rc)) + ")\n";
   }
   return r;
 }
@@ -118,7 +118,8 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
     std::vector<uint16_t> channel_ports;  // set: the channel protocol
     if ((rq.method != "GET" && rq.method != "POST") || (!websocket && !spdy) || !header_has(rq, "Connection", "Upgrade")) {
       send_error(w, bad_request("Upgrade request required: pods/portforward speaks SPDY/3.1 (Upgrade: SPDY/3.1) or a "
-                                "WebSocket carrying it (subprotocol " + std::string(kTunnelProtocol) + ")"));
+                                "WebSocket carrying it (subprotocol " +
+                                std::string(kTunnelProtocol) + ")"));
       return true;
     }
     if (websocket) {
@@ -189,7 +190,9 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
     }
     if (w.switch_protocols(hs)) {
       logf("[PORTFORWARD] %s: session opened (%s)", target.pod.c_str(),
-           !channel_ports.empty() ? kChannelProtocol : websocket ? kTunnelProtocol : "SPDY/3.1");
+           !channel_ports.empty() ? kChannelProtocol
+           : websocket            ? kTunnelProtocol
+                                  : "SPDY/3.1");
       if (!channel_ports.empty()) run_channel_port_forward(w.conn(), channel_ports, target);
       else run_port_forward(w.conn(), websocket ? TunnelKind::WebSocket : TunnelKind::Spdy, target);
       logf("[PORTFORWARD] %s: session closed", target.pod.c_str());

@@ -42,20 +42,13 @@ class Tunnel {
       ws_.erase(0, used);
       switch (f.opcode) {
         case http::ws::kBinary:
-        case http::ws::kContinuation:
-          spdy->append(f.payload);
-          break;
+        case http::ws::kContinuation: spdy->append(f.payload); break;
         case http::ws::kPing:
           if (!send_raw(http::ws::encode_frame(http::ws::kPong, f.payload))) return Read::Closed;
           break;
-        case http::ws::kPong:
-          break;
-        case http::ws::kClose:
-          send_raw(http::ws::encode_frame(http::ws::kClose, f.payload.substr(0, 2)));
-          return Read::Closed;
-        default:
-          *err = "text WebSocket message in a port-forward tunnel (it carries binary SPDY frames)";
-          return Read::Error;
+        case http::ws::kPong: break;
+        case http::ws::kClose: send_raw(http::ws::encode_frame(http::ws::kClose, f.payload.substr(0, 2))); return Read::Closed;
+        default: *err = "text WebSocket message in a port-forward tunnel (it carries binary SPDY frames)"; return Read::Error;
       }
     }
   }
@@ -74,15 +67,15 @@ class Tunnel {
 
 struct Stream {
   uint32_t id = 0;
-  bool data = false;          // data stream (else error stream)
+  bool data = false;  // data stream (else error stream)
   uint16_t port = 0;
   std::string request_id;
-  bool client_done = false;   // the client half-closed (FIN)
-  std::string in;             // data bytes not yet a whole request
+  bool client_done = false;  // the client half-closed (FIN)
+  std::string in;            // data bytes not yet a whole request
 };
 
-const char* kHopHeaders[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer",
-                             "upgrade", "content-length", "host"};
+const char* kHopHeaders[] = {"connection",     "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
+                             "content-length", "host"};
 
 bool hop_header(const std::string& name) {
   for (const char* h : kHopHeaders)
@@ -198,8 +191,9 @@ class Session {
       const bool partial = !buf.empty() || tunnel_.has_partial();
       if (!partial) frame_deadline = 0;
       else if (!frame_deadline) frame_deadline = now + K32_PORTFORWARD_FRAME_MS;
-      if (frame_deadline && now >= frame_deadline) return fail("a frame was not completed within " +
-                                                             text::to_string(static_cast<int64_t>(K32_PORTFORWARD_FRAME_MS)) + " ms");
+      if (frame_deadline && now >= frame_deadline)
+        return fail("a frame was not completed within " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_FRAME_MS)) +
+                    " ms");
       if (now >= idle_deadline) {
         logf("[PORTFORWARD] %s: no bytes forwarded for %u ms, closing", target_.pod.c_str(),
              static_cast<unsigned>(K32_PORTFORWARD_IDLE_MS));
@@ -271,8 +265,8 @@ class Session {
     }
     uint64_t p = 0;
     if ((type != "data" && type != "error") || !text::parse_uint(port, 65535, &p) || p == 0) {
-      logf("[PORTFORWARD] %s: stream %u refused: streamType must be data or error and port 1-65535",
-           target_.pod.c_str(), static_cast<unsigned>(f.stream_id));
+      logf("[PORTFORWARD] %s: stream %u refused: streamType must be data or error and port 1-65535", target_.pod.c_str(),
+           static_cast<unsigned>(f.stream_id));
       tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kProtocolError));
       return true;
     }
@@ -315,8 +309,7 @@ class Session {
       const std::string* conn_hdr = rq.header("Connection");
       const bool close = (conn_hdr && text::iequals(text::trim(*conn_hdr), "close")) || rq.version == "HTTP/1.0";
       http::ClientResponse resp = target_.call(rq);
-      if (!send_data(s->id, response_bytes(resp.status, resp.headers, resp.body, close, rq.method == "HEAD")))
-        return false;
+      if (!send_data(s->id, response_bytes(resp.status, resp.headers, resp.body, close, rq.method == "HEAD"))) return false;
       if (close) return finish(s, "");
     }
     if (s->client_done) return finish(s, "");
@@ -327,7 +320,8 @@ class Session {
     if (!f.control) {
       Stream* s = find(f.stream_id);
       if (!s) return tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kInvalidStream));
-      if (s->client_done && !f.payload.empty()) return tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kStreamAlreadyClosed));
+      if (s->client_done && !f.payload.empty())
+        return tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kStreamAlreadyClosed));
       if (f.flags & http::spdy::kFlagFin) s->client_done = true;
       if (!s->data) {
         // kubectl writes nothing on error streams; it only closes its half.
@@ -335,7 +329,9 @@ class Session {
       }
       *moved = *moved || !f.payload.empty();
       if (s->in.size() + f.payload.size() > K32_PORTFORWARD_REQUEST_MAX + K32_HTTP_HEAD_MAX) {
-        if (!send_data(s->id, plain_response(413, "request over " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_REQUEST_MAX)) + " bytes")))
+        if (!send_data(s->id,
+                       plain_response(
+                           413, "request over " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_REQUEST_MAX)) + " bytes")))
           return false;
         return finish(s, "");
       }
@@ -343,9 +339,7 @@ class Session {
       return serve(s);
     }
     switch (f.type) {
-      case http::spdy::kSynStream:
-        *moved = true;
-        return open_stream(f, err);
+      case http::spdy::kSynStream: *moved = true; return open_stream(f, err);
       case http::spdy::kRstStream: {
         Stream* s = find(f.stream_id);
         if (s && s->data) {
@@ -358,14 +352,11 @@ class Session {
         drop(f.stream_id);
         return true;
       }
-      case http::spdy::kPing:
-        return tunnel_.write(http::spdy::ping(f.value));
+      case http::spdy::kPing: return tunnel_.write(http::spdy::ping(f.value));
       case http::spdy::kGoAway:
         client_left_ = true;  // kubectl ends its sessions so: a normal end
         return true;
-      case http::spdy::kSynReply:
-        tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kProtocolError));
-        return true;
+      case http::spdy::kSynReply: tunnel_.write(http::spdy::rst_stream(f.stream_id, http::spdy::kProtocolError)); return true;
       default:
         // SETTINGS, WINDOW_UPDATE, HEADERS and types SPDY/3 does not know: nothing to do
         // (replies are small and kubectl's SPDY library does not enforce flow control).
@@ -405,8 +396,8 @@ class ChannelSession {
       const std::string num{static_cast<char>(p & 0xff), static_cast<char>(p >> 8)};
       if (!send(static_cast<uint8_t>(2 * i), num) || !send(static_cast<uint8_t>(2 * i + 1), num)) return;
       if (!port_allowed(target_, p) &&
-          !send(static_cast<uint8_t>(2 * i + 1), "pod " + target_.pod + " does not declare container port " +
-                                                     text::to_string(static_cast<int64_t>(p))))
+          !send(static_cast<uint8_t>(2 * i + 1),
+                "pod " + target_.pod + " does not declare container port " + text::to_string(static_cast<int64_t>(p))))
         return;
     }
     std::string buf, chunk;
@@ -441,7 +432,8 @@ class ChannelSession {
         if (!port_allowed(target_, cp.port)) continue;  // refused on its error channel already
         idle_deadline = port::monotonic_ms() + K32_PORTFORWARD_IDLE_MS;
         if (cp.in.size() + f.payload.size() - 1 > K32_PORTFORWARD_REQUEST_MAX + K32_HTTP_HEAD_MAX) {
-          send(ch, plain_response(413, "request over " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_REQUEST_MAX)) + " bytes"));
+          send(ch, plain_response(
+                       413, "request over " + text::to_string(static_cast<int64_t>(K32_PORTFORWARD_REQUEST_MAX)) + " bytes"));
           return close_normally();
         }
         cp.in.append(f.payload, 1, std::string::npos);

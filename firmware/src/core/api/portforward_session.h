@@ -22,8 +22,8 @@ namespace api {
 using PodCall = std::function<http::ClientResponse(const http::Request& rq)>;
 
 struct PortForwardTarget {
-  std::string pod;               // "<ns>/<name>", for messages
-  std::vector<uint16_t> ports;   // the pod's declared container ports; empty: any port
+  std::string pod;              // "<ns>/<name>", for messages
+  std::vector<uint16_t> ports;  // the pod's declared container ports; empty: any port
   PodCall call;
 };
 

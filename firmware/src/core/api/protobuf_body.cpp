@@ -61,7 +61,10 @@ class Reader {
       case 0: return varint(&v);
       case 1: return fixed64(&v);
       case 2: return bytes(&s);
-      case 5: if (end_ - p_ < 4) return fail(); p_ += 4; return true;
+      case 5:
+        if (end_ - p_ < 4) return fail();
+        p_ += 4;
+        return true;
       default: return fail();
     }
   }
@@ -84,8 +87,8 @@ class Decoder {
 
   // One message of an Object node into *out (an object), at nesting `depth`.
   bool message(const std::string& msg, uint16_t node, uint16_t via, json::Value* out, int depth) {
-    if (depth > json::kMaxDepth) return fail("the protobuf message nests deeper than " +
-                                             std::to_string(json::kMaxDepth) + " levels");
+    if (depth > json::kMaxDepth)
+      return fail("the protobuf message nests deeper than " + std::to_string(json::kMaxDepth) + " levels");
     if (!out->is_object()) *out = json::Value::object();
     const schema::Node& n = schema::kNodes[node];
     Reader r(msg);
@@ -221,8 +224,7 @@ class Decoder {
       case schema::Type::Any:  // runtime.RawExtension / FieldsV1: {bytes raw = 1} holding JSON
         if (w != kLen || !r->bytes(&s)) return malformed(*r, name);
         return raw_json(s, name, v);
-      default:
-        return fail(std::string("field \"") + name + "\" has no protobuf form");
+      default: return fail(std::string("field \"") + name + "\" has no protobuf form");
     }
   }
 
@@ -241,8 +243,7 @@ class Decoder {
     }
     if (!r.ok()) return malformed(r, name);
     int64_t s = static_cast<int64_t>(secs);
-    *v = codec == schema::kMicroTime ? text::rfc3339_micro(s * 1000 + static_cast<int64_t>(nanos) / 1000000)
-                                     : text::rfc3339(s);
+    *v = codec == schema::kMicroTime ? text::rfc3339_micro(s * 1000 + static_cast<int64_t>(nanos) / 1000000) : text::rfc3339(s);
     return true;
   }
 
@@ -308,15 +309,13 @@ class Decoder {
   }
 
   static bool is_zero(const json::Value& v) {
-    return (v.is_string() && v.str().empty()) || (v.is_int() && v.as_int() == 0) ||
-           (v.is_bool() && !v.as_bool()) || (v.type() == json::Type::Double && v.as_double() == 0);
+    return (v.is_string() && v.str().empty()) || (v.is_int() && v.as_int() == 0) || (v.is_bool() && !v.as_bool()) ||
+           (v.type() == json::Type::Double && v.as_double() == 0);
   }
 
   // Strings become JSON strings in the store: they must be UTF-8 (bytes fields need not be).
   bool not_utf8(const std::string& what) { return fail("field \"" + what + "\" is not valid UTF-8"); }
-  bool malformed(const Reader&, const std::string& what) {
-    return fail("the protobuf body is malformed at \"" + what + "\"");
-  }
+  bool malformed(const Reader&, const std::string& what) { return fail("the protobuf body is malformed at \"" + what + "\""); }
   bool fail(const std::string& msg) {
     if (err_->empty()) *err_ = msg;
     return false;

@@ -14,8 +14,7 @@ namespace api {
 // False with *err (which field or kind) when the body is not a Kubernetes protobuf envelope,
 // does not parse against the kind's schema or holds a string that is not UTF-8 (400), or
 // names a content encoding or kind this server does not serve (415: *unsupported true).
-bool decode_protobuf_object(const std::string& body, json::Value* out, std::string* err,
-                            bool* unsupported = nullptr);
+bool decode_protobuf_object(const std::string& body, json::Value* out, std::string* err, bool* unsupported = nullptr);
 
 }  // namespace api
 }  // namespace k32

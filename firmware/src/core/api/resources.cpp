@@ -11,8 +11,8 @@ namespace {
 
 // Constant-initialized: the table is read-only data (flash on a board), built by nobody.
 const ResourceInfo kResources[] = {
-#define K32_KIND(group, version, resource, kind, singular, namespaced, read_only, short_names, categories, \
-                 subresources, strategy)                                                                     \
+#define K32_KIND(group, version, resource, kind, singular, namespaced, read_only, short_names, categories, subresources, \
+                 strategy) \
   {group, version, resource, kind, singular, namespaced, read_only, short_names, categories, subresources, &strategy},
 #include "core/api/kinds/kinds.def"
 #undef K32_KIND
@@ -20,12 +20,8 @@ const ResourceInfo kResources[] = {
 
 }  // namespace
 
-std::string ResourceInfo::store_id() const {
-  return group[0] ? std::string(group) + "/" + resource : std::string(resource);
-}
-std::string ResourceInfo::group_version() const {
-  return group[0] ? std::string(group) + "/" + version : std::string(version);
-}
+std::string ResourceInfo::store_id() const { return group[0] ? std::string(group) + "/" + resource : std::string(resource); }
+std::string ResourceInfo::group_version() const { return group[0] ? std::string(group) + "/" + version : std::string(version); }
 std::string ResourceInfo::kind_key() const { return group_version() + "/" + kind; }
 
 bool ResourceInfo::has_subresource(const char* sub) const {

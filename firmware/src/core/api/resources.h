@@ -14,10 +14,10 @@ struct ResourceInfo {
   const char* kind;      // "Pod"
   const char* singular;
   bool namespaced;
-  bool read_only;        // computed on read (Endpoints, EndpointSlice)
-  const char* short_names;  // comma separated
-  const char* categories;   // comma separated
-  const char* subresources; // comma separated: "status", "log", "binding"
+  bool read_only;                // computed on read (Endpoints, EndpointSlice)
+  const char* short_names;       // comma separated
+  const char* categories;        // comma separated
+  const char* subresources;      // comma separated: "status", "log", "binding"
   const KindStrategy* strategy;  // kinds/<kind>.cpp
 
   // "pods" or "networking.k8s.io/ingresses": the store's resource id.

@@ -19,8 +19,12 @@ bool LabelSelector::matches(const json::Value& labels) const {
     std::string v;
     bool has = has_label(labels, r.key, &v);
     switch (r.op) {
-      case Requirement::Eq: if (!has || v != r.values[0]) return false; break;
-      case Requirement::NotEq: if (has && v == r.values[0]) return false; break;
+      case Requirement::Eq:
+        if (!has || v != r.values[0]) return false;
+        break;
+      case Requirement::NotEq:
+        if (has && v == r.values[0]) return false;
+        break;
       case Requirement::In: {
         if (!has) return false;
         bool found = false;
@@ -34,8 +38,12 @@ bool LabelSelector::matches(const json::Value& labels) const {
           if (x == v) return false;
         break;
       }
-      case Requirement::Exists: if (!has) return false; break;
-      case Requirement::NotExists: if (has) return false; break;
+      case Requirement::Exists:
+        if (!has) return false;
+        break;
+      case Requirement::NotExists:
+        if (has) return false;
+        break;
     }
   }
   return true;
@@ -124,9 +132,7 @@ bool label_selector_from_json(const json::Value& sel, LabelSelector* out, std::s
     *err = "selector must be an object";
     return false;
   }
-  for (const auto& m : sel["matchLabels"].members()) {
-    out->reqs.push_back({Requirement::Eq, m.first, {m.second.as_string()}});
-  }
+  for (const auto& m : sel["matchLabels"].members()) { out->reqs.push_back({Requirement::Eq, m.first, {m.second.as_string()}}); }
   for (const auto& e : sel["matchExpressions"].items()) {
     Requirement r;
     r.key = e["key"].str();

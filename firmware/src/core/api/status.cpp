@@ -44,13 +44,11 @@ ApiError not_found(const std::string& group, const std::string& resource, const 
 }
 
 ApiError already_exists(const std::string& group, const std::string& resource, const std::string& name) {
-  return {409, "AlreadyExists", qualified(group, resource) + " \"" + name + "\" already exists",
-          details(group, resource, name)};
+  return {409, "AlreadyExists", qualified(group, resource) + " \"" + name + "\" already exists", details(group, resource, name)};
 }
 
 ApiError conflict(const std::string& group, const std::string& resource, const std::string& name, const std::string& why) {
-  return {409, "Conflict",
-          "Operation cannot be fulfilled on " + qualified(group, resource) + " \"" + name + "\": " + why,
+  return {409, "Conflict", "Operation cannot be fulfilled on " + qualified(group, resource) + " \"" + name + "\": " + why,
           details(group, resource, name)};
 }
 
@@ -69,8 +67,7 @@ ApiError too_large_resource_version(uint64_t requested, uint64_t current) {
 
 ApiError bad_request(const std::string& message) { return {400, "BadRequest", message, json::Value()}; }
 
-ApiError invalid(const std::string& kind, const std::string& name,
-                 const std::vector<std::pair<std::string, std::string>>& errs) {
+ApiError invalid(const std::string& kind, const std::string& name, const std::vector<std::pair<std::string, std::string>>& errs) {
   std::string list;
   json::Value d = json::Value::object();
   d.set("name", name);
@@ -92,8 +89,11 @@ ApiError invalid(const std::string& kind, const std::string& name,
 ApiError method_not_allowed(const std::string& message) { return {405, "MethodNotAllowed", message, json::Value()}; }
 
 ApiError unsupported_media(const std::string& ct) {
-  return {415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
-          "application/json, application/yaml (in its JSON form); Kube32 does not decode protobuf bodies (got \"" + ct + "\")", json::Value()};
+  return {415, "UnsupportedMediaType",
+          "the body of the request was in an unknown format - accepted media types include: "
+          "application/json, application/yaml (in its JSON form); Kube32 does not decode protobuf bodies (got \"" +
+              ct + "\")",
+          json::Value()};
 }
 
 ApiError unauthorized() { return {401, "Unauthorized", "Unauthorized", json::Value()}; }
@@ -135,7 +135,9 @@ ApiError heap_full(uint64_t available, uint64_t needed) {
           json::Value()};
 }
 
-ApiError internal(const std::string& message) { return {500, "InternalError", "Internal error occurred: " + message, json::Value()}; }
+ApiError internal(const std::string& message) {
+  return {500, "InternalError", "Internal error occurred: " + message, json::Value()};
+}
 
 }  // namespace api
 }  // namespace k32

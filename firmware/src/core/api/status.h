@@ -8,10 +8,10 @@ namespace k32 {
 namespace api {
 
 struct ApiError {
-  int code = 0;            // HTTP status
-  std::string reason;      // StatusReason: NotFound, AlreadyExists, Conflict, Invalid, BadRequest ...
+  int code = 0;        // HTTP status
+  std::string reason;  // StatusReason: NotFound, AlreadyExists, Conflict, Invalid, BadRequest ...
   std::string message;
-  json::Value details;     // optional {name, group, kind, causes[]}
+  json::Value details;  // optional {name, group, kind, causes[]}
   bool ok() const { return code == 0; }
 };
 
@@ -23,7 +23,8 @@ ApiError already_exists(const std::string& group, const std::string& resource, c
 ApiError conflict(const std::string& group, const std::string& resource, const std::string& name, const std::string& why);
 ApiError bad_request(const std::string& message);
 // 422 Invalid with one cause per field error ("spec.ports[0].port: Invalid value: ...").
-ApiError invalid(const std::string& kind, const std::string& name, const std::vector<std::pair<std::string, std::string>>& field_errors);
+ApiError invalid(const std::string& kind, const std::string& name,
+                 const std::vector<std::pair<std::string, std::string>>& field_errors);
 ApiError method_not_allowed(const std::string& message);
 ApiError unsupported_media(const std::string& content_type);
 ApiError unauthorized();

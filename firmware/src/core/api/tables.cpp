@@ -31,8 +31,8 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-json::Value make_table(const ResourceInfo& r, const std::vector<json::Value>& objs, IncludeObject include,
-                       int64_t now_s, const std::string& resource_version, bool with_columns) {
+json::Value make_table(const ResourceInfo& r, const std::vector<json::Value>& objs, IncludeObject include, int64_t now_s,
+                       const std::string& resource_version, bool with_columns) {
   const TableColumn* cols = r.strategy->columns;
   const TableColumn* cols_end = cols + r.strategy->n_columns;
   json::Value t = json::Value::object();

@@ -12,8 +12,8 @@ namespace api {
 enum class IncludeObject { None, Metadata, Object };
 
 // Builds a Table for the objects; now_s is the wall clock for AGE columns.
-json::Value make_table(const ResourceInfo& r, const std::vector<json::Value>& objs, IncludeObject include,
-                       int64_t now_s, const std::string& resource_version, bool with_columns = true);
+json::Value make_table(const ResourceInfo& r, const std::vector<json::Value>& objs, IncludeObject include, int64_t now_s,
+                       const std::string& resource_version, bool with_columns = true);
 
 }  // namespace api
 }  // namespace k32

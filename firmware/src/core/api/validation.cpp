@@ -29,8 +29,7 @@ bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9
 
 bool is_qualified_name_part(const std::string& s) {
   if (s.empty() || s.size() > 63) return false;
-  if (!std::isalnum(static_cast<unsigned char>(s.front())) || !std::isalnum(static_cast<unsigned char>(s.back())))
-    return false;
+  if (!std::isalnum(static_cast<unsigned char>(s.front())) || !std::isalnum(static_cast<unsigned char>(s.back()))) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
   return true;
@@ -82,15 +81,15 @@ void validate_string_map(const json::Value& m, const std::string& path, bool val
     total += kv.first.size() + kv.second.str().size();
     if (!is_label_key(kv.first))
       errs->push_back({path, invalid_value(kv.first) + "name part must consist of alphanumeric characters, '-', '_' or '.', "
-                                                "and must start and end with an alphanumeric character"});
+                                                       "and must start and end with an alphanumeric character"});
     if (values_are_labels && !is_label_value(kv.second.str()))
       errs->push_back({path, invalid_value(kv.second.str()) + "a valid label must be an empty string or consist of "
-                                                       "alphanumeric characters, '-', '_' or '.', and must start and "
-                                                       "end with an alphanumeric character"});
+                                                              "alphanumeric characters, '-', '_' or '.', and must start and "
+                                                              "end with an alphanumeric character"});
   }
   if (!values_are_labels && total > K32_ANNOTATIONS_TOTAL_MAX)
-    errs->push_back({path, "Too long: must have at most " + text::to_string(static_cast<int64_t>(K32_ANNOTATIONS_TOTAL_MAX)) +
-                               " bytes"});
+    errs->push_back(
+        {path, "Too long: must have at most " + text::to_string(static_cast<int64_t>(K32_ANNOTATIONS_TOTAL_MAX)) + " bytes"});
 }
 
 bool port_number(const json::Value& v) { return v.is_int() && v.as_int() >= 1 && v.as_int() <= 65535; }
@@ -100,7 +99,11 @@ void validate_int_or_port_name(const json::Value& v, const std::string& path, Fi
   if (v.is_int()) {
     if (!port_number(v)) errs->push_back({path, "Invalid value: " + json::dump(v) + ": must be between 1 and 65535, inclusive"});
   } else if (v.is_string()) {
-    if (!is_port_name(v.str())) errs->push_back({path, invalid_value(v.str()) + "must be an IANA_SVC_NAME (at most 15 characters, matching regex [a-z0-9]([a-z0-9-]*[a-z0-9])*,it must contain at least one letter [a-z], and hyphens cannot be adjacent to other hyphens)"});
+    if (!is_port_name(v.str()))
+      errs->push_back(
+          {path, invalid_value(v.str()) +
+                     "must be an IANA_SVC_NAME (at most 15 characters, matching regex [a-z0-9]([a-z0-9-]*[a-z0-9])*,it must "
+                     "contain at least one letter [a-z], and hyphens cannot be adjacent to other hyphens)"});
   } else {
     errs->push_back({path, "Invalid value: must be an integer or a port name"});
   }
@@ -125,7 +128,7 @@ void validate_label_selector(const json::Value& sel, const std::string& path, Fi
     std::string key = e["key"].as_string();
     if (!is_label_key(key))
       errs->push_back({ep + ".key", invalid_value(key) + "name part must consist of alphanumeric characters, '-', '_' or "
-                                                  "'.', and must start and end with an alphanumeric character"});
+                                                         "'.', and must start and end with an alphanumeric character"});
     std::string op = e["operator"].as_string();
     bool needs_values = op == "In" || op == "NotIn";
     if (!needs_values && op != "Exists" && op != "DoesNotExist")
@@ -145,7 +148,9 @@ void validate_data_map(const json::Value& m, const std::string& path, bool base6
   }
   for (const auto& kv : m.members()) {
     if (!is_config_key(kv.first))
-      errs->push_back({path, invalid_value(kv.first) + "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"});
+      errs->push_back({path, invalid_value(kv.first) +
+                                 "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
+                                 "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"});
     if (!kv.second.is_string()) errs->push_back({path + "[" + kv.first + "]", "Invalid value: must be a string"});
     else if (base64 && !is_base64(kv.second.str()))
       errs->push_back({path + "[" + kv.first + "]", "Invalid value: illegal base64 data"});
@@ -193,8 +198,7 @@ bool is_quantity(const std::string& s) {
   for (; i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); ++i) (s[i] == '.' ? dots : digits)++;
   if (!digits || dots > 1) return false;
   std::string suffix = s.substr(i);
-  static const char* const kSuffixes[] = {"", "n", "u", "m", "k", "M", "G", "T", "P", "E",
-                                          "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  static const char* const kSuffixes[] = {"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   for (const char* x : kSuffixes)
     if (suffix == x) return true;
   // Decimal exponent: "1e3", "5E-2".
@@ -220,8 +224,7 @@ void validate_resource_list(const json::Value& m, const std::string& path, Field
     if (!is_quantity(q))
       errs->push_back({p, invalid_value(q) + "quantities must match the regular expression "
                                              "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"});
-    else if (q[0] == '-')
-      errs->push_back({p, invalid_value(q) + "must be greater than or equal to 0"});
+    else if (q[0] == '-') errs->push_back({p, invalid_value(q) + "must be greater than or equal to 0"});
   }
 }
 

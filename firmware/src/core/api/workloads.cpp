@@ -52,7 +52,8 @@ void validate_strategy(const json::Value& spec, FieldErrors* errs) {
   const json::Value& st = spec["strategy"];
   std::string type = st["type"].as_string();
   if (type != "RollingUpdate" && type != "Recreate") {
-    errs->push_back({"spec.strategy.type", "Unsupported value: \"" + type + "\": supported values: \"Recreate\", \"RollingUpdate\""});
+    errs->push_back(
+        {"spec.strategy.type", "Unsupported value: \"" + type + "\": supported values: \"Recreate\", \"RollingUpdate\""});
     return;
   }
   const json::Value& ru = st["rollingUpdate"];
@@ -64,11 +65,15 @@ void validate_strategy(const json::Value& spec, FieldErrors* errs) {
   int64_t surge = 0, unavail = 0;
   bool ok_s = int_or_percent(ru["maxSurge"], 100, true, &surge);
   bool ok_u = int_or_percent(ru["maxUnavailable"], 100, false, &unavail);
-  if (!ok_s) errs->push_back({"spec.strategy.rollingUpdate.maxSurge", "Invalid value: " + json::dump(ru["maxSurge"]) + ": " + kPercentMsg});
+  if (!ok_s)
+    errs->push_back(
+        {"spec.strategy.rollingUpdate.maxSurge", "Invalid value: " + json::dump(ru["maxSurge"]) + ": " + kPercentMsg});
   if (!ok_u)
-    errs->push_back({"spec.strategy.rollingUpdate.maxUnavailable", "Invalid value: " + json::dump(ru["maxUnavailable"]) + ": " + kPercentMsg});
+    errs->push_back({"spec.strategy.rollingUpdate.maxUnavailable",
+                     "Invalid value: " + json::dump(ru["maxUnavailable"]) + ": " + kPercentMsg});
   if (ok_u && ru["maxUnavailable"].is_string() && unavail > 100)
-    errs->push_back({"spec.strategy.rollingUpdate.maxUnavailable", "Invalid value: " + json::dump(ru["maxUnavailable"]) + ": must not be greater than 100%"});
+    errs->push_back({"spec.strategy.rollingUpdate.maxUnavailable",
+                     "Invalid value: " + json::dump(ru["maxUnavailable"]) + ": must not be greater than 100%"});
   if (ok_s && ok_u && surge == 0 && unavail == 0)
     errs->push_back({"spec.strategy.rollingUpdate.maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0"});
 }
@@ -121,7 +126,8 @@ void validate(const std::string& kind, const json::Value& obj, FieldErrors* errs
   } else if (!label_selector_from_json(sel, &ls, &err)) {
     errs->push_back({"spec.selector", "Invalid value: " + err});
   } else if (ls.reqs.empty()) {
-    errs->push_back({"spec.selector", "Invalid value: {}: empty selector is invalid for " + std::string(kind == "Deployment" ? "deployment" : "replicaset")});
+    errs->push_back({"spec.selector", "Invalid value: {}: empty selector is invalid for " +
+                                          std::string(kind == "Deployment" ? "deployment" : "replicaset")});
   } else if (!ls.matches(spec["template"]["metadata"]["labels"])) {
     errs->push_back({"spec.template.metadata.labels", "Invalid value: " + json::dump(spec["template"]["metadata"]["labels"]) +
                                                           ": `selector` does not match template `labels`"});
@@ -133,7 +139,8 @@ void validate(const std::string& kind, const json::Value& obj, FieldErrors* errs
   validate_strategy(spec, errs);
   const json::Value& pd = spec["progressDeadlineSeconds"];
   if (!pd.is_null() && (!pd.is_int() || pd.as_int() <= spec["minReadySeconds"].as_int()))
-    errs->push_back({"spec.progressDeadlineSeconds", "Invalid value: " + json::dump(pd) + ": must be greater than minReadySeconds"});
+    errs->push_back(
+        {"spec.progressDeadlineSeconds", "Invalid value: " + json::dump(pd) + ": must be greater than minReadySeconds"});
 }
 
 void validate_update(const std::string&, const json::Value& old, const json::Value& obj, FieldErrors* errs) {

@@ -43,8 +43,7 @@ CallReply CallClient::call_outside_host(const CallArgs& a, const CallUrl& url, c
   rq.limits.cancel = a.cancel;
   rep.rc = resolve_outside(url.host, deadline, &rq.ip);
   if (rep.rc != 0) return rep;
-  const std::string target = std::string(url.https ? "https://" : "http://") + url.host + ":" +
-                             std::to_string(outside_port(url));
+  const std::string target = std::string(url.https ? "https://" : "http://") + url.host + ":" + std::to_string(outside_port(url));
   if (env_.policy) {
     netpol::Destination d;
     d.ip = rq.ip;
@@ -64,8 +63,7 @@ CallReply CallClient::call_outside_host(const CallArgs& a, const CallUrl& url, c
   };
   OutsideResult r = call_outside(rq, sink, env_.sessions);
   if (r.rc == K32_ERR_CERT)
-    cert_log_.log("[EGRESS] " + a.caller_ns + "/" + a.caller_name + " -> " + target + ": certificate rejected: " +
-                  r.reason);
+    cert_log_.log("[EGRESS] " + a.caller_ns + "/" + a.caller_name + " -> " + target + ": certificate rejected: " + r.reason);
   rep.rc = r.rc;
   rep.status = r.status;
   rep.resp_len = static_cast<uint32_t>(copied);

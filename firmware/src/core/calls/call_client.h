@@ -29,14 +29,14 @@ struct CallArgs {
   size_t body_len = 0;
   uint8_t* resp = nullptr;
   size_t resp_cap = 0;
-  uint32_t timeout_ms = 0;  // 0: K32_CALL_TIMEOUT_DEFAULT_MS
+  uint32_t timeout_ms = 0;                    // 0: K32_CALL_TIMEOUT_DEFAULT_MS
   const std::atomic<bool>* cancel = nullptr;  // set when the pod is stopping
-  std::string call_chain;  // the X-Kube32-Call-Chain of the request the caller is handling
+  std::string call_chain;                     // the X-Kube32-Call-Chain of the request the caller is handling
 };
 
 struct CallReply {
-  int32_t rc = 0;       // what k32_http_call returns
-  int status = 0;       // what k32_http_status returns afterwards
+  int32_t rc = 0;  // what k32_http_call returns
+  int status = 0;  // what k32_http_status returns afterwards
   uint32_t resp_len = 0;
 };
 
@@ -61,8 +61,7 @@ struct CallEnv {
   // Service exists (a <svc>.<ns> name without one is a host outside). Empty: none exist.
   std::function<int32_t(const ServiceCall&, CallReply*, bool* exists)> service;
   // Worker: forwards an https:// call to the egress gateway. Empty: K32_ERR_NOTSUP.
-  std::function<int32_t(const CallArgs&, const CallUrl&, const std::vector<http::Header>&, uint64_t deadline_ms,
-                        CallReply*)>
+  std::function<int32_t(const CallArgs&, const CallUrl&, const std::vector<http::Header>&, uint64_t deadline_ms, CallReply*)>
       egress;
 };
 
@@ -76,8 +75,7 @@ class CallClient {
   void log_denied(const CallArgs& a, const std::string& target, const std::string& reason);
 
  private:
-  CallReply call_outside_host(const CallArgs& a, const CallUrl& url, const std::vector<http::Header>& hs,
-                              uint64_t deadline);
+  CallReply call_outside_host(const CallArgs& a, const CallUrl& url, const std::vector<http::Header>& hs, uint64_t deadline);
   CallEnv env_;
   RateLimitedLog netpol_log_;
   RateLimitedLog cert_log_;

@@ -8,12 +8,10 @@ namespace calls {
 
 namespace {
 const char* const kPodHeaders[] = {"Content-Type", "Cookie", "X-Request-Id", "Accept-Encoding"};
-const char* const kConnectionOwned[] = {"Host",    "Content-Length", "Connection", "Transfer-Encoding", "Keep-Alive",
-                                        "Upgrade", "TE",             "Trailer",    "Expect"};
+const char* const kConnectionOwned[] = {"Host", "Content-Length", "Connection", "Transfer-Encoding", "Keep-Alive", "Upgrade",
+                                        "TE",   "Trailer",        "Expect"};
 
-bool token_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
+bool token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr; }
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
@@ -24,8 +22,7 @@ bool header_name_is(const std::string& name, const char* want) {
   size_t n = std::strlen(want);
   if (name.size() != n) return false;
   for (size_t i = 0; i < n; ++i)
-    if (std::tolower(static_cast<unsigned char>(name[i])) != std::tolower(static_cast<unsigned char>(want[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(name[i])) != std::tolower(static_cast<unsigned char>(want[i]))) return false;
   return true;
 }
 

@@ -25,8 +25,8 @@ bool valid_host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)
 bool is_ipv4_literal(const std::string& host) {
   unsigned a, b, c, d;
   char extra;
-  return std::sscanf(host.c_str(), "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) == 4 && a < 256 && b < 256 &&
-         c < 256 && d < 256 && host.find_first_not_of("0123456789.") == std::string::npos;
+  return std::sscanf(host.c_str(), "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) == 4 && a < 256 && b < 256 && c < 256 &&
+         d < 256 && host.find_first_not_of("0123456789.") == std::string::npos;
 }
 
 bool parse_call_url(const std::string& url, CallUrl* out, std::string* err) {
@@ -102,8 +102,7 @@ NameTarget classify_host(const std::string& host, const std::string& caller_ns) 
     t.service = p[0];
     t.ns = p[1];
     t.outside_fallback = true;
-  } else if ((p.size() == 3 && p[2] == "svc") ||
-             (p.size() == 5 && p[2] == "svc" && p[3] == "cluster" && p[4] == "local")) {
+  } else if ((p.size() == 3 && p[2] == "svc") || (p.size() == 5 && p[2] == "svc" && p[3] == "cluster" && p[4] == "local")) {
     t.kind = NameTarget::Service;
     t.service = p[0];
     t.ns = p[1];

@@ -11,9 +11,9 @@ namespace calls {
 
 struct CallUrl {
   bool https = false;
-  std::string host;       // lowercase, as written (no port)
-  uint16_t port = 0;      // 0 when the URL gives none (the default depends on the target)
-  std::string path;       // "/..." including any query; "/" when the URL has none
+  std::string host;   // lowercase, as written (no port)
+  uint16_t port = 0;  // 0 when the URL gives none (the default depends on the target)
+  std::string path;   // "/..." including any query; "/" when the URL has none
 };
 
 // Parses http://<host>[:<port>]<path> / https://...; false with *err naming the rule broken.

@@ -39,9 +39,8 @@ std::string egress_message(const std::string& method, const CallUrl& url, const 
   return m;
 }
 
-int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallUrl& url,
-                         const std::vector<http::Header>& headers, uint64_t deadline_ms, size_t head_max,
-                         CallReply* rep) {
+int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallUrl& url, const std::vector<http::Header>& headers,
+                         uint64_t deadline_ms, size_t head_max, CallReply* rep) {
   uint64_t now = port::monotonic_ms();
   if (now >= deadline_ms) return K32_ERR_TIMEOUT;
   uint32_t left = static_cast<uint32_t>(deadline_ms - now);
@@ -53,8 +52,7 @@ int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallU
   }
   std::string msg = egress_message(a.method, url, headers_for_outside(headers), a.body, a.body_len);
   std::string target = std::string(kEgressPath) + "?pod=" + pct(a.caller_ns + "/" + a.caller_name) +
-                       "&timeout=" + std::to_string(deadline_ms - port::monotonic_ms()) +
-                       "&limit=" + std::to_string(a.resp_cap);
+                       "&timeout=" + std::to_string(deadline_ms - port::monotonic_ms()) + "&limit=" + std::to_string(a.resp_cap);
   std::vector<http::Header> hs = {{"Content-Type", kEgressContentType}};
   if (!gw.token.empty()) hs.push_back({"Authorization", "Bearer " + gw.token});
   std::string head = build_request_head("POST", target, gw.ip + ":" + std::to_string(gw.port), hs, msg.size());

@@ -16,9 +16,9 @@ constexpr const char* kEgressResultHeader = "X-Kube32-Egress-Result";
 constexpr const char* kEgressContentType = "message/http";
 
 struct GatewayTarget {
-  std::string ip;     // the control plane's API address
+  std::string ip;  // the control plane's API address
   uint16_t port = 0;
-  std::string token;  // the cluster bearer token; empty when the API server has none
+  std::string token;     // the cluster bearer token; empty when the API server has none
   std::string local_ip;  // connect from the node's address (the gateway checks InternalIP)
 };
 
@@ -29,9 +29,8 @@ std::string egress_message(const std::string& method, const CallUrl& url, const 
 // Forwards one call; fills rep (status, copied bytes) and returns the pod's code:
 // the host's status, the K32_ERR_* of X-Kube32-Egress-Result, K32_ERR_NOTSUP for a 404
 // without it (no gateway), K32_ERR_PERM for 401/403 without it.
-int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallUrl& url,
-                         const std::vector<http::Header>& headers, uint64_t deadline_ms, size_t head_max,
-                         CallReply* rep);
+int32_t call_via_gateway(const GatewayTarget& gw, const CallArgs& a, const CallUrl& url, const std::vector<http::Header>& headers,
+                         uint64_t deadline_ms, size_t head_max, CallReply* rep);
 
 }  // namespace calls
 }  // namespace k32

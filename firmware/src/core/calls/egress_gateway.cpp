@@ -33,8 +33,8 @@ void answer_error(http::ResponseWriter& w, int32_t rc, const std::string& messag
 }
 
 // "GET https://host/path HTTP/1.1\r\nName: v\r\n\r\nbody"
-bool parse_message(const std::string& m, std::string* method, std::string* url, std::vector<http::Header>* hs,
-                   std::string* body, std::string* err) {
+bool parse_message(const std::string& m, std::string* method, std::string* url, std::vector<http::Header>* hs, std::string* body,
+                   std::string* err) {
   size_t eol = m.find("\r\n");
   size_t end = m.find("\r\n\r\n");
   if (eol == std::string::npos || end == std::string::npos) {
@@ -77,8 +77,7 @@ netpol::Verdict store_policy_check(store::ObjectStore* store, const json::Value&
   return netpol::evaluate_egress(ptrs, pod, dst);
 }
 
-void EgressGateway::refuse(http::ResponseWriter& w, const std::string& peer, const std::string& pod,
-                           const std::string& reason) {
+void EgressGateway::refuse(http::ResponseWriter& w, const std::string& peer, const std::string& pod, const std::string& reason) {
   refused_log_.log("[EGRESS] gateway refused " + peer + " (pod " + pod + "): " + reason);
   answer_error(w, K32_ERR_PERM, "egress refused: " + reason);
 }
@@ -196,8 +195,7 @@ void EgressGateway::serve(http::Request& req, http::ResponseWriter& w) {
   OutsideResult r = call_outside(
       rq, [&](const char* data, size_t n) { return w.write_chunk(std::string(data, n)); }, env_.sessions);
   if (!streaming) {
-    if (r.rc == K32_ERR_CERT)
-      cert_log_.log("[EGRESS] " + pod_key + " -> " + target + ": certificate rejected: " + r.reason);
+    if (r.rc == K32_ERR_CERT) cert_log_.log("[EGRESS] " + pod_key + " -> " + target + ": certificate rejected: " + r.reason);
     answer_error(w, r.rc < 0 ? r.rc : K32_ERR_IO, r.reason.empty() ? "call failed" : r.reason);
     return;
   }

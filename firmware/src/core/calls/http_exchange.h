@@ -16,9 +16,9 @@ namespace k32 {
 namespace calls {
 
 struct ExchangeLimits {
-  uint64_t deadline_ms = 0;          // port::monotonic_ms() value the exchange must end by
-  size_t head_max = 1024;            // status line + headers
-  size_t body_limit = 0;             // bytes delivered before K32_ERR_TOOBIG
+  uint64_t deadline_ms = 0;  // port::monotonic_ms() value the exchange must end by
+  size_t head_max = 1024;    // status line + headers
+  size_t body_limit = 0;     // bytes delivered before K32_ERR_TOOBIG
   const std::atomic<bool>* cancel = nullptr;
   // Polled with `cancel`: true when whoever waits for the answer has gone (the egress
   // gateway's worker closed its connection), which ends the exchange.

@@ -100,8 +100,8 @@ void install_http_call_hook(kubelet::Kubelet* kubelet, CallClient* client) {
   };
 }
 
-std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st,
-                                                       api::ApiServer* api, std::function<std::string()> token) {
+std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st, api::ApiServer* api,
+                                                       std::function<std::string()> token) {
   std::unique_ptr<NodeCalls> n(new NodeCalls());
   ServiceCallerEnv se = service_env(kubelet, true, std::move(token));
   se.resolve = store_service_resolver(st);
@@ -142,8 +142,7 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
   std::unique_ptr<NodeCalls> n(new NodeCalls());
   n->api_resolver.reset(new ApiServiceResolver(
       [kubelet](const std::string& path, json::Value* out, uint32_t timeout_ms) {
-        return kubelet->api()->call("GET", path, nullptr, out,
-                                    timeout_ms ? timeout_ms : kubelet::ApiClient::kDefaultTimeoutMs);
+        return kubelet->api()->call("GET", path, nullptr, out, timeout_ms ? timeout_ms : kubelet::ApiClient::kDefaultTimeoutMs);
       },
       K32_SERVICE_CACHE_MS));
   ServiceCallerEnv se = service_env(kubelet, false, token);
@@ -155,8 +154,7 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
       K32_POLICY_RELIST_MS, K32_POLICY_POD_CACHE_MS,
       [kubelet](const std::string& ns, std::vector<json::Value>* out) {
         json::Value list;
-        if (api_get(kubelet, "/apis/networking.k8s.io/v1/namespaces/" + ns + "/networkpolicies", &list) != 200)
-          return false;
+        if (api_get(kubelet, "/apis/networking.k8s.io/v1/namespaces/" + ns + "/networkpolicies", &list) != 200) return false;
         for (const auto& item : list["items"].items()) {
           json::Value p = item;
           p.at_or_insert("metadata").set("namespace", ns);
@@ -166,8 +164,7 @@ std::unique_ptr<NodeCalls> install_worker_calls(kubelet::Kubelet* kubelet, std::
       },
       [kubelet](const std::string& key, json::Value* out) {
         size_t slash = key.find('/');
-        return api_get(kubelet, "/api/v1/namespaces/" + key.substr(0, slash) + "/pods/" + key.substr(slash + 1), out) ==
-               200;
+        return api_get(kubelet, "/api/v1/namespaces/" + key.substr(0, slash) + "/pods/" + key.substr(slash + 1), out) == 200;
       },
       [kubelet](const std::string& name, json::Value* out) {
         return api_get(kubelet, "/api/v1/namespaces/" + name, out) == 200;

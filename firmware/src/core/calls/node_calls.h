@@ -20,17 +20,17 @@ namespace calls {
 
 struct NodeCalls {
   std::unique_ptr<ServiceCaller> services;
-  std::unique_ptr<ApiServiceResolver> api_resolver;    // workers
-  std::unique_ptr<netpol::PolicyCache> policy_cache;   // workers: the kubelet feeds it
-  std::unique_ptr<EgressGateway> gateway;              // control plane
+  std::unique_ptr<ApiServiceResolver> api_resolver;   // workers
+  std::unique_ptr<netpol::PolicyCache> policy_cache;  // workers: the kubelet feeds it
+  std::unique_ptr<EgressGateway> gateway;             // control plane
   std::unique_ptr<CallClient> client;
 };
 
 // Control plane: services and policies from the store, https:// on the TLS sessions, the
 // egress gateway mounted on `api`. Installs the kubelet hook. `token` is the cluster's
 // bearer token now, which other nodes' pod servers require.
-std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st,
-                                                       api::ApiServer* api, std::function<std::string()> token);
+std::unique_ptr<NodeCalls> install_control_plane_calls(kubelet::Kubelet* kubelet, store::ObjectStore* st, api::ApiServer* api,
+                                                       std::function<std::string()> token);
 
 // Worker: services through the API (3 s cache), policies through a PolicyCache that the
 // kubelet feeds (labels at every pod sync, a namespace's policies before its first pod

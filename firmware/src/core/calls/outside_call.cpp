@@ -19,8 +19,8 @@ std::string host_header(const CallUrl& url) {
 }
 
 OutsideResult exchange(CallStream& s, const OutsideRequest& rq, const BodySink& sink) {
-  std::string head = build_request_head(rq.method, rq.url.path, host_header(rq.url), headers_for_outside(rq.headers),
-                                        rq.body_len);
+  std::string head =
+      build_request_head(rq.method, rq.url.path, host_header(rq.url), headers_for_outside(rq.headers), rq.body_len);
   ExchangeResult x = http_exchange(s, head, rq.body, rq.body_len, rq.method == "HEAD", rq.limits, sink);
   OutsideResult r;
   r.rc = x.rc;
@@ -55,8 +55,8 @@ OutsideResult tls_call(const OutsideRequest& rq, const BodySink& sink) {
   if (r.rc != 0) return r;
   port::TlsFail fail = port::TlsFail::None;
   char reason[200] = {0};
-  port::TlsClient* t = port::tls_client_connect(s, rq.url.host.c_str(), left_ms(rq.limits.deadline_ms), &fail, reason,
-                                                sizeof reason);
+  port::TlsClient* t =
+      port::tls_client_connect(s, rq.url.host.c_str(), left_ms(rq.limits.deadline_ms), &fail, reason, sizeof reason);
   if (!t) {
     port::tcp_close(s);
     r.rc = fail == port::TlsFail::Cert ? K32_ERR_CERT : fail == port::TlsFail::Timeout ? K32_ERR_TIMEOUT : K32_ERR_TLS;
@@ -82,7 +82,8 @@ int32_t resolve_outside(const std::string& host, uint64_t deadline_ms, std::stri
   uint32_t left = left_ms(deadline_ms);
   if (left == 0) return K32_ERR_TIMEOUT;
   char buf[16];
-  if (!port::resolve_ipv4(host.c_str(), buf, sizeof buf, left)) return left_ms(deadline_ms) == 0 ? K32_ERR_TIMEOUT : K32_ERR_NOENT;
+  if (!port::resolve_ipv4(host.c_str(), buf, sizeof buf, left))
+    return left_ms(deadline_ms) == 0 ? K32_ERR_TIMEOUT : K32_ERR_NOENT;
   *ip = buf;
   return 0;
 }

@@ -17,7 +17,7 @@ namespace calls {
 struct OutsideRequest {
   std::string method;
   CallUrl url;
-  std::string ip;  // resolved address (the one NetworkPolicy was checked against)
+  std::string ip;                     // resolved address (the one NetworkPolicy was checked against)
   std::vector<http::Header> headers;  // the caller's, filtered here
   const uint8_t* body = nullptr;
   size_t body_len = 0;

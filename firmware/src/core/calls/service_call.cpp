@@ -89,15 +89,15 @@ uint16_t ApiServiceResolver::node_port(const std::string& node, uint64_t now, ui
     if (it != node_ports_.end() && now - it->second.first < cache_ms_) return it->second.second;
   }
   json::Value n;
-  uint16_t port =
-      get_by("/api/v1/nodes/" + node, &n, deadline_ms) == 200 ? pod_server_port(n) : static_cast<uint16_t>(K32_POD_PORT);
+  uint16_t port = get_by("/api/v1/nodes/" + node, &n, deadline_ms) == 200 ? pod_server_port(n)
+                                                                          : static_cast<uint16_t>(K32_POD_PORT);
   port::LockGuard<port::Mutex> lk(mu_);
   node_ports_[node] = {now, port};
   return port;
 }
 
-int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& svc, uint16_t port,
-                                    uint64_t deadline_ms, bool* exists, std::vector<Backend>* out) {
+int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& svc, uint16_t port, uint64_t deadline_ms,
+                                    bool* exists, std::vector<Backend>* out) {
   const std::string key = ns + "/" + svc;
   const uint64_t now = port::monotonic_ms();
   Entry e;
@@ -152,8 +152,7 @@ int32_t ApiServiceResolver::resolve(const std::string& ns, const std::string& sv
   return 0;
 }
 
-int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain,
-                                   CallReply* rep) {
+int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, const std::string& chain, CallReply* rep) {
   const CallArgs& a = *sc.args;
   // The target node's pod server routes by X-Kube32-Pod (as the Ingress controller relays).
   const std::string addr = b.ip + ":" + std::to_string(b.node_port);
@@ -185,12 +184,11 @@ int32_t ServiceCaller::call_remote(const Backend& b, const ServiceCall& sc, cons
     }
     size_t copied = 0;
     TcpStream stream(s);
-    ExchangeResult x = http_exchange(stream, head, a.body, a.body_len, a.method == "HEAD", lim,
-                                     [&](const char* d, size_t n) {
-                                       std::memcpy(a.resp + copied, d, n);
-                                       copied += n;
-                                       return true;
-                                     });
+    ExchangeResult x = http_exchange(stream, head, a.body, a.body_len, a.method == "HEAD", lim, [&](const char* d, size_t n) {
+      std::memcpy(a.resp + copied, d, n);
+      copied += n;
+      return true;
+    });
     if (x.rc == K32_ERR_IO && reused && x.status == 0) {  // a pooled connection the node had closed
       port::tcp_close(s);
       continue;

@@ -22,19 +22,19 @@ constexpr const char* kPodHeader = "X-Kube32-Pod";
 constexpr const char* kChainHeader = "X-Kube32-Call-Chain";
 
 struct Backend {
-  std::string key;   // "ns/name"
-  std::string ip;    // status.podIP (the node's address)
-  std::string node;  // spec.nodeName
-  uint16_t port = 0; // resolved target port (what NetworkPolicy compares)
+  std::string key;         // "ns/name"
+  std::string ip;          // status.podIP (the node's address)
+  std::string node;        // spec.nodeName
+  uint16_t port = 0;       // resolved target port (what NetworkPolicy compares)
   uint16_t node_port = 0;  // the target node's pod server (status.daemonEndpoints.kubeletEndpoint.Port)
-  json::Value pod;   // the pod object when the resolver has it (control plane)
+  json::Value pod;         // the pod object when the resolver has it (control plane)
 };
 
 // Resolves (ns, service, port 0 = first) by deadline_ms (port::monotonic_ms time; the
 // call's deadline): sets *exists; fills the ready backends. Returns 0, or K32_ERR_NOENT (no
 // such Service or port), K32_ERR_IO (API unreachable), K32_ERR_TIMEOUT (deadline passed).
-using ServiceResolver = std::function<int32_t(const std::string& ns, const std::string& svc, uint16_t port,
-                                              uint64_t deadline_ms, bool* exists, std::vector<Backend>* out)>;
+using ServiceResolver = std::function<int32_t(const std::string& ns, const std::string& svc, uint16_t port, uint64_t deadline_ms,
+                                              bool* exists, std::vector<Backend>* out)>;
 
 // Control plane: reads the store on every call, so a change applies from the next call.
 ServiceResolver store_service_resolver(store::ObjectStore* st);
@@ -85,8 +85,7 @@ struct ServiceCallerEnv {
   uint32_t inproc_stack_bytes = 0;  // free native stack an in-process call needs
   // Same node: delivers the request to the pod's k32_handle on this thread.
   // deadline_ms (port::monotonic_ms time) bounds the handler: K32_ERR_TIMEOUT past it.
-  std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out, uint64_t deadline_ms)>
-      local;
+  std::function<int32_t(const std::string& pod_key, const http::Request& rq, LocalResponse* out, uint64_t deadline_ms)> local;
   size_t head_max = 1024;
   // The cluster's bearer token now ("" = none): the target node's pod server requires it
   // in X-Kube32-Token (core/podserver/peer_auth.h).

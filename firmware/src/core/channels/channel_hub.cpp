@@ -1,7 +1,6 @@
 #include "core/channels/channel_hub.h"
 #include "port.h"
 
-
 namespace k32 {
 namespace channels {
 

@@ -148,7 +148,8 @@ void accept_main(void* p) {
       continue;
     }
     ClientArg* c = new ClientArg{a, s};
-    if (!port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), client_main, c)) {
+    if (!port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), client_main,
+                            c)) {
       a->open.fetch_sub(1);
       port::tcp_close(s);
       delete c;
@@ -172,7 +173,9 @@ void stdin_main(void* p) {
 }  // namespace
 
 bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t max_conns, std::string* err) {
-  if (port == 0) return port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), stdin_main, d);
+  if (port == 0)
+    return port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), stdin_main,
+                              d);
   int e = 0;
   port::Socket l = port::tcp_listen(bind_ip.c_str(), port, 4, &e);
   if (l == port::kNoSocket) {
@@ -180,7 +183,8 @@ bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t ma
     return false;
   }
   return port::thread_start("console-accept", K32_CONSOLE_ACCEPT_STACK_BYTES,
-                           static_cast<port::Region>(K32_CONSOLE_ACCEPT_STACK_REGION), accept_main, new ListenArg{d, l, max_conns});
+                            static_cast<port::Region>(K32_CONSOLE_ACCEPT_STACK_REGION), accept_main,
+                            new ListenArg{d, l, max_conns});
 }
 
 }  // namespace console

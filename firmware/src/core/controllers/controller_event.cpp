@@ -9,8 +9,8 @@ void record_event(store::ObjectStore* st, const json::Value& obj, const char* ty
                   const std::string& message, const char* component) {
   const json::Value& md = obj["metadata"];
   std::string ns = md["namespace"].as_string();
-  json::Value ev = kubelet::make_pod_event(ns, md["name"].as_string(), md["uid"].as_string(), type, reason, message,
-                                           component, "");
+  json::Value ev =
+      kubelet::make_pod_event(ns, md["name"].as_string(), md["uid"].as_string(), type, reason, message, component, "");
   json::Value& involved = ev.at_or_insert("involvedObject");
   involved.set("kind", obj["kind"]);
   involved.set("apiVersion", obj["apiVersion"]);

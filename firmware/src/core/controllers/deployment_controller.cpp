@@ -199,8 +199,8 @@ bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision,
     json::Value stored;
     api_->local_update(*api::find_by_kind("apps/v1", "Deployment"), d, std::move(upd), "status", &stored);
   } else {
-    logf("[DEPLOY] %s/%s: cannot create ReplicaSet %s: %s", dmd["namespace"].as_string().c_str(),
-         dmd["name"].as_string().c_str(), name.c_str(), e.message.c_str());
+    logf("[DEPLOY] %s/%s: cannot create ReplicaSet %s: %s", dmd["namespace"].as_string().c_str(), dmd["name"].as_string().c_str(),
+         name.c_str(), e.message.c_str());
   }
   return false;
 }
@@ -287,7 +287,8 @@ void DeploymentController::cleanup_history(const json::Value& d, const std::vect
     if (spec_replicas(rs) == 0 && rs["status"]["replicas"].as_int() == 0 && rs["metadata"]["deletionTimestamp"].is_null())
       idle.push_back(&rs);
   if (static_cast<int64_t>(idle.size()) <= limit) return;
-  std::sort(idle.begin(), idle.end(), [](const json::Value* a, const json::Value* b) { return revision_of(*a) < revision_of(*b); });
+  std::sort(idle.begin(), idle.end(),
+            [](const json::Value* a, const json::Value* b) { return revision_of(*a) < revision_of(*b); });
   const api::ResourceInfo* rsr = api::find_by_kind("apps/v1", "ReplicaSet");
   for (size_t i = 0; i < idle.size() - static_cast<size_t>(limit); ++i)
     api_->local_delete(*rsr, idle[i]->path_str({"metadata", "namespace"}), idle[i]->path_str({"metadata", "name"}), "Background",
@@ -323,8 +324,8 @@ void DeploymentController::update_status(const json::Value& d, const json::Value
   json::Value conds = json::Value::array();
   bool min_ok = available >= r - unavailable;
   conds.push(condition("Available", min_ok ? "True" : "False", min_ok ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-                       min_ok ? "Deployment has minimum availability." : "Deployment does not have minimum availability.", oc, now_s,
-                       false));
+                       min_ok ? "Deployment has minimum availability." : "Deployment does not have minimum availability.", oc,
+                       now_s, false));
   std::string rs_name = new_rs ? (*new_rs)["metadata"]["name"].str() : std::string();
   bool complete = new_rs && updated == r && replicas == r && available == r;
   if (d["spec"]["paused"].as_bool()) {

@@ -76,7 +76,8 @@ bool GarbageCollector::process(const std::string& uid, const OwnerKey& owner) {
         const api::ResourceInfo* r = resource_by_store_id(d.resource);
         if (!r) continue;
         // A dependent with dependents of its own goes in the foreground, so its own are collected too.
-        api::ApiError e = api_->local_delete(*r, d.ns, d.name, index_->has_dependents(d.uid) ? "Foreground" : "Background", d.uid);
+        api::ApiError e =
+            api_->local_delete(*r, d.ns, d.name, index_->has_dependents(d.uid) ? "Foreground" : "Background", d.uid);
         if (!e.ok() && e.code != 404 && e.code != 409) ok = false;
       }
     }

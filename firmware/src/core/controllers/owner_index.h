@@ -72,8 +72,8 @@ class OwnerIndex {
   void erase_locked(const std::string& key);
 
   port::Mutex mu_;
-  std::map<std::string, Dependent> by_key_;               // "resource/ns/name"
-  std::multimap<std::string, std::string> by_owner_;      // owner uid -> key
+  std::map<std::string, Dependent> by_key_;           // "resource/ns/name"
+  std::multimap<std::string, std::string> by_owner_;  // owner uid -> key
   std::map<std::string, OwnerKey> gc_work_;
   bool dirty_ = true;
 };

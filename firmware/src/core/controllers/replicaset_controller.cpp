@@ -46,8 +46,8 @@ json::Value owner_reference(const json::Value& owner) {
 
 }  // namespace
 
-PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owner_uid, int64_t min_ready_s,
-                     int64_t now_s, int64_t* wake_s) {
+PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owner_uid, int64_t min_ready_s, int64_t now_s,
+                     int64_t* wake_s) {
   PodCounts c;
   for (const auto& p : pods) {
     if (!counts(p, owner_uid)) continue;
@@ -106,7 +106,8 @@ bool ReplicaSetController::create_pod(const json::Value& rs, std::string* err) {
   md.set("ownerReferences", refs);
   pod.set("spec", tpl["spec"]);
   json::Value stored;
-  api::ApiError e = api_->local_create(*api::find_by_kind("v1", "Pod"), rs["metadata"]["namespace"].str(), std::move(pod), &stored);
+  api::ApiError e =
+      api_->local_create(*api::find_by_kind("v1", "Pod"), rs["metadata"]["namespace"].str(), std::move(pod), &stored);
   if (!e.ok()) *err = e.message;
   return e.ok();
 }

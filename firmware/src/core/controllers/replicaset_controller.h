@@ -32,8 +32,8 @@ struct PodCounts {
   int64_t ready = 0;
   int64_t available = 0;
 };
-PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owner_uid, int64_t min_ready_s,
-                     int64_t now_s, int64_t* wake_s);
+PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owner_uid, int64_t min_ready_s, int64_t now_s,
+                     int64_t* wake_s);
 
 }  // namespace controllers
 }  // namespace k32

@@ -33,9 +33,8 @@ bool parse_base_url(const std::string& url, Endpoint* out) {
   return !out->host.empty();
 }
 
-int request(const Endpoint& ep, const std::string& method, const std::string& target,
-            const std::vector<Header>& headers, const std::string& body, uint32_t timeout_ms,
-            size_t max_body, ClientResponse* out) {
+int request(const Endpoint& ep, const std::string& method, const std::string& target, const std::vector<Header>& headers,
+            const std::string& body, uint32_t timeout_ms, size_t max_body, ClientResponse* out) {
   int err = 0;
   port::Socket s = port::tcp_connect(ep.host.c_str(), ep.port, timeout_ms, &err);
   if (s == port::kNoSocket) return err ? err : -EIO;

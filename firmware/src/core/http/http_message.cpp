@@ -87,8 +87,7 @@ inline unsigned char ascii_lower(unsigned char c) { return c >= 'A' && c <= 'Z' 
 bool iequals_cstr(const std::string& a, const char* b, size_t n) {
   if (a.size() != n) return false;
   for (size_t i = 0; i < n; ++i)
-    if (ascii_lower(static_cast<unsigned char>(a[i])) != ascii_lower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (ascii_lower(static_cast<unsigned char>(a[i])) != ascii_lower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
 
@@ -117,8 +116,7 @@ bool parse_request_head(const std::string& head, Request* req) {
   const char* version = line + sp2 + 1;
   size_t version_len = line_end - sp2 - 1;
   if (!is_token(line, sp1) || target_len == 0 || has_ctl(target, target_len)) return false;
-  if (version_len != 8 || (std::memcmp(version, "HTTP/1.1", 8) != 0 && std::memcmp(version, "HTTP/1.0", 8) != 0))
-    return false;
+  if (version_len != 8 || (std::memcmp(version, "HTTP/1.1", 8) != 0 && std::memcmp(version, "HTTP/1.0", 8) != 0)) return false;
   req->method.assign(line, sp1);
   req->target.assign(target, target_len);
   req->version.assign(version, version_len);
@@ -149,7 +147,9 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
   const char* d = head.data();
   // Room for every line at once (a line per header at most) instead of regrowing the vector.
   size_t lines = 0;
-  for (const char* p = d + pos; (p = static_cast<const char*>(std::memchr(p, '\n', head.size() - static_cast<size_t>(p - d)))); ++p) ++lines;
+  for (const char* p = d + pos; (p = static_cast<const char*>(std::memchr(p, '\n', head.size() - static_cast<size_t>(p - d))));
+       ++p)
+    ++lines;
   out->reserve(out->size() + lines + 1);
   while (pos < head.size()) {
     size_t e = head.find("\r\n", pos);
@@ -157,8 +157,7 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
     size_t next = e == std::string::npos ? head.size() : e + 2;
     const void* c = std::memchr(d + pos, ':', end - pos);
     size_t colon = c ? static_cast<size_t>(static_cast<const char*>(c) - d) : std::string::npos;
-    bool bad = colon == std::string::npos || !is_token(d + pos, colon - pos) ||
-               has_ctl(d + colon + 1, end - colon - 1);
+    bool bad = colon == std::string::npos || !is_token(d + pos, colon - pos) || has_ctl(d + colon + 1, end - colon - 1);
     if (bad) {
       if (strict) return false;
       pos = next;
@@ -198,8 +197,7 @@ std::string Request::query_param(const std::string& key, bool* present) const {
   return std::string();
 }
 
-void ResponseWriter::head(int status, const char* content_type, const std::string* length, size_t body_size,
-                          std::string* out) {
+void ResponseWriter::head(int status, const char* content_type, const std::string* length, size_t body_size, std::string* out) {
   // Measured, sized once, then copied piece by piece into place: no regrowth, no temporaries.
   const char* reason = reason_phrase(status);
   const size_t reason_len = std::strlen(reason);

@@ -48,8 +48,7 @@ std::vector<Header> parse_query(const std::string& query);
 
 class ResponseWriter {
  public:
-  ResponseWriter(Conn* c, bool head_only, bool keep_alive)
-      : conn_(c), head_only_(head_only), keep_alive_(keep_alive) {}
+  ResponseWriter(Conn* c, bool head_only, bool keep_alive) : conn_(c), head_only_(head_only), keep_alive_(keep_alive) {}
 
   // By value: a literal becomes one string, moved into place.
   void add_header(std::string name, std::string value) {

@@ -39,8 +39,8 @@ bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
     if (err) *err = cfg.name + ": cannot listen on " + cfg.bind_ip + ":" + text::to_string(cfg.port) + ": " + std::strerror(-e);
     return false;
   }
-  if (!port::thread_start(cfg.name.c_str(), K32_HTTP_ACCEPT_STACK_BYTES,
-                          static_cast<port::Region>(K32_HTTP_ACCEPT_STACK_REGION), &Server::accept_main, this)) {
+  if (!port::thread_start(cfg.name.c_str(), K32_HTTP_ACCEPT_STACK_BYTES, static_cast<port::Region>(K32_HTTP_ACCEPT_STACK_REGION),
+                          &Server::accept_main, this)) {
     if (err) *err = cfg.name + ": cannot start the accept thread";
     return false;
   }
@@ -75,8 +75,8 @@ void Server::accept_main(void* self) {
       continue;
     }
     ConnArg* arg = new ConnArg{srv, s, peer, slot, port::monotonic_ms()};
-    if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region,
-                            &Server::conn_main, arg)) {
+    if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region, &Server::conn_main,
+                            arg)) {
       srv->conns_.release(slot);
       srv->refuse(s, 503, "cannot start a connection thread");
       delete arg;

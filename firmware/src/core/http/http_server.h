@@ -30,9 +30,9 @@ struct ServerConfig {
   size_t max_head_bytes = K32_HTTP_HEAD_MAX;
   size_t max_body_bytes = K32_POD_BODY_MAX;  // the pod server's; the API and ingress set theirs
   uint32_t max_connections = K32_POD_CONNECTIONS;
-  uint32_t max_per_client = K32_CLIENT_CONNECTIONS;   // connections from one address
-  uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;       // TLS: connect to handshake done
-  uint32_t head_ms = K32_HTTP_HEAD_MS;                 // first head: from connect (after TLS)
+  uint32_t max_per_client = K32_CLIENT_CONNECTIONS;       // connections from one address
+  uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;          // TLS: connect to handshake done
+  uint32_t head_ms = K32_HTTP_HEAD_MS;                    // first head: from connect (after TLS)
   uint32_t idle_timeout_ms = K32_HTTP_KEEPALIVE_IDLE_MS;  // kept alive, waiting for a request
   uint32_t body_timeout_ms = K32_HTTP_BODY_IDLE_MS;       // a body's stall
   uint32_t body_total_ms = K32_HTTP_BODY_MS;              // a whole body, from its head

@@ -21,8 +21,7 @@ bool is_internal_header(const std::string& name) {
 }
 
 size_t strip_internal_headers(std::vector<Header>* headers) {
-  auto keep_end = std::remove_if(headers->begin(), headers->end(),
-                                 [](const Header& h) { return is_internal_header(h.name); });
+  auto keep_end = std::remove_if(headers->begin(), headers->end(), [](const Header& h) { return is_internal_header(h.name); });
   size_t removed = static_cast<size_t>(headers->end() - keep_end);
   headers->erase(keep_end, headers->end());
   return removed;

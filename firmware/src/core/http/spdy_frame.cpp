@@ -161,15 +161,18 @@ Parse parse_frame(const uint8_t* buf, size_t len, size_t max_payload, Frame* out
   bool exact = false;
   switch (out->type) {
     case kSynStream: min = 10; break;
-    case kSynReply: case kHeaders: min = 4; break;
-    case kRstStream: case kGoAway: case kWindowUpdate: min = 8, exact = true; break;
+    case kSynReply:
+    case kHeaders: min = 4; break;
+    case kRstStream:
+    case kGoAway:
+    case kWindowUpdate: min = 8, exact = true; break;
     case kPing: min = 4, exact = true; break;
     case kSettings: min = 4; break;
     default: break;
   }
   if (n < min || (exact && n != min)) {
-    *err = "SPDY control frame type " + std::to_string(out->type) + " with a length of " + std::to_string(n) +
-           " bytes (" + (exact ? "must be " : "at least ") + std::to_string(min) + ")";
+    *err = "SPDY control frame type " + std::to_string(out->type) + " with a length of " + std::to_string(n) + " bytes (" +
+           (exact ? "must be " : "at least ") + std::to_string(min) + ")";
     return Parse::Error;
   }
   if (len - kFrameHeader < n) return Parse::NeedMore;
@@ -193,18 +196,14 @@ Parse parse_frame(const uint8_t* buf, size_t len, size_t max_payload, Frame* out
       out->stream_id = be32(p) & 0x7fffffffu;
       out->value = be32(p + 4);
       break;
-    case kPing:
-      out->value = be32(p);
-      break;
+    case kPing: out->value = be32(p); break;
     case kSettings:
       if (n != 4 + size_t{8} * be32(p)) {
         *err = "SPDY SETTINGS frame whose entry count does not match its length";
         return Parse::Error;
       }
       break;
-    default:
-      out->payload.assign(reinterpret_cast<const char*>(p), n);
-      break;
+    default: out->payload.assign(reinterpret_cast<const char*>(p), n); break;
   }
   if ((out->type == kSynStream || out->type == kSynReply || out->type == kHeaders || out->type == kRstStream) &&
       out->stream_id == 0) {

@@ -19,16 +19,31 @@ namespace spdy {
 
 constexpr uint16_t kVersion = 3;
 enum Type : uint16_t {
-  kSynStream = 1, kSynReply = 2, kRstStream = 3, kSettings = 4, kPing = 6, kGoAway = 7, kHeaders = 8, kWindowUpdate = 9
+  kSynStream = 1,
+  kSynReply = 2,
+  kRstStream = 3,
+  kSettings = 4,
+  kPing = 6,
+  kGoAway = 7,
+  kHeaders = 8,
+  kWindowUpdate = 9
 };
 constexpr uint8_t kFlagFin = 0x01;
 // RST_STREAM status codes (SPDY/3 2.6.3).
-enum Status : uint32_t { kProtocolError = 1, kInvalidStream = 2, kRefusedStream = 3, kCancel = 5, kInternalError = 6,
-                         kStreamInUse = 8, kStreamAlreadyClosed = 9, kFrameTooLarge = 11 };
+enum Status : uint32_t {
+  kProtocolError = 1,
+  kInvalidStream = 2,
+  kRefusedStream = 3,
+  kCancel = 5,
+  kInternalError = 6,
+  kStreamInUse = 8,
+  kStreamAlreadyClosed = 9,
+  kFrameTooLarge = 11
+};
 
 struct Frame {
   bool control = false;
-  uint16_t type = 0;       // control frames
+  uint16_t type = 0;  // control frames
   uint8_t flags = 0;
   uint32_t stream_id = 0;  // data frames; control frames that name a stream (0 otherwise)
   uint32_t value = 0;      // PING id, RST_STREAM/GOAWAY status, WINDOW_UPDATE delta

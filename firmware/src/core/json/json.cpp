@@ -157,9 +157,7 @@ Value& Value::set(const std::string& key, Value v) {
 }
 
 Value& Value::at_or_insert(const std::string& key) {
-  if (type_ != Type::Object) {
-    *this = object();
-  }
+  if (type_ != Type::Object) { *this = object(); }
   for (auto& m : obj_)
     if (m.first == key) return m.second;
   obj_.emplace_back(key, Value());
@@ -256,8 +254,7 @@ class Parser {
       char buf[160];
       if (p_ < end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x7f)
         std::snprintf(buf, sizeof buf, "%s at offset %lu (near '%c')", what, static_cast<unsigned long>(err_->offset), *p_);
-      else
-        std::snprintf(buf, sizeof buf, "%s at offset %lu", what, static_cast<unsigned long>(err_->offset));
+      else std::snprintf(buf, sizeof buf, "%s at offset %lu", what, static_cast<unsigned long>(err_->offset));
       err_->message = buf;
     }
     return false;
@@ -269,8 +266,7 @@ class Parser {
 
   bool literal(const char* word) {
     size_t n = std::strlen(word);
-    if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0)
-      return fail("invalid literal");
+    if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return fail("invalid literal");
     p_ += n;
     return true;
   }
@@ -298,9 +294,18 @@ class Parser {
         *out = Value(std::move(s));
         return true;
       }
-      case 't': if (!literal("true")) return false; *out = Value(true); return true;
-      case 'f': if (!literal("false")) return false; *out = Value(false); return true;
-      case 'n': if (!literal("null")) return false; *out = Value(); return true;
+      case 't':
+        if (!literal("true")) return false;
+        *out = Value(true);
+        return true;
+      case 'f':
+        if (!literal("false")) return false;
+        *out = Value(false);
+        return true;
+      case 'n':
+        if (!literal("null")) return false;
+        *out = Value();
+        return true;
       default: return parse_number(out);
     }
   }
@@ -318,7 +323,10 @@ class Parser {
     ++p_;  // {
     *out = Value::object();
     skip_ws();
-    if (p_ < end_ && *p_ == '}') { ++p_; return true; }
+    if (p_ < end_ && *p_ == '}') {
+      ++p_;
+      return true;
+    }
     for (;;) {
       skip_ws();
       if (p_ >= end_ || *p_ != '"') return fail("expected a string key");
@@ -333,7 +341,10 @@ class Parser {
       if (drop_key_) drop_last(out);
       skip_ws();
       if (p_ >= end_) return fail("unexpected end of input in object");
-      if (*p_ == ',') { ++p_; continue; }
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
       if (*p_ == '}') {
         ++p_;
         tighten(out);
@@ -347,13 +358,19 @@ class Parser {
     ++p_;  // [
     *out = Value::array();
     skip_ws();
-    if (p_ < end_ && *p_ == ']') { ++p_; return true; }
+    if (p_ < end_ && *p_ == ']') {
+      ++p_;
+      return true;
+    }
     for (;;) {
       skip_ws();
       if (!parse_value(&out->push(Value()), depth + 1)) return false;
       skip_ws();
       if (p_ >= end_) return fail("unexpected end of input in array");
-      if (*p_ == ',') { ++p_; continue; }
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
       if (*p_ == ']') {
         ++p_;
         tighten(out);
@@ -414,10 +431,16 @@ class Parser {
     const unsigned char c = static_cast<unsigned char>(*p_);
     int n = 0;
     uint32_t cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) { n = 1; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { n = 2; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 3; cp = c & 0x07; }
-    else return fail("invalid UTF-8");
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else return fail("invalid UTF-8");
     if (end_ - p_ <= n) return fail("truncated UTF-8");
     for (int i = 1; i <= n; ++i) {
       unsigned char cc = static_cast<unsigned char>(p_[i]);
@@ -436,7 +459,10 @@ class Parser {
     for (;;) {
       if (p_ >= end_) return fail("unterminated string");
       unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') { ++p_; return true; }
+      if (c == '"') {
+        ++p_;
+        return true;
+      }
       if (c < 0x20) return fail("control character in string");
       if (c == '\\') {
         ++p_;
@@ -484,7 +510,10 @@ class Parser {
     const char* start = p_;
     bool is_float = false;
     if (p_ < end_ && *p_ == '-') ++p_;
-    if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) { p_ = start; return fail("invalid value"); }
+    if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) {
+      p_ = start;
+      return fail("invalid value");
+    }
     if (*p_ == '0') {
       ++p_;
     } else {
@@ -508,7 +537,10 @@ class Parser {
       errno = 0;
       char* endp = nullptr;
       long long v = std::strtoll(text.c_str(), &endp, 10);
-      if (errno == 0) { *out = Value(static_cast<int64_t>(v)); return true; }
+      if (errno == 0) {
+        *out = Value(static_cast<int64_t>(v));
+        return true;
+      }
     }
     double d = std::strtod(text.c_str(), nullptr);
     // Go's encoding/json refuses what does not fit a float64; infinity would also be written
@@ -586,7 +618,10 @@ static void dump_impl(const Value& v, std::string* out, int indent, int level) {
     }
     case Type::Double: {
       double d = v.as_double();
-      if (!std::isfinite(d)) { out->append("null"); break; }
+      if (!std::isfinite(d)) {
+        out->append("null");
+        break;
+      }
       if (d == 0) d = 0;  // -0 would be read back as the integer 0 and written differently
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.17g", d);

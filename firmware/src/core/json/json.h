@@ -40,8 +40,16 @@ class Value {
   Value& operator=(Value&& o) noexcept;
   ~Value() { destroy(); }
 
-  static Value object() { Value v; v.become(Type::Object); return v; }
-  static Value array() { Value v; v.become(Type::Array); return v; }
+  static Value object() {
+    Value v;
+    v.become(Type::Object);
+    return v;
+  }
+  static Value array() {
+    Value v;
+    v.become(Type::Array);
+    return v;
+  }
 
   Type type() const { return type_; }
   bool is_null() const { return type_ == Type::Null; }
@@ -57,9 +65,7 @@ class Value {
   double as_double(double dflt = 0) const;
   // The string value, or `dflt` when this is not a string.
   const std::string& str() const;
-  std::string as_string(const std::string& dflt = std::string()) const {
-    return type_ == Type::String ? s_ : dflt;
-  }
+  std::string as_string(const std::string& dflt = std::string()) const { return type_ == Type::String ? s_ : dflt; }
 
   // ---- objects ----
   // Pointer to the member value, or nullptr (also when this is not an object).
@@ -121,7 +127,7 @@ class Value {
 
 struct ParseError {
   size_t offset = 0;
-  std::string message;  // "unexpected character 'x' at offset 12"
+  std::string message;    // "unexpected character 'x' at offset 12"
   bool too_deep = false;  // the document nests deeper than the limit it was parsed with
 };
 

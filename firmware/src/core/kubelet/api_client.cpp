@@ -11,7 +11,8 @@ int ApiClient::call(const std::string& method, const std::string& path, const js
   std::string tok = token_ ? token_() : std::string();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
-  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), timeout_ms, K32_NODE_API_REPLY_MAX, &resp);
+  int rc = http::request(ep_, method, path, headers, body ? json::dump(*body) : std::string(), timeout_ms, K32_NODE_API_REPLY_MAX,
+                         &resp);
   if (rc != 0) return rc;
   if (out) {
     json::ParseError pe;

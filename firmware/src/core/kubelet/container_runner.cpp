@@ -1,6 +1,5 @@
 #include "core/kubelet/container_runner.h"
 
-
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/pod_env.h"
 #include "core/kubelet/pod_instance.h"

@@ -48,7 +48,6 @@ bool header_safe(const std::string& s) {
   return true;
 }
 
-
 }  // namespace
 
 // ---- request ----
@@ -96,8 +95,7 @@ Trap host_k32_resp_header(Caller& c, const Value* a, Value* r, void* user) {
   if (!k->resp || !k->resp->body.empty()) return ret(r, kErrInval);
   std::string name, value;
   if (!read_in(c, u32(a[0]), u32(a[1]), &name) || !read_in(c, u32(a[2]), u32(a[3]), &value)) return ret(r, kErrFault);
-  if (name.empty() || !header_safe(name) || !header_safe(value) || name.find(':') != std::string::npos)
-    return ret(r, kErrInval);
+  if (name.empty() || !header_safe(name) || !header_safe(value) || name.find(':') != std::string::npos) return ret(r, kErrInval);
   k->resp->headers.push_back({name, value});
   return ret(r, 0);
 }

@@ -23,7 +23,8 @@ bool parse_image_ref(const std::string& image, ImageRef* out, std::string* err) 
   } else if (image.compare(0, sizeof kOciPrefix - 1, kOciPrefix) == 0) {
     rest = image.substr(sizeof kOciPrefix - 1);
   } else {
-    *err = "image \"" + image + "\" must be wasm://embedded/<name> or wasm://sd/<name> "
+    *err = "image \"" + image +
+           "\" must be wasm://embedded/<name> or wasm://sd/<name> "
            "(or kube32.io/embedded/<name>, kube32.io/sd/<name>)";
     return false;
   }

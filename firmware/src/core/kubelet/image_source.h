@@ -10,7 +10,7 @@ namespace kubelet {
 struct ImageRef {
   std::string source;  // "embedded" or "sd"
   std::string name;
-  std::string pin;     // 64 lowercase hex digits, empty when not pinned
+  std::string pin;  // 64 lowercase hex digits, empty when not pinned
 };
 
 // False with a one-line *err naming the rule broken.

@@ -47,9 +47,7 @@ void events_main(void* a) {
   p->events_thread = false;
 }
 
-std::string pod_path(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
+std::string pod_path(const std::string& ns, const std::string& name) { return "/api/v1/namespaces/" + ns + "/pods/" + name; }
 
 }  // namespace
 
@@ -167,8 +165,7 @@ void Kubelet::start_pod(const json::Value& obj) {
       std::string q = lim->is_int() ? text::to_string(lim->as_int()) : lim->as_string();
       if (sched::parse_quantity(q, &bytes))
         c->max_pages = static_cast<uint32_t>(bytes / wasm::kPageSize > 65536 ? 65536 : bytes / wasm::kPageSize);
-      else
-        c->config_error = "resources.limits.memory \"" + q + "\" is not a quantity (e.g. 64Ki, 1Mi)";
+      else c->config_error = "resources.limits.memory \"" + q + "\" is not a quantity (e.g. 64Ki, 1Mi)";
     }
     p->containers.push_back(std::move(c));
   }
@@ -293,8 +290,8 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
   st.set("startTime", text::rfc3339(port::wall_time_s()));
   body.set("status", st);
   api_->call("PUT", pod_path(ns, name) + "/status", &body, nullptr);
-  json::Value ev = make_pod_event(ns, name, obj["metadata"]["uid"].as_string(), "Warning", r.reason.c_str(), r.message,
-                                  "kubelet", cfg_.node_name);
+  json::Value ev = make_pod_event(ns, name, obj["metadata"]["uid"].as_string(), "Warning", r.reason.c_str(), r.message, "kubelet",
+                                  cfg_.node_name);
   api_->call("POST", "/api/v1/namespaces/" + ns + "/events", &ev, nullptr);
   return r;
 }
@@ -332,8 +329,10 @@ bool Kubelet::sync_once() {
         pods_.erase(key);
         reported_.erase(key);
       }
-      api_->call("DELETE", pod_path(obj["metadata"]["namespace"].as_string(), obj["metadata"]["name"].as_string()) +
-                               "?gracePeriodSeconds=0", nullptr, nullptr);
+      api_->call(
+          "DELETE",
+          pod_path(obj["metadata"]["namespace"].as_string(), obj["metadata"]["name"].as_string()) + "?gracePeriodSeconds=0",
+          nullptr, nullptr);
       continue;
     }
     if (!p) {

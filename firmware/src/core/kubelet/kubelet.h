@@ -19,19 +19,19 @@ namespace kubelet {
 
 struct KubeletConfig {
   std::string node_name;
-  std::string node_ip;      // status.podIP and status.hostIP
-  std::string sd_dir;       // card root for wasm://sd/ images; empty: no card
-  std::string api_host;     // KUBERNETES_SERVICE_HOST
-  uint16_t api_port = 6443; // KUBERNETES_SERVICE_PORT
+  std::string node_ip;       // status.podIP and status.hostIP
+  std::string sd_dir;        // card root for wasm://sd/ images; empty: no card
+  std::string api_host;      // KUBERNETES_SERVICE_HOST
+  uint16_t api_port = 6443;  // KUBERNETES_SERVICE_PORT
   uint32_t sync_ms = 2000;
   // Stack sizes from the board profile (k32_board.h).
   uint32_t runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // a container's runner: an interpreter stack
   // A pod's k32_events thread calls k32_event in-process: its own budget plus the call's.
   uint32_t events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
   uint32_t inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // free native stack an in-process call needs
-  uint32_t call_deadline_ms = K32_POD_CALL_DEADLINE_MS;  // a call, waiting for its turn included
-  uint32_t pod_calls_max = K32_POD_CALLS_MAX;            // requests per pod running or waiting
-  NodeBudget budget;  // what pods may take (the Node's allocatable); 0 = unchecked
+  uint32_t call_deadline_ms = K32_POD_CALL_DEADLINE_MS;       // a call, waiting for its turn included
+  uint32_t pod_calls_max = K32_POD_CALLS_MAX;                 // requests per pod running or waiting
+  NodeBudget budget;                                          // what pods may take (the Node's allocatable); 0 = unchecked
 };
 
 // Restart back-off: base doubling per consecutive failure, capped; a container that ran
@@ -57,8 +57,7 @@ struct Hooks {
   std::function<int32_t(Container&, wasm::Caller&, const wasm::Value* args)> http_call;
   // k32_resp_asset: the firmware's embedded bundle files (images/web/<bundle>/), and the
   // Content-Type of a file name; both live with the Ingress controller's static bundles.
-  std::function<bool(const std::string& bundle, const std::string& path, const uint8_t** data, uint32_t* len)>
-      embedded_asset;
+  std::function<bool(const std::string& bundle, const std::string& path, const uint8_t** data, uint32_t* len)> embedded_asset;
   std::function<const char*(const std::string& path)> content_type;
   // NetworkPolicy on workers (labels recorded at every pod sync, a namespace's policies
   // loaded before its first pod starts). pods_listed sees every pod bound to
@@ -132,7 +131,7 @@ class Kubelet {
   port::CondVar wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;
-  std::vector<std::shared_ptr<Pod>> stopping_;  // stopped pods until their last call ended
+  std::vector<std::shared_ptr<Pod>> stopping_;   // stopped pods until their last call ended
   std::map<std::string, std::string> reported_;  // key -> last status written
 };
 

@@ -43,19 +43,19 @@ class LogRing {
   static int64_t stamp_ms(uint64_t mono_ms);
 
  private:
-  void put_locked(const char* data, size_t len);  // under mu_: index, store, count
-  void mark_lines(const char* data, size_t len);  // mu_ held
-  void trim();                                    // mu_ held
+  void put_locked(const char* data, size_t len);                // under mu_: index, store, count
+  void mark_lines(const char* data, size_t len);                // mu_ held
+  void trim();                                                  // mu_ held
   std::string stamped(uint64_t from, const std::string& text);  // mu_ held
 
   port::Mutex mu_;
   port::CondVar cv_;
   size_t cap_;
   size_t marks_max_;
-  std::string buf_;              // the newest bytes, oldest first
-  uint64_t total_ = 0;           // absolute offset of the end
-  bool at_line_start_ = true;    // the next byte appended starts a line
-  std::deque<LineMark> marks_;   // by offset; the first may start before the bytes held
+  std::string buf_;             // the newest bytes, oldest first
+  uint64_t total_ = 0;          // absolute offset of the end
+  bool at_line_start_ = true;   // the next byte appended starts a line
+  std::deque<LineMark> marks_;  // by offset; the first may start before the bytes held
 };
 
 }  // namespace kubelet

@@ -13,8 +13,7 @@ namespace kubelet {
 
 // The module of image `id` (its digest-qualified image ID), compiled from `bytes` the first
 // time and shared afterwards; nullptr with *err on a load failure (nothing is cached then).
-wasm::Module* module_acquire(const std::string& id, const uint8_t* bytes, size_t len, const wasm::Allocator& a,
-                             wasm::Error* err);
+wasm::Module* module_acquire(const std::string& id, const uint8_t* bytes, size_t len, const wasm::Allocator& a, wasm::Error* err);
 // Gives a module from module_acquire back; the last holder frees it.
 void module_release(wasm::Module* m);
 // Modules held right now (for tests and reports).

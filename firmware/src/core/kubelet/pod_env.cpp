@@ -142,7 +142,8 @@ bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string*
         const json::Value* v = st == 200 ? obj["data"].find(key) : nullptr;
         if (!v) {
           if ((*cm)["optional"].as_bool()) continue;
-          *err = "env " + name + ": configmap \"" + (*cm)["name"].as_string() + "\" " + (st == 200 ? "has no key \"" + key + "\"" : "not found");
+          *err = "env " + name + ": configmap \"" + (*cm)["name"].as_string() + "\" " +
+                 (st == 200 ? "has no key \"" + key + "\"" : "not found");
           return false;
         }
         value = v->as_string();
@@ -153,7 +154,8 @@ bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string*
         const json::Value* v = st == 200 ? obj["data"].find(key) : nullptr;
         if (!v || !base64_decode(v->as_string(), &value)) {
           if ((*sk)["optional"].as_bool()) continue;
-          *err = "env " + name + ": secret \"" + (*sk)["name"].as_string() + "\" " + (st == 200 ? "has no key \"" + key + "\"" : "not found");
+          *err = "env " + name + ": secret \"" + (*sk)["name"].as_string() + "\" " +
+                 (st == 200 ? "has no key \"" + key + "\"" : "not found");
           return false;
         }
       } else if (const json::Value* fr = from->find("fieldRef")) {

@@ -27,8 +27,9 @@ void pod_free(void*, void* p) { port::mem_free(p); }
 const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr};
 
 std::string out_of_heap(const std::string& what) {
-  return "not enough memory on the node for " + what + " (" + text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Any))) +
-         " bytes free, " + text::to_string(static_cast<int64_t>(K32_HEAP_RESERVE_BYTES)) + " kept for the node itself)";
+  return "not enough memory on the node for " + what + " (" +
+         text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Any))) + " bytes free, " +
+         text::to_string(static_cast<int64_t>(K32_HEAP_RESERVE_BYTES)) + " kept for the node itself)";
 }
 
 // Imports a container may not use answer K32_ERR_PERM without reaching the host.
@@ -84,7 +85,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   if (!c->module) {
     *reason = "CreateContainerError";
     *message = werr.kind == wasm::Error::OutOfMemory ? out_of_heap("image " + c->image)
-                               : "image " + c->image + " is not a valid Wasm module: " + werr.message;
+                                                     : "image " + c->image + " is not a valid Wasm module: " + werr.message;
     return false;
   }
   wasm::Limits lim;
@@ -104,8 +105,8 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   c->wasi_env.clear();
   for (const std::string& kv : c->env) c->wasi_env.push_back(kv.c_str());
   c->wasi_argv[0] = c->name.c_str();
-  c->wasi = wasm::WasiConfig{1, c->wasi_argv, static_cast<int>(c->wasi_env.size()), c->wasi_env.data(),
-                             &wasi_write, c, &wasi_clock, &wasi_random, c};
+  c->wasi = wasm::WasiConfig{
+      1, c->wasi_argv, static_cast<int>(c->wasi_env.size()), c->wasi_env.data(), &wasi_write, c, &wasi_clock, &wasi_random, c};
   bool ok = wasm::wasi_define(c->store, &c->wasi);
   for (size_t i = 0; ok && i < abi::kHostImportCount; ++i) {
     const abi::HostImport& h = abi::kHostImports[i];
@@ -137,9 +138,11 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   wasm::Extern e;
   c->handle_fn = wasm::instance_export(c->inst, "k32_handle", &e) && e.kind == wasm::ExternKind::Func
-                     ? static_cast<wasm::Func*>(e.ptr) : nullptr;
+                     ? static_cast<wasm::Func*>(e.ptr)
+                     : nullptr;
   c->event_fn = wasm::instance_export(c->inst, "k32_event", &e) && e.kind == wasm::ExternKind::Func
-                    ? static_cast<wasm::Func*>(e.ptr) : nullptr;
+                    ? static_cast<wasm::Func*>(e.ptr)
+                    : nullptr;
   c->main_fn = nullptr;
   if (wasm::instance_export(c->inst, "k32_main", &e) && e.kind == wasm::ExternKind::Func) {
     c->main_fn = static_cast<wasm::Func*>(e.ptr);
@@ -160,7 +163,8 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   if (c->main_fn && wasm::func_signature(c->main_fn, sig, sizeof sig) && std::string(sig) != (c->main_returns ? ":i" : ":")) {
     *reason = "CreateContainerError";
-    *message = std::string(c->main_returns ? "export k32_main must be () -> i32" : "export _start must be () -> ()") + ", found " + sig;
+    *message = std::string(c->main_returns ? "export k32_main must be () -> i32" : "export _start must be () -> ()") +
+               ", found " + sig;
     release_container(c);
     return false;
   }

@@ -35,7 +35,7 @@ struct ContainerState {
   std::string reason = "ContainerCreating";
   std::string message;
   int32_t exit_code = 0;
-  int64_t started_at = 0;   // unix s
+  int64_t started_at = 0;  // unix s
   int64_t finished_at = 0;
 };
 
@@ -43,9 +43,9 @@ struct Container {
   Pod* pod = nullptr;
   std::string name;
   std::string image;
-  std::string image_id;      // wasm://<source>/<name>@sha256:<hex> once loaded
-  uint32_t caps = 0;         // abi::Capability bits
-  uint32_t max_pages = 16;   // from limits.memory
+  std::string image_id;          // wasm://<source>/<name>@sha256:<hex> once loaded
+  uint32_t caps = 0;             // abi::Capability bits
+  uint32_t max_pages = 16;       // from limits.memory
   std::vector<std::string> env;  // "KEY=VALUE", built at each start
   std::string config_error;      // a spec problem found at admission: the container never starts
   LogRing log;
@@ -58,16 +58,16 @@ struct Container {
   ContainerState last;
   int32_t restarts = 0;
   bool ready = false;
-  bool crashed = false;       // k32_handle trapped: the runner restarts the container
+  bool crashed = false;  // k32_handle trapped: the runner restarts the container
   std::string crash_message;
-  bool busy = false;          // a k32_handle/k32_event call holds the gate (call_watch.h)
+  bool busy = false;  // a k32_handle/k32_event call holds the gate (call_watch.h)
 
   // A request pod's instance is up: k32_handle/k32_event may be entered. Never set for
   // run-to-completion containers, whose k32_main holds call_mu for its whole run.
   std::atomic<bool> accepting{false};
   // ---- the instance; call_mu serialises every entry into it ----
   port::Mutex call_mu;
-  port::Mutex store_mu;        // guards `store` for store_interrupt from other threads
+  port::Mutex store_mu;  // guards `store` for store_interrupt from other threads
   // ---- the call in progress, for the watch that interrupts it (under store_mu) ----
   uint64_t call_deadline_ms = 0;  // 0: no call armed
   bool call_overdue = false;      // the watch interrupted it for its deadline
@@ -104,7 +104,7 @@ struct Pod {
   std::atomic<bool> stopping{false};
   port::Mutex mu;
   port::CondVar cv;
-  int runners = 0;  // container runner threads still alive (under mu)
+  int runners = 0;                 // container runner threads still alive (under mu)
   std::atomic<uint32_t> calls{0};  // requests running or waiting for a container (cap: K32_POD_CALLS_MAX)
   int64_t start_time = 0;
   uint64_t started_us = 0;    // port::monotonic_us() at start: the first CPU reading's window

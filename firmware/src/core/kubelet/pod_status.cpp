@@ -42,7 +42,8 @@ json::Value condition(const json::Value& old, const char* type, bool ok, const s
   c.set("lastProbeTime", nullptr);
   std::string when = text::rfc3339(port::wall_time_s());
   for (const auto& o : old["conditions"].items())
-    if (o["type"].str() == type && o["status"].str() == status && o.find("lastTransitionTime")) when = o["lastTransitionTime"].as_string();
+    if (o["type"].str() == type && o["status"].str() == status && o.find("lastTransitionTime"))
+      when = o["lastTransitionTime"].as_string();
   c.set("lastTransitionTime", when);
   if (!ok && !reason.empty()) c.set("reason", reason);
   return c;
@@ -76,8 +77,7 @@ json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Val
   size_t n = p.containers.size();
   std::string phase = "Pending";
   if (n && static_cast<size_t>(succeeded + failed) == n) phase = failed ? "Failed" : "Succeeded";
-  else if (running || restarting)
-    phase = "Running";
+  else if (running || restarting) phase = "Running";
   bool all_ready = n && static_cast<size_t>(ready) == n;
   json::Value conds = json::Value::array();
   conds.push(condition(old, "PodReadyToStartContainers", true, ""));

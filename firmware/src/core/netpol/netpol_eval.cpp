@@ -51,8 +51,7 @@ bool peer_matches(const json::Value& peer, const std::string& policy_ns, const D
   if (!dst.pod) return false;  // selectors never match hosts outside the cluster
   if (ns_sel) {
     json::Value ns_labels = dst.namespace_labels.is_object() ? dst.namespace_labels : json::Value::object();
-    if (!ns_labels.find(kNamespaceNameLabel))
-      ns_labels.set(kNamespaceNameLabel, (*dst.pod)["metadata"]["namespace"].as_string());
+    if (!ns_labels.find(kNamespaceNameLabel)) ns_labels.set(kNamespaceNameLabel, (*dst.pod)["metadata"]["namespace"].as_string());
     if (!selector_matches(*ns_sel, ns_labels)) return false;
   } else if ((*dst.pod)["metadata"]["namespace"].as_string() != policy_ns) {
     return false;  // podSelector alone: pods of the policy's namespace
@@ -134,8 +133,7 @@ bool selects_for_egress(const json::Value& policy, const json::Value& pod) {
   return selector_matches(spec["podSelector"], labels_of(pod));
 }
 
-Verdict evaluate_egress(const std::vector<const json::Value*>& policies, const json::Value& caller,
-                        const Destination& dst) {
+Verdict evaluate_egress(const std::vector<const json::Value*>& policies, const json::Value& caller, const Destination& dst) {
   Verdict v;
   std::string names;
   for (const json::Value* pol : policies) {

@@ -35,8 +35,7 @@ struct Verdict {
 bool selects_for_egress(const json::Value& policy, const json::Value& pod);
 
 // Decides one connection of `caller` given every NetworkPolicy of the caller's namespace.
-Verdict evaluate_egress(const std::vector<const json::Value*>& policies, const json::Value& caller,
-                        const Destination& dst);
+Verdict evaluate_egress(const std::vector<const json::Value*>& policies, const json::Value& caller, const Destination& dst);
 
 // "10.0.0.0/8" contains "10.1.2.3"; false for malformed or non-IPv4 blocks.
 bool cidr_contains(const std::string& cidr, const std::string& ip);

@@ -73,8 +73,8 @@ bool PolicyCache::loaded(const std::string& ns) const {
 
 // A copy, read through the cache; the API read itself runs without the lock so one slow
 // read does not hold up every other pod's call.
-PolicyCache::Cached PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read,
-                                        const std::string& key, uint64_t now_ms) {
+PolicyCache::Cached PolicyCache::cached(std::map<std::string, Cached>& m, const ReadObject& read, const std::string& key,
+                                        uint64_t now_ms) {
   {
     port::LockGuard<port::Mutex> lk(mu_);
     auto it = m.find(key);
@@ -88,8 +88,7 @@ PolicyCache::Cached PolicyCache::cached(std::map<std::string, Cached>& m, const 
   return c;
 }
 
-Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const std::string& target_key,
-                           uint64_t now_ms) {
+Verdict PolicyCache::check(const std::string& caller_key, Destination dst, const std::string& target_key, uint64_t now_ms) {
   const std::string ns = caller_key.substr(0, caller_key.find('/'));
   std::vector<json::Value> policies;
   json::Value caller;

@@ -26,8 +26,11 @@ class PolicyCache {
   using ReadObject = std::function<bool(const std::string& key, json::Value* out)>;
 
   PolicyCache(uint32_t relist_ms, uint32_t pod_cache_ms, ListPolicies list, ReadObject read_pod, ReadObject read_ns)
-      : relist_ms_(relist_ms), pod_cache_ms_(pod_cache_ms), list_(std::move(list)),
-        read_pod_(std::move(read_pod)), read_ns_(std::move(read_ns)) {}
+      : relist_ms_(relist_ms),
+        pod_cache_ms_(pod_cache_ms),
+        list_(std::move(list)),
+        read_pod_(std::move(read_pod)),
+        read_ns_(std::move(read_ns)) {}
 
   // Pod sync: the node's pods now (objects with metadata.namespace/name/labels).
   // Namespaces without a pod any more are forgotten.

@@ -20,7 +20,7 @@ struct NodeConfig {
   uint16_t console_port = 0;  // 0: the console is stdin/stdout (the UART on boards)
   std::string state_dir;
   std::string token;
-  std::string control_plane_url;  // workers: http://IP:PORT of the API server
+  std::string control_plane_url;       // workers: http://IP:PORT of the API server
   std::string board = K32_BOARD_NAME;  // the profile this binary was built with
   std::string sd_dir;
   std::string egress_ca;

@@ -75,8 +75,8 @@ int NodeLifecycle::mark_pods_not_ready(const std::string& node) {
     uint64_t rv = 0;
     text::parse_uint(pod.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
     json::Value stored;
-    if (store_->update("pods", pod.path_str({"metadata", "namespace"}), pod.path_str({"metadata", "name"}), pod, rv,
-                       &stored) == store::Result::Ok)
+    if (store_->update("pods", pod.path_str({"metadata", "namespace"}), pod.path_str({"metadata", "name"}), pod, rv, &stored) ==
+        store::Result::Ok)
       ++marked;
   }
   return marked;
@@ -113,8 +113,7 @@ int NodeLifecycle::check_once(int64_t now_ms) {
     if (!list.is_array()) list = json::Value::array();
     for (const char* effect : {"NoSchedule", "NoExecute"}) {
       bool present = false;
-      for (const auto& t : list.items())
-        present = present || (t["key"].str() == kUnreachable && t["effect"].str() == effect);
+      for (const auto& t : list.items()) present = present || (t["key"].str() == kUnreachable && t["effect"].str() == effect);
       if (!present) list.push(taint(effect));
     }
     if (write_node(store_, n)) {

@@ -21,9 +21,7 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }  // namespace
 
 // What this build's board profile offers pods (a node runs the profile it was built with).
-PodCapacity pod_capacity() {
-  return PodCapacity{K32_POD_MEMORY_BYTES, K32_PODS_MAX};
-}
+PodCapacity pod_capacity() { return PodCapacity{K32_POD_MEMORY_BYTES, K32_PODS_MAX}; }
 
 json::Value make_node(const NodeConfig& cfg) {
   std::string now = text::rfc3339(port::wall_time_s());
@@ -48,8 +46,7 @@ json::Value make_node(const NodeConfig& cfg) {
   PodCapacity pc = pod_capacity();
   // Binary units as Kubernetes quantities print them (a unit, not a budget).
   constexpr int64_t kKi = int64_t{1} << 10, kMi = int64_t{1} << 20;
-  cap.set("memory", pc.memory % kMi == 0 ? text::to_string(pc.memory / kMi) + "Mi"
-                                         : text::to_string(pc.memory / kKi) + "Ki");
+  cap.set("memory", pc.memory % kMi == 0 ? text::to_string(pc.memory / kMi) + "Mi" : text::to_string(pc.memory / kKi) + "Ki");
   cap.set("pods", text::to_string(pc.pods));
   cap.set("hardware.kube32.io/ipc", "8");
   cap.set("cpu", "2");

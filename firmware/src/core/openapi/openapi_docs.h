@@ -8,12 +8,12 @@ namespace k32 {
 namespace openapi {
 
 struct DocEntry {
-  const char* path;          // "/openapi/v2", "/openapi/v3", "/openapi/v3/api/v1", ...
-  bool protobuf;             // gnostic protobuf form (only /openapi/v2 has one)
+  const char* path;  // "/openapi/v2", "/openapi/v3", "/openapi/v3/api/v1", ...
+  bool protobuf;     // gnostic protobuf form (only /openapi/v2 has one)
   const uint8_t* data;
   size_t len;
   const char* content_type;
-  const char* etag;          // quoted sha256 of data, usable as the ETag header value
+  const char* etag;  // quoted sha256 of data, usable as the ETag header value
 };
 
 extern const DocEntry kDocs[];

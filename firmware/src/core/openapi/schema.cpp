@@ -62,7 +62,8 @@ const char* type_name(json::Type t) {
 
 const char* expected_name(Type t) {
   switch (t) {
-    case Type::Object: case Type::Map: return "object";
+    case Type::Object:
+    case Type::Map: return "object";
     case Type::Array: return "array";
     case Type::String: return "string";
     case Type::Integer: return "integer";
@@ -79,7 +80,8 @@ bool type_ok(const Node* n, const json::Value& v) {
   if (v.is_null()) return true;  // null means "unset" for every Kubernetes field
   switch (n->type) {
     case Type::Any: return true;
-    case Type::Object: case Type::Map: return v.is_object();
+    case Type::Object:
+    case Type::Map: return v.is_object();
     case Type::Array: return v.is_array();
     case Type::String: return v.is_string();
     // Go's decoder accepts 3.0 for an int field; JSON numbers with an integral value pass.
@@ -92,11 +94,10 @@ bool type_ok(const Node* n, const json::Value& v) {
   return true;
 }
 
-bool walk(const Node* n, const json::Value& v, std::string* path, std::vector<std::string>* unknown,
-          std::string* err) {
+bool walk(const Node* n, const json::Value& v, std::string* path, std::vector<std::string>* unknown, std::string* err) {
   if (!type_ok(n, v)) {
-    if (err) *err = (path->empty() ? std::string(".") : *path) + ": expected " + expected_name(n->type) +
-                    ", got " + type_name(v.type());
+    if (err)
+      *err = (path->empty() ? std::string(".") : *path) + ": expected " + expected_name(n->type) + ", got " + type_name(v.type());
     return false;
   }
   if (v.is_null()) return true;

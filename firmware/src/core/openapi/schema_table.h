@@ -23,13 +23,13 @@ struct Field {
 
 struct Node {
   Type type;
-  ListType list_type;       // Array only
-  uint8_t strategy;         // kMerge | kRetainKeys | kReplace
-  uint8_t n_map_keys;       // Array with list-type map
-  uint16_t elem;            // Array / Map: element node
-  uint16_t first_field;     // Object: fields [first_field, first_field + n_fields), sorted by name
+  ListType list_type;    // Array only
+  uint8_t strategy;      // kMerge | kRetainKeys | kReplace
+  uint8_t n_map_keys;    // Array with list-type map
+  uint16_t elem;         // Array / Map: element node
+  uint16_t first_field;  // Object: fields [first_field, first_field + n_fields), sorted by name
   uint16_t n_fields;
-  const char* merge_key;    // x-kubernetes-patch-merge-key, or nullptr
+  const char* merge_key;        // x-kubernetes-patch-merge-key, or nullptr
   const char* const* map_keys;  // x-kubernetes-list-map-keys
 };
 

@@ -14,9 +14,16 @@ using schema::Node;
 using schema::Type;
 
 // Fields Kubernetes never records in managedFields (structured-merge-diff's strip set).
-const char* const kStrippedMetadata[] = {"name", "namespace", "uid", "resourceVersion", "generation",
-                                         "creationTimestamp", "managedFields", "selfLink",
-                                         "deletionTimestamp", "deletionGracePeriodSeconds"};
+const char* const kStrippedMetadata[] = {"name",
+                                         "namespace",
+                                         "uid",
+                                         "resourceVersion",
+                                         "generation",
+                                         "creationTimestamp",
+                                         "managedFields",
+                                         "selfLink",
+                                         "deletionTimestamp",
+                                         "deletionGracePeriodSeconds"};
 
 enum class Scope { All, MainResource, Status };
 
@@ -274,8 +281,7 @@ bool server_side_apply(const std::string& kind_key, const json::Value& live, con
       *err = "metadata.managedFields[" + std::to_string(i) + "].fieldsV1 is malformed";
       return false;
     }
-    if (e["manager"].as_string() == manager && e["operation"].as_string() == "Apply" &&
-        e["subresource"].as_string().empty()) {
+    if (e["manager"].as_string() == manager && e["operation"].as_string() == "Apply" && e["subresource"].as_string().empty()) {
       mine = static_cast<int>(i);
       previous = std::move(fs);
     } else {

@@ -82,8 +82,8 @@ bool FieldSet::from_json(const Value& v, FieldSet* out, int depth) {
       out->member = true;
       continue;
     }
-    if (m.first.size() < 2 || m.first[1] != ':' || (m.first[0] != 'f' && m.first[0] != 'k' && m.first[0] != 'v' &&
-                                                     m.first[0] != 'i'))
+    if (m.first.size() < 2 || m.first[1] != ':' ||
+        (m.first[0] != 'f' && m.first[0] != 'k' && m.first[0] != 'v' && m.first[0] != 'i'))
       return false;
     if (!from_json(m.second, &out->children[m.first], depth + 1)) return false;
   }

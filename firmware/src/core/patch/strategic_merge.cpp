@@ -19,9 +19,7 @@ const std::string kDeleteFrom = "$deleteFromPrimitiveList/";
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 
-bool is_merge_list(const Node* n) {
-  return n && n->type == schema::Type::Array && (n->strategy & schema::kMerge);
-}
+bool is_merge_list(const Node* n) { return n && n->type == schema::Type::Array && (n->strategy & schema::kMerge); }
 
 class Merger {
  public:
@@ -281,8 +279,7 @@ class Merger {
       if (!key || !directive || directive->as_string() != "delete") continue;
       if (!p.find(key)) return fail(std::string("a $patch: delete list element needs its merge key \"") + key + "\"");
       for (size_t i = items.size(); i-- > 0;)
-        if (items[i].is_object() && same_key(items[i], p, key))
-          items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+        if (items[i].is_object() && same_key(items[i], p, key)) items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
     }
     const Value live = result;  // what ordering compares against: the list minus deletions
     for (const auto& p : patch.items()) {

@@ -110,8 +110,11 @@ api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local, 
     }
     const auto& containers = pod["spec"]["containers"].items();
     if (q.container.empty() && containers.size() > 1) {
-      send_status(w, api::bad_request("a container name must be specified for pod " + info->name + ", choose one of: [" +
-                                      [&] { std::string s; for (const auto& c : containers) s += (s.empty() ? "" : " ") + c["name"].as_string(); return s; }() + "]"));
+      send_status(w, api::bad_request("a container name must be specified for pod " + info->name + ", choose one of: [" + [&] {
+                    std::string s;
+                    for (const auto& c : containers) s += (s.empty() ? "" : " ") + c["name"].as_string();
+                    return s;
+                  }() + "]"));
       return true;
     }
     std::string node = pod["spec"]["nodeName"].as_string();

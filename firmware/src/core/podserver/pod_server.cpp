@@ -152,13 +152,15 @@ void PodServer::serve(http::Request& rq, http::ResponseWriter& w) {
   if (rc == abi::kErrBusy) {
     // The pod's own cap, so that one pod cannot hold every connection of the node.
     w.add_header("Retry-After", "1");
-    node_error(w, 503, rc, "pod " + *pod + " has " + text::to_string(static_cast<int64_t>(K32_POD_CALLS_MAX)) +
-                               " requests in progress already; retry later");
+    node_error(w, 503, rc,
+               "pod " + *pod + " has " + text::to_string(static_cast<int64_t>(K32_POD_CALLS_MAX)) +
+                   " requests in progress already; retry later");
     return;
   }
   if (rc == abi::kErrTimeout) {
-    node_error(w, 504, rc, "pod " + *pod + " did not answer within " +
-                               text::to_string(static_cast<int64_t>(K32_POD_CALL_DEADLINE_MS)) + " ms");
+    node_error(
+        w, 504, rc,
+        "pod " + *pod + " did not answer within " + text::to_string(static_cast<int64_t>(K32_POD_CALL_DEADLINE_MS)) + " ms");
     return;
   }
   // The pod's headers are moved, not copied, into the response.

@@ -11,7 +11,7 @@ struct Suffix {
   int64_t mul;
 };
 const Suffix kSuffixes[] = {
-    {"Ki", 1LL << 10}, {"Mi", 1LL << 20}, {"Gi", 1LL << 30}, {"Ti", 1LL << 40},
+    {"Ki", 1LL << 10}, {"Mi", 1LL << 20}, {"Gi", 1LL << 30},   {"Ti", 1LL << 40},
     {"k", 1000LL},     {"M", 1000000LL},  {"G", 1000000000LL}, {"T", 1000000000000LL},
 };
 }  // namespace
@@ -55,7 +55,9 @@ bool parse_quantity(const std::string& s, int64_t* out) {
   }
   if (whole > INT64_MAX / mul) return false;
   int64_t v = whole * mul;
-  if (frac_num) v += static_cast<int64_t>(std::ceil(static_cast<double>(frac_num) / static_cast<double>(frac_den) * static_cast<double>(mul)));
+  if (frac_num)
+    v +=
+        static_cast<int64_t>(std::ceil(static_cast<double>(frac_num) / static_cast<double>(frac_den) * static_cast<double>(mul)));
   if (milli) v = (v + 999) / 1000;
   *out = v;
   return true;

@@ -287,8 +287,8 @@ void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string&
   json::Value stored;
   if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
   logf("[SCHED] %s/%s unschedulable: %s", ns.c_str(), name.c_str(), message.c_str());
-  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Warning", "FailedScheduling",
-                                           message, "default-scheduler", "");
+  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Warning", "FailedScheduling", message,
+                                           "default-scheduler", "");
   st_->create("events", ns, ev["metadata"]["name"].str(), ev, &stored);
 }
 
@@ -299,8 +299,7 @@ int Scheduler::pass() {
   bool have_nodes = false;
   int bound = 0;
   for (const auto& p : pods) {
-    if (!p["spec"]["nodeName"].as_string().empty() || !p["metadata"]["deletionTimestamp"].is_null() || terminated(p))
-      continue;
+    if (!p["spec"]["nodeName"].as_string().empty() || !p["metadata"]["deletionTimestamp"].is_null() || terminated(p)) continue;
     if (!have_nodes) {
       nodes = st_->list("nodes", "", &rv);
       have_nodes = true;

@@ -123,13 +123,11 @@ void ObjectStore::maybe_compact_locked() {
   bytes.reserve(bytes.size() + used_bytes_ + objects_.size() * format::kFrameHeader);
   for (const auto& kv : objects_) {
     auto parts = text::split(kv.first, kSep);
-    format::append_frame(format::encode_record('p', parts[0], parts[1], parts[2], kv.second.rv, &kv.second.obj),
-                         &bytes);
+    format::append_frame(format::encode_record('p', parts[0], parts[1], parts[2], kv.second.rv, &kv.second.obj), &bytes);
   }
   // Snapshot first, then empty the log: replaying old records over a newer snapshot is
   // harmless because records are whole-object puts/deletes applied in rv order.
-  if (port::file_write_atomic(snap_path_.c_str(), bytes.data(), bytes.size()))
-    port::file_write_atomic(log_path_.c_str(), "", 0);
+  if (port::file_write_atomic(snap_path_.c_str(), bytes.data(), bytes.size())) port::file_write_atomic(log_path_.c_str(), "", 0);
 }
 
 uint64_t ObjectStore::used_bytes() {

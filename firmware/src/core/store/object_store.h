@@ -98,8 +98,8 @@ class ObjectStore {
   bool load(std::string* err);
   void put_loaded(const std::string& k, json::Value obj, uint64_t rv, uint64_t bytes);
   void maybe_compact_locked();
-  Result commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n,
-                       json::Value obj, Event* ev);
+  Result commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
+                       Event* ev);
   void notify(const Event& ev);
 
   port::Mutex mu_;

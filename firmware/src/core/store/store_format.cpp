@@ -36,8 +36,7 @@ std::string decode(const char* p, size_t n, Record* out) {
   if (!rec.is_object()) return "not a JSON object";
   const std::string& t = rec["t"].str();
   if (t != "p" && t != "d") return "unknown operation";
-  if (!rec["r"].is_string() || rec["r"].str().empty() || !rec["n"].is_string() || !rec["m"].is_string() ||
-      rec["m"].str().empty())
+  if (!rec["r"].is_string() || rec["r"].str().empty() || !rec["n"].is_string() || !rec["m"].is_string() || rec["m"].str().empty())
     return "resource, namespace or name missing";
   if (!rec["v"].is_int() || rec["v"].as_int() < 0) return "resourceVersion missing";
   if (t == "p" && !rec["o"].is_object()) return "object missing";
@@ -56,8 +55,8 @@ bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& s
   json::Value snap;
   json::ParseError pe;
   if (!json::parse(data, len, &snap, &pe, kLoadDepthMax) || !snap.is_object()) {
-    *err = "byte offset " + text::to_string(static_cast<int64_t>(pe.offset)) + " of the single-document snapshot: " +
-           (pe.message.empty() ? std::string("not a JSON object") : pe.message);
+    *err = "byte offset " + text::to_string(static_cast<int64_t>(pe.offset)) +
+           " of the single-document snapshot: " + (pe.message.empty() ? std::string("not a JSON object") : pe.message);
     return false;
   }
   if (!snap["rv"].is_int() || snap["rv"].as_int() < 0) {
@@ -93,8 +92,8 @@ bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& s
 
 }  // namespace
 
-std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name,
-                          uint64_t rv, const json::Value* obj) {
+std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                          const json::Value* obj) {
   std::string out = "{\"t\":\"";
   out.push_back(op);
   out += "\",\"r\":";
@@ -119,8 +118,7 @@ void append_frame(const std::string& payload, std::string* out) {
   *out += payload;
 }
 
-bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err,
-              size_t max_record) {
+bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err, size_t max_record) {
   size_t pos = 0;
   size_t index = 0;
   while (len - pos >= kFrameHeader) {
@@ -161,8 +159,7 @@ bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* sca
 bool load_snapshot(const char* data, size_t len, uint64_t* rv, const RecordSink& sink, std::string* err) {
   size_t magic = sizeof kSnapshotMagic - 1;
   size_t start = 0;
-  while (start < len && (data[start] == ' ' || data[start] == '\n' || data[start] == '\t' || data[start] == '\r'))
-    ++start;
+  while (start < len && (data[start] == ' ' || data[start] == '\n' || data[start] == '\t' || data[start] == '\r')) ++start;
   if (start < len && data[start] == '{') return load_legacy(data, len, rv, sink, err);
   if (len < magic || std::memcmp(data, kSnapshotMagic, magic) != 0) {
     *err = "byte offset 0: not a snapshot (no K32SNAP2 header)";

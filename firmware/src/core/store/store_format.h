@@ -35,15 +35,15 @@ struct Record {
   char op = 0;  // 'p' put, 'd' delete
   std::string resource, ns, name;
   uint64_t rv = 0;
-  json::Value obj;     // puts only
-  size_t bytes = 0;    // size of the encoded record: what the store's budget counts
+  json::Value obj;   // puts only
+  size_t bytes = 0;  // size of the encoded record: what the store's budget counts
 };
 
 using RecordSink = std::function<void(Record&&)>;
 
 // The record JSON (no frame). obj is null for deletes.
-std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name,
-                          uint64_t rv, const json::Value* obj);
+std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                          const json::Value* obj);
 void append_frame(const std::string& payload, std::string* out);
 
 struct LogScan {
@@ -56,8 +56,7 @@ struct LogScan {
 // fails, is a torn append and only ends the scan. max_record is the longest record a writer
 // appends: more bytes than that after a record's start cannot be one torn append, so a length
 // that runs past the end there is damage, not a tail to cut.
-bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err,
-              size_t max_record);
+bool scan_log(const char* data, size_t len, const RecordSink& sink, LogScan* scan, std::string* err, size_t max_record);
 
 // Replays a snapshot (this format, or the single JSON document older firmware wrote). A
 // snapshot is replaced atomically, so any damage is corruption: false with *err.

@@ -56,8 +56,8 @@ bool base64_decode(const std::string& in, std::string* out) {
         if (v[k] < 0) return false;
       }
     }
-    uint32_t x = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
-                 (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    uint32_t x = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) | (static_cast<uint32_t>(v[2]) << 6) |
+                 static_cast<uint32_t>(v[3]);
     out->push_back(static_cast<char>((x >> 16) & 0xff));
     if (pad < 2) out->push_back(static_cast<char>((x >> 8) & 0xff));
     if (pad < 1) out->push_back(static_cast<char>(x & 0xff));

@@ -93,10 +93,16 @@ bool valid_utf8(const std::string& s) {
     }
     int more;
     uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) { more = 1; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { more = 2; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { more = 3; cp = c & 0x07; }
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      more = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      more = 3;
+      cp = c & 0x07;
+    } else return false;
     if (n - i <= static_cast<size_t>(more)) return false;
     for (int k = 1; k <= more; ++k) {
       unsigned char cc = static_cast<unsigned char>(s[i + k]);

@@ -54,9 +54,15 @@ class Parser {
       char q = t[0];
       size_t i = 1;
       while (i < t.size()) {
-        if (q == '"' && t[i] == '\\') { i += 2; continue; }
+        if (q == '"' && t[i] == '\\') {
+          i += 2;
+          continue;
+        }
         if (t[i] == q) {
-          if (q == '\'' && i + 1 < t.size() && t[i + 1] == '\'') { i += 2; continue; }
+          if (q == '\'' && i + 1 < t.size() && t[i + 1] == '\'') {
+            i += 2;
+            continue;
+          }
           break;
         }
         ++i;
@@ -99,8 +105,7 @@ class Parser {
       if (!value_after(rest, indent, l.number, &v, depth, true)) return false;
       out->set(k, std::move(v));
     }
-    if (pos_ < lines_.size() && lines_[pos_].indent > indent)
-      return fail(lines_[pos_].number, "unexpected indentation");
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) return fail(lines_[pos_].number, "unexpected indentation");
     return true;
   }
 
@@ -122,8 +127,7 @@ class Parser {
       }
       out->push(std::move(v));
     }
-    if (pos_ < lines_.size() && lines_[pos_].indent > indent)
-      return fail(lines_[pos_].number, "unexpected indentation");
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) return fail(lines_[pos_].number, "unexpected indentation");
     return true;
   }
 
@@ -187,8 +191,7 @@ class Parser {
       return true;
     }
     char c = t[*i];
-    if (c == '&' || c == '*' || c == '!')
-      return fail(number, "YAML anchors, aliases and tags are not supported");
+    if (c == '&' || c == '*' || c == '!') return fail(number, "YAML anchors, aliases and tags are not supported");
     if (c == '[' || c == '{') {
       bool is_seq = c == '[';
       char close = is_seq ? ']' : '}';
@@ -197,7 +200,10 @@ class Parser {
       for (;;) {
         while (*i < t.size() && t[*i] == ' ') ++*i;
         if (*i >= t.size()) return fail(number, std::string("unterminated flow collection (missing '") + close + "')");
-        if (t[*i] == close) { ++*i; return true; }
+        if (t[*i] == close) {
+          ++*i;
+          return true;
+        }
         json::Value item;
         if (!flow_scalar_or_nested(t, i, number, &item, depth, is_seq ? ",]" : ":,}")) return false;
         if (is_seq) {
@@ -238,7 +244,11 @@ class Parser {
       for (;;) {
         if (j >= t.size()) return fail(number, "unterminated single-quoted string");
         if (t[j] == '\'') {
-          if (j + 1 < t.size() && t[j + 1] == '\'') { s.push_back('\''); j += 2; continue; }
+          if (j + 1 < t.size() && t[j + 1] == '\'') {
+            s.push_back('\'');
+            j += 2;
+            continue;
+          }
           break;
         }
         s.push_back(t[j++]);
@@ -249,8 +259,8 @@ class Parser {
     }
     size_t j = *i;
     while (j < t.size()) {
-      if (stops[0] && std::string(stops).find(t[j]) != std::string::npos &&
-          (t[j] != ':' || j + 1 == t.size() || t[j + 1] == ' ')) break;
+      if (stops[0] && std::string(stops).find(t[j]) != std::string::npos && (t[j] != ':' || j + 1 == t.size() || t[j + 1] == ' '))
+        break;
       ++j;
     }
     std::string word = text::trim(t.substr(*i, j - *i));
@@ -275,8 +285,8 @@ class Parser {
       digits = false;
       if (c == '.') ++dots;
       else if ((c == 'e' || c == 'E') && k > start) ++exps;
-      else if ((c == '-' || c == '+') && k > 0 && (w[k - 1] == 'e' || w[k - 1] == 'E')) {}
-      else number = false;
+      else if ((c == '-' || c == '+') && k > 0 && (w[k - 1] == 'e' || w[k - 1] == 'E')) {
+      } else number = false;
     }
     if (number && digits) {
       errno = 0;
@@ -375,8 +385,8 @@ bool to_json(const std::string& input, json::Value* out, std::string* err) {
     final_lines.push_back(l);
     const std::string& t = l.text;
     size_t n = t.size();
-    if (n >= 1 && (t.back() == '|' || t.back() == '>' || (n >= 2 && (t[n - 1] == '-' || t[n - 1] == '+') &&
-                                                          (t[n - 2] == '|' || t[n - 2] == '>')))) {
+    if (n >= 1 && (t.back() == '|' || t.back() == '>' ||
+                   (n >= 2 && (t[n - 1] == '-' || t[n - 1] == '+') && (t[n - 2] == '|' || t[n - 2] == '>')))) {
       in_block = true;
       block_indent = l.indent;
     }

@@ -13,7 +13,8 @@ void validate(const json::Value& obj, FieldErrors* errs) {
 
 const TableColumn kColumns[] = {
     K32_NAME_COLUMN,
-    {"Data", "integer", "", 0, [](const json::Value& o, int64_t) { return json::Value(static_cast<int64_t>(o["data"].size() + o["binaryData"].size())); }},
+    {"Data", "integer", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(static_cast<int64_t>(o["data"].size() + o["binaryData"].size())); }},
     K32_AGE_COLUMN,
 };
 

@@ -19,7 +19,8 @@ void validate_update(const json::Value& old, const json::Value& obj, FieldErrors
 }
 
 json::Value ready_cell(const json::Value& o, int64_t) {
-  return json::Value(text::to_string(o["status"]["readyReplicas"].as_int()) + "/" + text::to_string(o["spec"]["replicas"].as_int()));
+  return json::Value(text::to_string(o["status"]["readyReplicas"].as_int()) + "/" +
+                     text::to_string(o["spec"]["replicas"].as_int()));
 }
 json::Value updated_cell(const json::Value& o, int64_t) { return json::Value(o["status"]["updatedReplicas"].as_int()); }
 json::Value available_cell(const json::Value& o, int64_t) { return json::Value(o["status"]["availableReplicas"].as_int()); }

@@ -26,7 +26,8 @@ void validate_ingress_backend(const json::Value& b, const std::string& path, Fie
     if (has_num == has_name)
       errs->push_back({path + ".service.port", "Invalid value: exactly one of port.number or port.name must be set"});
     if (has_num && !port_number(port["number"]))
-      errs->push_back({path + ".service.port.number", "Invalid value: " + json::dump(port["number"]) + ": must be between 1 and 65535, inclusive"});
+      errs->push_back({path + ".service.port.number",
+                       "Invalid value: " + json::dump(port["number"]) + ": must be between 1 and 65535, inclusive"});
   } else {
     if (res["kind"].as_string().empty()) errs->push_back({path + ".resource.kind", "Required value"});
     if (res["name"].as_string().empty()) errs->push_back({path + ".resource.name", "Required value"});
@@ -54,7 +55,8 @@ void validate(const json::Value& obj, FieldErrors* errs) {
       std::string type = p["pathType"].as_string();
       if (type.empty()) errs->push_back({pp + ".pathType", "Required value: pathType must be specified"});
       else if (type != "Exact" && type != "Prefix" && type != "ImplementationSpecific")
-        errs->push_back({pp + ".pathType", "Unsupported value: \"" + type + "\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\""});
+        errs->push_back({pp + ".pathType", "Unsupported value: \"" + type +
+                                               "\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\""});
       std::string path = p["path"].as_string();
       if ((type == "Exact" || type == "Prefix") && (path.empty() || path[0] != '/'))
         errs->push_back({pp + ".path", invalid_value(path) + "must be an absolute path"});
@@ -79,10 +81,12 @@ std::string ingress_address(const json::Value& i) {
 
 const TableColumn kColumns[] = {
     K32_NAME_COLUMN,
-    {"Class", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["ingressClassName"].as_string("<none>")); }},
+    {"Class", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["ingressClassName"].as_string("<none>")); }},
     {"Hosts", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(ingress_hosts(o)); }},
     {"Address", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(ingress_address(o)); }},
-    {"Ports", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["tls"].items().empty() ? "80" : "80, 443"); }},
+    {"Ports", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["tls"].items().empty() ? "80" : "80, 443"); }},
     K32_AGE_COLUMN,
 };
 

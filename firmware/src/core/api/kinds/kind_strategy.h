@@ -66,8 +66,10 @@ struct KindStrategy {
 // Columns every kind shares, for the per-kind tables.
 json::Value name_cell(const json::Value& obj, int64_t now_s);
 json::Value age_cell(const json::Value& obj, int64_t now_s);
-#define K32_NAME_COLUMN {"Name", "string", "name", 0, ::k32::api::name_cell}
-#define K32_AGE_COLUMN {"Age", "string", "", 0, ::k32::api::age_cell}
+#define K32_NAME_COLUMN \
+  { "Name", "string", "name", 0, ::k32::api::name_cell }
+#define K32_AGE_COLUMN \
+  { "Age", "string", "", 0, ::k32::api::age_cell }
 // "a,b,c" as kubectl's printers join lists.
 std::string join(const std::vector<std::string>& v, const char* sep);
 
@@ -84,8 +86,8 @@ namespace k32 {
 namespace api {
 
 // Every kind's strategy, declared from the table; each is defined in kinds/<kind>.cpp.
-#define K32_KIND(group, version, resource, kind, singular, namespaced, read_only, short_names, categories, \
-                 subresources, strategy)                                                                     \
+#define K32_KIND(group, version, resource, kind, singular, namespaced, read_only, short_names, categories, subresources, \
+                 strategy) \
   extern const KindStrategy strategy;
 #include "core/api/kinds/kinds.def"
 #undef K32_KIND

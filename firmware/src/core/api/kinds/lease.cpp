@@ -9,7 +9,8 @@ namespace {
 
 const TableColumn kColumns[] = {
     K32_NAME_COLUMN,
-    {"Holder", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["holderIdentity"].as_string()); }},
+    {"Holder", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["holderIdentity"].as_string()); }},
     K32_AGE_COLUMN,
 };
 

@@ -37,7 +37,8 @@ void validate_netpol_ports(const json::Value& ports, const std::string& base, Fi
       if (!p["port"].is_int())
         errs->push_back({pp + ".endPort", "Required value: may not be specified when `port` is non-numeric"});
       else if (!port_number(p["endPort"]) || p["endPort"].as_int() < p["port"].as_int())
-        errs->push_back({pp + ".endPort", "Invalid value: " + json::dump(p["endPort"]) + ": must be greater than or equal to `port`"});
+        errs->push_back(
+            {pp + ".endPort", "Invalid value: " + json::dump(p["endPort"]) + ": must be greater than or equal to `port`"});
     }
   }
 }
@@ -56,7 +57,8 @@ void validate_netpol_peers(const json::Value& peers, const std::string& base, Fi
       int bits;
       std::string cidr = ipb["cidr"].as_string();
       if (!parse_cidr(cidr, &net, &bits)) {
-        errs->push_back({pp + ".ipBlock.cidr", invalid_value(cidr) + "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"});
+        errs->push_back(
+            {pp + ".ipBlock.cidr", invalid_value(cidr) + "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"});
       } else {
         uint32_t mask = bits ? ~0u << (32 - bits) : 0;
         for (size_t e = 0; e < ipb["except"].items().size(); ++e) {
@@ -65,7 +67,8 @@ void validate_netpol_peers(const json::Value& peers, const std::string& base, Fi
           int eb;
           std::string ep = pp + ".ipBlock.except[" + text::to_string(static_cast<int64_t>(e)) + "]";
           if (!parse_cidr(ex, &en, &eb)) errs->push_back({ep, invalid_value(ex) + "must be a valid CIDR value"});
-          else if (eb <= bits || (en & mask) != (net & mask)) errs->push_back({ep, invalid_value(ex) + "must be a strict subset of `cidr`"});
+          else if (eb <= bits || (en & mask) != (net & mask))
+            errs->push_back({ep, invalid_value(ex) + "must be a strict subset of `cidr`"});
         }
       }
     } else if (!set) {
@@ -80,7 +83,8 @@ void validate(const json::Value& obj, FieldErrors* errs) {
   validate_label_selector(spec["podSelector"], "spec.podSelector", errs);
   for (const auto& t : spec["policyTypes"].items()) {
     if (t.as_string() != "Ingress" && t.as_string() != "Egress")
-      errs->push_back({"spec.policyTypes", "Unsupported value: \"" + t.as_string() + "\": supported values: \"Egress\", \"Ingress\""});
+      errs->push_back(
+          {"spec.policyTypes", "Unsupported value: \"" + t.as_string() + "\": supported values: \"Egress\", \"Ingress\""});
   }
   const json::Value& eg = spec["egress"];
   for (size_t i = 0; i < eg.items().size(); ++i) {
@@ -115,7 +119,8 @@ void defaults(json::Value* obj) {
 
 const TableColumn kColumns[] = {
     K32_NAME_COLUMN,
-    {"Pod-Selector", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(format_label_selector(o["spec"]["podSelector"])); }},
+    {"Pod-Selector", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(format_label_selector(o["spec"]["podSelector"])); }},
     K32_AGE_COLUMN,
 };
 

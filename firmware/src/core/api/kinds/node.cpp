@@ -33,12 +33,18 @@ const TableColumn kColumns[] = {
     {"Status", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(node_status(o)); }},
     {"Roles", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(node_roles(o)); }},
     K32_AGE_COLUMN,
-    {"Version", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["kubeletVersion"].as_string()); }},
+    {"Version", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["kubeletVersion"].as_string()); }},
     {"Internal-IP", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(node_address(o, "InternalIP")); }},
     {"External-IP", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(node_address(o, "ExternalIP")); }},
-    {"OS-Image", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["osImage"].as_string("<unknown>")); }},
-    {"Kernel-Version", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["kernelVersion"].as_string("<unknown>")); }},
-    {"Container-Runtime", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["containerRuntimeVersion"].as_string("<unknown>")); }},
+    {"OS-Image", "string", "", 1,
+     [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["osImage"].as_string("<unknown>")); }},
+    {"Kernel-Version", "string", "", 1,
+     [](const json::Value& o, int64_t) { return json::Value(o["status"]["nodeInfo"]["kernelVersion"].as_string("<unknown>")); }},
+    {"Container-Runtime", "string", "", 1,
+     [](const json::Value& o, int64_t) {
+       return json::Value(o["status"]["nodeInfo"]["containerRuntimeVersion"].as_string("<unknown>"));
+     }},
 };
 
 }  // namespace

@@ -32,7 +32,8 @@ void validate_pod_spec(const json::Value& spec, const std::string& base, FieldEr
       const json::Value& port = ports.items()[j];
       std::string pp = p + ".ports[" + text::to_string(static_cast<int64_t>(j)) + "]";
       if (!port_number(port["containerPort"]))
-        errs->push_back({pp + ".containerPort", "Invalid value: " + json::dump(port["containerPort"]) + ": must be between 1 and 65535, inclusive"});
+        errs->push_back({pp + ".containerPort",
+                         "Invalid value: " + json::dump(port["containerPort"]) + ": must be between 1 and 65535, inclusive"});
       if (!port["name"].is_null() && !is_port_name(port["name"].as_string()))
         errs->push_back({pp + ".name", invalid_value(port["name"].as_string()) + "must be no more than 15 characters"});
       validate_protocol(port["protocol"], pp + ".protocol", errs);
@@ -40,7 +41,8 @@ void validate_pod_spec(const json::Value& spec, const std::string& base, FieldEr
   }
   std::string rp = spec["restartPolicy"].as_string();
   if (!rp.empty() && rp != "Always" && rp != "OnFailure" && rp != "Never")
-    errs->push_back({base + ".restartPolicy", "Unsupported value: \"" + rp + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
+    errs->push_back(
+        {base + ".restartPolicy", "Unsupported value: \"" + rp + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
 }
 
 void validate(const json::Value& obj, FieldErrors* errs) { validate_pod_spec(obj["spec"], "spec", errs); }
@@ -109,7 +111,8 @@ const TableColumn kColumns[] = {
     {"Restarts", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(json::dump(pod_restarts(o))); }},
     K32_AGE_COLUMN,
     {"IP", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["status"]["podIP"].as_string("<none>")); }},
-    {"Node", "string", "", 1, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["nodeName"].as_string("<none>")); }},
+    {"Node", "string", "", 1,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["nodeName"].as_string("<none>")); }},
     {"Nominated Node", "string", "", 1, [](const json::Value&, int64_t) { return json::Value("<none>"); }},
     {"Readiness Gates", "string", "", 1, [](const json::Value&, int64_t) { return json::Value("<none>"); }},
 };

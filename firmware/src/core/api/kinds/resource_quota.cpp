@@ -19,8 +19,8 @@ void validate(const json::Value& obj, FieldErrors* errs) {
   const json::Value& spec = obj["spec"];
   validate_resource_list(spec["hard"], "spec.hard", errs);
   for (const auto& s : spec["scopes"].items()) {
-    static const char* const kScopes[] = {"Terminating",   "NotTerminating", "BestEffort",
-                                          "NotBestEffort", "PriorityClass",  "CrossNamespacePodAffinity",
+    static const char* const kScopes[] = {"Terminating",          "NotTerminating", "BestEffort",
+                                          "NotBestEffort",        "PriorityClass",  "CrossNamespacePodAffinity",
                                           "VolumeAttributesClass"};
     bool known = false;
     for (const char* k : kScopes) known = known || s.as_string() == k;

@@ -13,7 +13,8 @@ void validate(const json::Value& obj, FieldErrors* errs) {
   const json::Value& spec = obj["spec"];
   std::string type = spec["type"].as_string("ClusterIP");
   if (type != "ClusterIP" && type != "NodePort" && type != "LoadBalancer" && type != "ExternalName")
-    errs->push_back({"spec.type", "Unsupported value: \"" + type + "\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\""});
+    errs->push_back({"spec.type", "Unsupported value: \"" + type +
+                                      "\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\""});
   const json::Value& ports = spec["ports"];
   if (type != "ExternalName" && (!ports.is_array() || ports.items().empty()) && spec["clusterIP"].as_string() != "None")
     errs->push_back({"spec.ports", "Required value"});
@@ -68,8 +69,10 @@ std::string map_selector(const json::Value& sel) {
 
 const TableColumn kColumns[] = {
     K32_NAME_COLUMN,
-    {"Type", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["type"].as_string("ClusterIP")); }},
-    {"Cluster-IP", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(o["spec"]["clusterIP"].as_string("<none>")); }},
+    {"Type", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["type"].as_string("ClusterIP")); }},
+    {"Cluster-IP", "string", "", 0,
+     [](const json::Value& o, int64_t) { return json::Value(o["spec"]["clusterIP"].as_string("<none>")); }},
     {"External-IP", "string", "", 0, [](const json::Value&, int64_t) { return json::Value("<none>"); }},
     {"Port(s)", "string", "", 0, [](const json::Value& o, int64_t) { return json::Value(svc_ports(o)); }},
     K32_AGE_COLUMN,
