@@ -347,7 +347,6 @@ class Parser {
       }
       if (*p_ == '}') {
         ++p_;
-        tighten(out);
         return true;
       }
       return fail("expected ',' or '}'");
@@ -373,18 +372,10 @@ class Parser {
       }
       if (*p_ == ']') {
         ++p_;
-        tighten(out);
         return true;
       }
       return fail("expected ',' or ']'");
     }
-  }
-
-  // A parsed document is kept as it is (stored objects, the kubelet's pods): its lists give
-  // back what doubling left unused, a third of their size on average.
-  __attribute__((noinline)) static void tighten(Value* v) {
-    if (v->is_object()) v->members().shrink_to_fit();
-    else v->items().shrink_to_fit();
   }
 
   __attribute__((noinline)) void drop_last(Value* obj) {

@@ -62,9 +62,11 @@ void defaults(json::Value* obj) {
       for (auto& p : ports->items())
         if (!p.find("protocol")) p.set("protocol", "TCP");
   }
+  // Inserting "status" may move obj's members, so the class is worked out before, from spec.
+  std::string qos = qos_class(spec);
   json::Value& st = obj->at_or_insert("status");
   if (!st.find("phase")) st.set("phase", "Pending");
-  if (!st.find("qosClass")) st.set("qosClass", qos_class(spec));
+  if (!st.find("qosClass")) st.set("qosClass", qos);
 }
 
 // A bound, running pod stays Terminating for its grace period so the kubelet can stop it;
