@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/calls/call_headers.h"
+#include "k32_board.h"
 #include "runtime/k32_app_abi.h"
 
 namespace k32 {
@@ -29,12 +30,13 @@ class Reader {
       if (now >= lim_.deadline_ms) return K32_ERR_TIMEOUT;
       uint64_t left = lim_.deadline_ms - now;
       uint32_t wait = left < kCancelPollMs ? static_cast<uint32_t>(left) : kCancelPollMs;
-      char tmp[1024];
-      int n = s_.recv(tmp, sizeof tmp, wait);
-      if (n > 0) {
-        buf_.append(tmp, static_cast<size_t>(n));
-        return 0;
-      }
+      // Received straight into the buffer: a stack copy would cost the calling thread (a TLS
+      // session's, among others) a chunk of its budget.
+      size_t had = buf_.size();
+      buf_.resize(had + K32_CALL_READ_CHUNK);
+      int n = s_.recv(&buf_[had], K32_CALL_READ_CHUNK, wait);
+      buf_.resize(had + (n > 0 ? static_cast<size_t>(n) : 0));
+      if (n > 0) return 0;
       if (n == 0) return 1;
       if (n == -ETIMEDOUT) continue;
       return K32_ERR_IO;
