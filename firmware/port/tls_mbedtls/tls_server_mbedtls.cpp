@@ -11,6 +11,7 @@
 #include <string>
 
 #include "mbedtls_compat.h"
+#include "k32_board.h"
 #include "port.h"
 #include "tls_io.h"
 
@@ -19,8 +20,7 @@ namespace port {
 
 namespace {
 
-// Room for a PEM-encoded P-256 key or self-signed certificate (each well under 1 KiB).
-constexpr size_t kPemMax = 4096;
+constexpr size_t kPemMax = K32_TLS_PEM_MAX;
 
 void set_err(char* err, size_t cap, const std::string& what, int rc) { tlsio::describe(err, cap, what.c_str(), rc); }
 
