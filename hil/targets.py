@@ -74,13 +74,7 @@ class SimTarget:
                 restart(spec.name)
             else:
                 self.cluster.down()
-                self.cluster = SimCluster(
-                    self.cluster.state,
-                    workers=self.worker_count,
-                    base_port=self.cluster.base_port,
-                    kubeconfig=self.cluster.kubeconfig,
-                    egress_ca=self.cluster.egress_ca,
-                )
+                self.cluster = self.cluster.again(token=None)
                 self.cluster.up()
         self._bind()
         _wait_api(self.cluster, REBOOT_TIMEOUT)

@@ -11,8 +11,6 @@ import urllib.request
 
 import pytest
 
-from k32.sim.cluster import SimCluster
-
 NS_PATH = "/api/v1/namespaces/default/configmaps"
 BURST = 200
 
@@ -39,7 +37,7 @@ def test_objects_survive_down_and_up(sim_factory):
     cluster.down()
     assert not cluster.status()["nodes"]
 
-    again = SimCluster(cluster.state, workers=1, base_port=cluster.base_port, kubeconfig=cluster.kubeconfig)
+    again = cluster.again(token=None)
     try:
         again.up()
         assert names(again, "set=keep") == {f"keep-{i}" for i in range(5)}

@@ -1,13 +1,67 @@
 """Start throw-away clusters for tests (tests/conftest.py, hil/): a temporary state dir, a free
-port range and a private kubeconfig, so a user's cluster and ~/.kube/config are never touched."""
+port range and a private kubeconfig, so a user's cluster and ~/.kube/config are never touched.
+
+$K32_TEST_BOARDS=CP[,WORKER] (what `pytest --board-mode` sets: s3,esp32) starts every test
+cluster that does not name its boards in board mode; every cluster's thread peaks are read
+as it stops (stack_peaks.py)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from k32.sim.cluster import SimCluster, find_free_base_port
+from k32.sim.cluster import BOARD, SimCluster, SimError, find_free_base_port
+
+from .stack_peaks import RECORDED
 
 KUBECONFIG_NAME = "kubeconfig"
+BOARDS_ENV = "K32_TEST_BOARDS"
+
+
+def boards_for_tests() -> tuple[str, str]:
+    """(control plane's board, workers' board) for test clusters: $K32_TEST_BOARDS or the
+    default simulator profile for both."""
+    raw = os.environ.get(BOARDS_ENV, "").strip()
+    if not raw:
+        return BOARD, BOARD
+    parts = [p.strip() for p in raw.split(",")]
+    if len(parts) > 2 or not all(parts):
+        raise SimError(f"${BOARDS_ENV}={raw!r}: expected CONTROL_PLANE_BOARD[,WORKER_BOARD], e.g. s3,esp32")
+    return parts[0], parts[-1]
+
+
+def board_mode() -> bool:
+    """Whether test clusters run under a board's budgets rather than the simulator's."""
+    return boards_for_tests() != (BOARD, BOARD)
+
+
+class TestCluster(SimCluster):
+    """A SimCluster whose thread peaks are recorded every time it stops."""
+
+    __test__ = False  # not a pytest test class
+
+    def down(self) -> list[str]:
+        try:
+            RECORDED.record(self)
+        except OSError as e:  # the state dir went away under us: nothing to read
+            RECORDED.unread.append(f"{self.state}: {e}")
+        return super().down()
+
+    def again(self, **overrides) -> TestCluster:
+        """The same cluster (state dir, ports, kubeconfig, boards) as a new object, e.g. to
+        start it again after `down` as a rebooted board would come back."""
+        kwargs = {
+            "workers": len(self.nodes) - 1,
+            "base_port": self.base_port,
+            "token": self.token,
+            "kubeconfig": self.kubeconfig,
+            "die_with_parent": True,
+            "egress_ca": self.egress_ca,
+            "board": self.board,
+            "worker_board": self.worker_board,
+        }
+        kwargs.update(overrides)
+        return TestCluster(self.state, **kwargs)
 
 
 def make_test_cluster(
@@ -15,12 +69,16 @@ def make_test_cluster(
     workers: int = 2,
     token: str | None = None,
     egress_ca: Path | None = None,
-    board: str = "sim",
+    board: str | None = None,
     worker_board: str | None = None,
-) -> SimCluster:
-    """A SimCluster (not yet up) in `state_dir`, with its own kubeconfig inside it."""
+) -> TestCluster:
+    """A cluster (not yet up) in `state_dir`, with its own kubeconfig inside it. Without
+    `board`, the boards come from $K32_TEST_BOARDS (default: the simulator profile)."""
     state_dir = Path(state_dir)
-    return SimCluster(
+    if board is None:
+        board, default_worker = boards_for_tests()
+        worker_board = worker_board or default_worker
+    return TestCluster(
         state_dir,
         workers=workers,
         base_port=find_free_base_port(workers),
