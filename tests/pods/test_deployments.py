@@ -316,3 +316,36 @@ def test_scale_subresource_and_validation(sim_cluster):
     assert status == 200 and json.loads(body)["spec"]["replicas"] == 3, body
     assert running_pods(sim_cluster, ns, "sc", 3)
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
+
+
+def test_scale_patches_are_retried_on_conflict(sim_cluster):
+    """A /scale patch that names no resourceVersion is applied to whatever the object is by
+    then, as kube-apiserver does: neither the controller's status writes nor other clients'
+    patches landing in between may turn it into a 409. One that pins a stale version gets 409."""
+    ns = "deploy-scale-race"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    kc(sim_cluster, "1.37", "create", "deployment", "race", "--image", IMAGE, "-n", ns)
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/race/scale"
+    merge = {"Content-Type": "application/merge-patch+json"}
+    codes = []
+
+    def patcher(k):
+        for i in range(10):
+            body = json.dumps({"spec": {"replicas": (i + k) % 3}})
+            status, _, data = sim_cluster.request("PATCH", path, body, headers=merge)
+            codes.append((status, data[:160]))
+
+    threads = [threading.Thread(target=patcher, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(codes) == 30 and all(status == 200 for status, _ in codes), [c for c in codes if c[0] != 200]
+
+    status, _, body = sim_cluster.request("GET", path)
+    stale = int(json.loads(body)["metadata"]["resourceVersion"]) - 1
+    pinned = json.dumps({"metadata": {"resourceVersion": str(stale)}, "spec": {"replicas": 2}})
+    status, _, body = sim_cluster.request("PATCH", path, pinned, headers=merge)
+    assert status == 409 and b"the object has been modified" in body, body
+    kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")

@@ -13,8 +13,12 @@ namespace {
 constexpr int kScaleRetries = 5;
 
 // The Scale a PUT or PATCH asks for, from the current one; false with *err when the body
-// or the patch is not one.
-bool requested_scale(const http::Request& req, const json::Value& current, json::Value* want, ApiError* err) {
+// or the patch is not one. *pinned_rv is the resourceVersion the client asked to write
+// over: a PUT's, or one a patch sets itself. A patch that leaves it alone inherits the
+// current one, which says nothing about what the client saw: such a patch is applied again
+// to the newer object after a conflict, as kube-apiserver does.
+bool requested_scale(const http::Request& req, const json::Value& current, json::Value* want, std::string* pinned_rv,
+                     ApiError* err) {
   json::Value body;
   *err = decode_body(req, &body);
   if (!err->ok()) return false;
@@ -26,20 +30,26 @@ bool requested_scale(const http::Request& req, const json::Value& current, json:
       return false;
     }
     *want = std::move(body);
+    *pinned_rv = want->path_str({"metadata", "resourceVersion"});
     return true;
   }
   const std::string* ct = req.header("Content-Type");
   std::string type = ct ? text::lower(text::trim(text::split(*ct, ';')[0])) : "";
   std::string perr;
   if (type == "application/json-patch+json") {
-    if (patch::json_patch(current, body, want, &perr)) return true;
-    *err = {422, "Invalid", "the JSON patch could not be applied: " + perr, json::Value()};
-    return false;
+    if (!patch::json_patch(current, body, want, &perr)) {
+      *err = {422, "Invalid", "the JSON patch could not be applied: " + perr, json::Value()};
+      return false;
+    }
+    for (const auto& op : body.items())
+      if (op["path"].as_string() == "/metadata/resourceVersion") *pinned_rv = want->path_str({"metadata", "resourceVersion"});
+    return true;
   }
   // A Scale holds no lists, so a strategic merge (and an apply of its few fields) is a merge patch.
   if (type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json" ||
       type == "application/apply-patch+yaml") {
     patch::merge_patch(current, body, want);
+    *pinned_rv = body.path_str({"metadata", "resourceVersion"});
     return true;
   }
   *err = unsupported_media(type);
@@ -66,12 +76,12 @@ void ApiServer::do_scale(http::Request& req, http::ResponseWriter& w, const Requ
       return;
     }
     json::Value want;
+    std::string given_rv;
     ApiError err;
-    if (!requested_scale(req, current, &want, &err)) {
+    if (!requested_scale(req, current, &want, &given_rv, &err)) {
       send_error(w, err);
       return;
     }
-    std::string given_rv = want.path_str({"metadata", "resourceVersion"});
     if (!given_rv.empty() && given_rv != old.path_str({"metadata", "resourceVersion"})) {
       send_error(w, conflict(info.res->group, info.res->resource, info.name,
                              "the object has been modified; please apply your changes to the latest version and try again"));
