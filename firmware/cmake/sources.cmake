@@ -10,7 +10,8 @@
 #   K32_GEN_CORE_SRC K32_GEN_APP_SRC K32_GEN_TARGETS   generated sources and their targets
 #   K32_PORT_HOST_SRC K32_PORT_ESP32_SRC K32_PORT_MCU_SRC   one platform's port/ implementation
 #                                                 (host and ESP32 both include port/tls_mbedtls,
-#                                                 the TLS and SHA-256 code they share)
+#                                                 the TLS and SHA-256 code they share, and
+#                                                 port/posix, their durable-file layer)
 #   K32_INCLUDE_DIRS                              include folders of every source above
 get_filename_component(K32_FW_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 get_filename_component(K32_REPO "${K32_FW_DIR}/.." ABSOLUTE)
@@ -37,6 +38,11 @@ file(GLOB K32_PORT_ESP32_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/esp32/*.cpp")
 file(GLOB K32_PORT_TLS_MBEDTLS_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/tls_mbedtls/*.cpp")
 list(APPEND K32_PORT_HOST_SRC ${K32_PORT_TLS_MBEDTLS_SRC})
 list(APPEND K32_PORT_ESP32_SRC ${K32_PORT_TLS_MBEDTLS_SRC})
+# Durable files on a POSIX file system, shared by the ports whose files speak POSIX (the
+# host's file system, ESP-IDF's VFS over LittleFS).
+file(GLOB K32_PORT_POSIX_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/posix/*.cpp")
+list(APPEND K32_PORT_HOST_SRC ${K32_PORT_POSIX_SRC})
+list(APPEND K32_PORT_ESP32_SRC ${K32_PORT_POSIX_SRC})
 file(GLOB K32_PORT_MCU_SRC CONFIGURE_DEPENDS "${K32_FW_DIR}/port/mcu/*.cpp" "${K32_FW_DIR}/port/mcu/*.c")
 list(FILTER K32_PORT_MCU_SRC EXCLUDE REGEX ".*/main_mcu\\.cpp$")
 

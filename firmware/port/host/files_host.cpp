@@ -1,114 +1,35 @@
-// Durable files for the state store: a write is acknowledged only after fsync.
-#include <errno.h>
+// Durable files for the state store on the host's file system (ext4 and the like): the shared
+// POSIX layer, with close-on-exec descriptors, fdatasync for appended records and a synced
+// directory after a rename (such file systems make a rename durable only then).
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
-#include <string>
-
 #include "port.h"
+#include "posix/files_posix.h"
 
 namespace k32 {
 namespace port {
 namespace {
 
-bool write_all(int fd, const void* data, size_t len) {
-  const char* p = static_cast<const char*>(data);
-  while (len > 0) {
-    ssize_t w = ::write(fd, p, len);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    len -= static_cast<size_t>(w);
-  }
-  return true;
-}
+int data_sync(int fd) { return ::fdatasync(fd); }
 
-void sync_parent_dir(const char* path) {
-  std::string dir(path);
-  size_t slash = dir.rfind('/');
-  dir = slash == std::string::npos ? "." : dir.substr(0, slash ? slash : 1);
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
+const posix::FileSystem kHostFiles{O_CLOEXEC, data_sync, true};
 
 }  // namespace
 
-bool file_read(const char* path, char** data, size_t* len) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    ::close(fd);
-    return false;
-  }
-  size_t size = static_cast<size_t>(st.st_size);
-  char* buf = static_cast<char*>(mem_alloc(size + 1, Region::Psram));
-  if (!buf) {
-    ::close(fd);
-    return false;
-  }
-  size_t got = 0;
-  while (got < size) {
-    ssize_t r = ::read(fd, buf + got, size - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  buf[got] = 0;
-  *data = buf;
-  *len = got;
-  return true;
-}
+bool file_read(const char* path, char** data, size_t* len) { return posix::read_whole(kHostFiles, path, data, len); }
 
 bool file_write_atomic(const char* path, const void* data, size_t len) {
-  std::string tmp = std::string(path) + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  bool ok = write_all(fd, data, len) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  sync_parent_dir(path);
-  return true;
+  return posix::write_atomic(kHostFiles, path, data, len);
 }
 
-bool file_append_sync(const char* path, const void* data, size_t len) {
-  int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  bool ok = write_all(fd, data, len) && ::fdatasync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
+bool file_append_sync(const char* path, const void* data, size_t len) { return posix::append_sync(kHostFiles, path, data, len); }
 
-bool file_remove(const char* path) { return ::unlink(path) == 0 || errno == ENOENT; }
+bool file_remove(const char* path) { return posix::remove(path); }
 
-bool dir_ensure(const char* path) {
-  std::string p(path);
-  for (size_t i = 1; i <= p.size(); ++i) {
-    if (i == p.size() || p[i] == '/') {
-      std::string part = p.substr(0, i);
-      if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
-    }
-  }
-  return true;
-}
+bool dir_ensure(const char* path) { return posix::dir_ensure(path); }
 
-int64_t file_size(const char* path) {
-  struct stat st;
-  if (::stat(path, &st) != 0) return -1;
-  return static_cast<int64_t>(st.st_size);
-}
+int64_t file_size(const char* path) { return posix::size(path); }
 
 }  // namespace port
 }  // namespace k32
