@@ -67,6 +67,54 @@ def test_published_message_reaches_event_stream(chan):
     conn.close()
 
 
+def event_source_events(resp, want: int, timeout: float = 10.0, skip: str = ""):
+    """Events as a browser's EventSource reads them: a line ends at CR, LF or CRLF, a blank
+    line dispatches, "event:" names and "data:" appends (one leading space dropped). Events
+    named `skip` are not counted or returned."""
+    events, name, data, pending = [], "", None, b""
+    deadline = time.monotonic() + timeout
+    while len(events) < want and time.monotonic() < deadline:
+        pending += resp.read1(4096)
+        while True:
+            cut = min((i for i in (pending.find(b"\r"), pending.find(b"\n")) if i >= 0), default=-1)
+            if cut < 0 or (pending[cut : cut + 1] == b"\r" and cut + 1 == len(pending)):
+                break  # a CR at the end may be the first half of a CRLF
+            line = pending[:cut].decode()
+            pending = pending[cut + (2 if pending[cut : cut + 2] == b"\r\n" else 1) :]
+            if not line:
+                if data is not None and (name or "message") != skip:
+                    events.append((name or "message", data[:-1]))
+                name, data = "", None
+                continue
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "event":
+                name = value
+            elif field == "data":
+                data = (data or "") + value + "\n"
+    return events
+
+
+def test_a_published_payload_cannot_forge_events_or_fields(chan):
+    """A message's type is pod-chosen, and JSON may hold a bare CR between tokens: neither may
+    end a line of the stream early, so the browser sees one event with the payload intact."""
+    ip, port = ingress_address(chan)
+    conn = http.client.HTTPConnection(ip, port, timeout=10)
+    conn.request("GET", "/chan/events")
+    resp = conn.getresponse()
+    assert event_source_events(resp, 1)[0][0] == "presence"
+    forged = b'{"type":"x\\n\\nevent: forged\\ndata: {}","n":1}'
+    split = b'{"type":"split",\r"n":2}'
+    for body in (forged, split):
+        status, _ = api_post(chan, "/apis/kube32.io/v1/channels/demo.topic", body)
+        assert status == 200
+    got = event_source_events(resp, 2, skip="presence")  # viewers come and go meanwhile
+    conn.close()
+    assert [name for name, _ in got] == ["message", "split"]
+    assert json.loads(got[0][1]) == json.loads(forged)
+    assert json.loads(got[1][1]) == {"type": "split", "n": 2}
+
+
 def open_channel_stream(cluster, topics: str):
     """The raw channel stream a worker's bridge reads: one JSON line per message."""
     from urllib.parse import urlparse

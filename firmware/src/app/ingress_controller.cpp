@@ -5,6 +5,7 @@
 #include "core/api/endpoints_view.h"
 #include "core/http/accept_encoding.h"
 #include "core/http/internal_headers.h"
+#include "core/http/sse_event.h"
 #include "core/podserver/peer_auth.h"
 #include "core/podserver/pod_server.h"
 #include "core/util/log.h"
@@ -449,7 +450,7 @@ void IngressController::serve_events(http::Request& req, http::ResponseWriter& w
     uint64_t now = port::monotonic_ms();
     if (cluster && now >= next_cluster) {
       next_cluster = now + K32_CLUSTER_SSE_PERIOD_MS;
-      ok = w.write_chunk("event: cluster\ndata: " + telemetry_json() + "\n\n");
+      ok = w.write_chunk(http::sse_event("cluster", telemetry_json()));
       if (!ok) break;
     }
     if (now >= next_check) {
@@ -467,9 +468,7 @@ void IngressController::serve_events(http::Request& req, http::ResponseWriter& w
       else if (payload["t"].is_string()) event = payload["t"].str();
     }
     if (text::starts_with(msg.topic, "kube32.presence ")) event = "presence";
-    std::string data;
-    for (const auto& line : text::split(msg.payload, '\n')) data += "data: " + line + "\n";
-    ok = w.write_chunk("event: " + event + "\n" + data + "\n");
+    ok = w.write_chunk(http::sse_event(event, msg.payload));
   }
   hub_->unsubscribe(sub);
   viewers_changed(key, -1);
