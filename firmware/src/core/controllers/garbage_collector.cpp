@@ -92,14 +92,18 @@ bool GarbageCollector::process(const std::string& uid, const OwnerKey& owner) {
     return remove_finalizer(owner, obj, "orphan");
   }
   if (has_finalizer(obj, "foregroundDeletion")) {
+    // Every dependent goes, but the owner waits only for those whose reference to it says
+    // blockOwnerDeletion; the others may outlive it (a finalizer of their own, say).
+    bool blocked = false;
     for (const auto& d : deps) {
+      for (const auto& o : d.owners) blocked = blocked || (o.uid == uid && o.block_owner_deletion);
       if (d.deleting) continue;
       const api::ResourceInfo* r = resource_by_store_id(d.resource);
       if (!r) continue;
       api::ApiError e = api_->local_delete(*r, d.ns, d.name, index_->has_dependents(d.uid) ? "Foreground" : "Background", d.uid);
       if (!e.ok() && e.code != 404 && e.code != 409) ok = false;
     }
-    if (!deps.empty()) return false;  // until the last dependent is gone
+    if (!ok || blocked) return false;  // until the last blocking dependent is gone
     return remove_finalizer(owner, obj, "foregroundDeletion");
   }
   return true;

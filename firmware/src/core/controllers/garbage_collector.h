@@ -1,6 +1,7 @@
 // The garbage collector, as kube-controller-manager's: an object whose owners are all gone is
 // deleted (background propagation); an owner deleted with propagationPolicy=Foreground keeps
-// its foregroundDeletion finalizer until its dependents are gone; one deleted with Orphan
+// its foregroundDeletion finalizer until the dependents whose reference to it sets
+// blockOwnerDeletion are gone (the others are deleted too, not waited for); one deleted with Orphan
 // first has its dependents' ownerReferences to it removed. Dependents with another live
 // owner only lose the reference to the gone one.
 #pragma once

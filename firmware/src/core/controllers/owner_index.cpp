@@ -76,6 +76,7 @@ void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj,
     r.kind = o["kind"].as_string();
     r.name = o["name"].as_string();
     r.controller = o["controller"].as_bool();
+    r.block_owner_deletion = o["blockOwnerDeletion"].as_bool();
     if (r.uid.empty()) continue;
     by_owner_.insert({r.uid, key});
     // A new dependent may point at an owner that is already gone.

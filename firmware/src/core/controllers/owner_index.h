@@ -23,6 +23,7 @@ struct OwnerRef {
   std::string kind;
   std::string name;
   bool controller = false;
+  bool block_owner_deletion = false;  // a foreground deletion of the owner waits for this dependent
 };
 
 // An owned object. Pod fields are meaningful for pods only.
