@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "heap_sites_host.h"
 #include "k32_board.h"
 #include "port.h"
 
@@ -18,6 +19,7 @@ struct alignas(16) Header {
   uint64_t size;
   uint32_t region;
   uint32_t magic;
+  uint32_t site;  // heap_sites_host.cpp's call site (0 when the profile is off)
 };
 constexpr uint32_t kMagic = 0x6b333261;
 
@@ -71,6 +73,7 @@ void* mem_alloc(size_t bytes, Region region) {
   h->size = bytes;
   h->region = r;
   h->magic = kMagic;
+  h->site = heap_site_take(bytes);
   return h + 1;
 }
 
@@ -78,6 +81,7 @@ void mem_free(void* p) {
   if (!p) return;
   Header* h = static_cast<Header*>(p) - 1;
   counter(h->region) -= h->size;
+  heap_site_drop(h->site, h->size);
   h->magic = 0;
   std::free(h);
 }

@@ -1,0 +1,13 @@
+// Heap profile by call site (simulator diagnostic, K32_HEAP_SITES=<file>; see the .cpp).
+#pragma once
+#include <cstdint>
+
+namespace k32 {
+namespace port {
+
+// Books `bytes` to the caller's call stack; returns the site to hand back on free (0: not booked).
+uint32_t heap_site_take(uint64_t bytes);
+void heap_site_drop(uint32_t site, uint64_t bytes);
+
+}  // namespace port
+}  // namespace k32
