@@ -148,3 +148,16 @@ def test_echo_on_the_worker_board(board_cluster):
     st = command(f"{spec.ip}:{spec.console_port}", "STATUS")
     assert 0 < st["heapInternalBytes"] <= load_board(WORKER_BOARD).budgets["heap_internal"]["bytes"]
     assert len(board_cluster.running_nodes()) == len(board_cluster.nodes)
+
+
+def test_a_thread_that_logs_stays_within_its_board_budget(board_cluster):
+    """A log line costs its thread the same few hundred bytes in the simulator as on a board:
+    the console session that clears the token logs it, and its 8 KiB stays enough (glibc's
+    fprintf to stderr took 8 KiB of the caller's stack, so every thread that logged was over)."""
+    cp = board_cluster.nodes[0]
+    assert command(cp.console, "TOKEN", {"token": ""}) == {"auth": False}
+    assert "bearer token cleared" in board_cluster.log_path(cp.name).read_text(errors="replace")
+    budget = load_board(CP_BOARD).budgets["console_stack"]["bytes"]
+    rows = [r for r in command(cp.console, "STATUS")["stacks"] if r["name"] == "console"]
+    assert rows and all(r["budget"] == budget for r in rows), rows
+    assert all(0 < r["peak"] <= budget for r in rows), rows
