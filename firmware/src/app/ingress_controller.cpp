@@ -66,19 +66,28 @@ void IngressController::rebuild_if_due(bool from_tick) {
   if (!from_tick && now - last_build_ms_ < K32_INGRESS_REBUILD_MIN_MS) return;
   dirty_ = false;
   last_build_ms_ = now;
-  ingresses_ = store_->list("networking.k8s.io/ingresses", "", nullptr);
-  table_.build(ingresses_);
-  index_annotations();
+  // The Ingresses are read here and dropped once the table and the indexes below are made:
+  // the store already holds them, a second copy would cost as much heap again.
+  std::vector<json::Value> ingresses = store_->list("networking.k8s.io/ingresses", "", nullptr);
+  table_.build(ingresses);
+  index_annotations(ingresses);
 }
 
-void IngressController::index_annotations() {
+void IngressController::index_annotations(const std::vector<json::Value>& ingresses) {
   // The event-stream and telemetry paths, read once per rebuild instead of out of every
-  // Ingress's annotations on every request.
+  // Ingress's annotations on every request; the stats topics and the Ingresses whose status
+  // does not name this node yet, for the tick.
   streams_.clear();
   telemetry_paths_.clear();
-  for (const auto& ing : ingresses_) {
-    if (!RouteTable::serves(ing)) continue;
+  stats_topics_.clear();
+  status_due_.clear();
+  for (const auto& ing : ingresses) {
     const json::Value& ann = ing["metadata"]["annotations"];
+    const std::string id = ing.path_str({"metadata", "namespace"}) + "/" + ing.path_str({"metadata", "name"});
+    std::string stats = ann["kube32.io/stats-topic"].as_string();
+    if (!stats.empty()) stats_topics_.push_back({id, stats});
+    if (!RouteTable::serves(ing)) continue;
+    if (!status_names(ing, cfg_.ip)) status_due_.push_back(id);
     std::string telemetry = ann["kube32.io/cluster-telemetry"].as_string();
     if (!telemetry.empty()) telemetry_paths_.push_back(telemetry);
     std::string spec = ann["kube32.io/event-stream"].as_string();
@@ -97,18 +106,31 @@ void IngressController::index_annotations() {
       streams_.push_back(std::move(st));
     }
   }
+  stats_topics_.shrink_to_fit();
+  streams_.shrink_to_fit();
+  telemetry_paths_.shrink_to_fit();
+  status_due_.shrink_to_fit();
+}
+
+bool IngressController::status_names(const json::Value& ing, const std::string& ip) {
+  const json::Value* lb = ing.path({"status", "loadBalancer", "ingress"});
+  return lb && lb->items().size() == 1 && lb->items()[0]["ip"].as_string() == ip;
 }
 
 void IngressController::write_status() {
-  std::vector<json::Value> ings;
+  std::vector<std::string> due;
   {
     port::LockGuard<port::Mutex> lock(mu_);
-    ings = ingresses_;
+    due = status_due_;
   }
-  for (auto& ing : ings) {
-    if (!RouteTable::serves(ing)) continue;
-    const json::Value* lb = ing.path({"status", "loadBalancer", "ingress"});
-    if (lb && lb->items().size() == 1 && lb->items()[0]["ip"].as_string() == cfg_.ip) continue;
+  // Each Ingress is read again here, one at a time: the write changes it, which marks the
+  // table dirty, and the next rebuild no longer lists it as due.
+  for (const std::string& id : due) {
+    size_t slash = id.find('/');
+    const std::string ns = id.substr(0, slash), name = id.substr(slash + 1);
+    json::Value ing;
+    if (!store_->get("networking.k8s.io/ingresses", ns, name, &ing)) continue;
+    if (!RouteTable::serves(ing) || status_names(ing, cfg_.ip)) continue;
     json::Value entry = json::Value::object();
     entry.set("ip", cfg_.ip);
     json::Value arr = json::Value::array();
@@ -117,8 +139,7 @@ void IngressController::write_status() {
     uint64_t rv = 0;
     text::parse_uint(ing.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
     json::Value stored;
-    store_->update("networking.k8s.io/ingresses", ing.path_str({"metadata", "namespace"}), ing.path_str({"metadata", "name"}),
-                   ing, rv, &stored);
+    store_->update("networking.k8s.io/ingresses", ns, name, std::move(ing), rv, &stored);
   }
 }
 
@@ -156,19 +177,21 @@ std::string IngressController::telemetry_json() {
 }
 
 void IngressController::publish_stats() {
-  std::vector<json::Value> ings;
+  std::vector<StatsTopic> topics;
   std::map<std::string, uint32_t> reqs;
   std::map<std::string, int> viewers;
   {
     port::LockGuard<port::Mutex> lock(mu_);
-    ings = ingresses_;
+    if (stats_topics_.empty()) {
+      requests_.clear();
+      return;
+    }
+    topics = stats_topics_;
     reqs.swap(requests_);
     viewers = viewers_;
   }
-  for (const auto& ing : ings) {
-    std::string topic = ing["metadata"]["annotations"]["kube32.io/stats-topic"].as_string();
-    if (topic.empty()) continue;
-    std::string id = ing.path_str({"metadata", "namespace"}) + "/" + ing.path_str({"metadata", "name"});
+  for (const auto& st : topics) {
+    const std::string& id = st.id;
     int v = 0;
     for (const auto& kv : viewers)
       if (text::starts_with(kv.first, id + " ")) v += kv.second;
@@ -177,7 +200,7 @@ void IngressController::publish_stats() {
     s.set("ingress", id);
     s.set("rps", static_cast<int64_t>(reqs[id]));
     s.set("viewers", static_cast<int64_t>(v));
-    hub_->publish(topic, json::dump(s));
+    hub_->publish(st.topic, json::dump(s));
   }
 }
 

@@ -51,7 +51,14 @@ class IngressController {
   };
   void mark_dirty() { dirty_ = true; }
   void rebuild_if_due(bool from_tick);
-  void index_annotations();  // streams_ and telemetry_paths_ from ingresses_ (under mu_)
+  struct StatsTopic {
+    std::string id;  // "ns/name" of the Ingress
+    std::string topic;
+  };
+  // streams_, telemetry_paths_, stats_topics_ and status_due_ from the Ingresses (under mu_)
+  void index_annotations(const std::vector<json::Value>& ingresses);
+  // Whether the Ingress's status.loadBalancer names this node's address alone.
+  static bool status_names(const json::Value& ing, const std::string& ip);
   void tick();
   static void tick_main(void* self);
   void write_status();
@@ -89,9 +96,10 @@ class IngressController {
   uint64_t started_ms_;
   port::Mutex mu_;
   RouteTable table_;
-  std::vector<json::Value> ingresses_;
   std::vector<Stream> streams_;               // kube32.io/event-stream paths, in Ingress order
   std::vector<std::string> telemetry_paths_;  // kube32.io/cluster-telemetry paths
+  std::vector<StatsTopic> stats_topics_;      // kube32.io/stats-topic of each Ingress naming one
+  std::vector<std::string> status_due_;       // "ns/name": served Ingresses whose status lacks this node
   std::atomic<bool> dirty_{true};
   uint64_t last_build_ms_ = 0;
   std::map<std::string, uint32_t> rr_;                               // service key -> next round-robin index

@@ -111,6 +111,10 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
       }
     }
   }
+  // A rebuild keeps the vectors' old capacity and doubling leaves up to half unused: the
+  // table is built once per change and read on every request, so it is held at its size.
+  routes_.shrink_to_fit();
+  defaults_.shrink_to_fit();
 }
 
 RouteMatch RouteTable::match(const std::string& host_header, const std::string& path) const {

@@ -82,11 +82,15 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
   }
   port::LockGuard<port::Mutex> lock(mu_);
   int slot = -1, free_slot = -1;
-  for (size_t i = 0; i < K32_METRICS_NODES_MAX; ++i) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].used && node == nodes_[i].name) slot = static_cast<int>(i);
     if (!nodes_[i].used && free_slot < 0) free_slot = static_cast<int>(i);
   }
   if (slot < 0) {
+    if (free_slot < 0 && nodes_.size() < K32_METRICS_NODES_MAX) {
+      free_slot = static_cast<int>(nodes_.size());
+      nodes_.emplace_back();
+    }
     if (free_slot < 0) {
       *err = "the metrics API keeps " + text::to_string(static_cast<int64_t>(K32_METRICS_NODES_MAX)) +
              " nodes and has no room for " + node;
@@ -95,7 +99,7 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
     slot = free_slot;
     nodes_[slot] = NodeRecord();
     nodes_[slot].used = true;
-    std::memcpy(nodes_[slot].name, node.data(), node.size());
+    nodes_[slot].name = node;
   }
   NodeRecord& n = nodes_[slot];
   // A node that restarted reports a smaller clock: its old readings say nothing about now.
@@ -108,13 +112,18 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
   n.received_ms = port::monotonic_ms();
 
   // The node's pods: those in the report replace whatever this node reported before.
-  std::vector<bool> seen(K32_METRICS_PODS_MAX, false);
+  std::vector<bool> seen(pods_.size(), false);
   for (const auto& p : pods->items()) {
     const std::string& uid = p["uid"].str();
     int ps = -1, pfree = -1;
-    for (size_t i = 0; i < K32_METRICS_PODS_MAX; ++i) {
+    for (size_t i = 0; i < pods_.size(); ++i) {
       if (pods_[i].used && pods_[i].node == slot && uid == pods_[i].uid) ps = static_cast<int>(i);
       if (!pods_[i].used && pfree < 0) pfree = static_cast<int>(i);
+    }
+    if (ps < 0 && pfree < 0 && pods_.size() < K32_METRICS_PODS_MAX) {
+      pfree = static_cast<int>(pods_.size());
+      pods_.emplace_back();
+      seen.push_back(false);
     }
     if (ps < 0) {
       if (pfree < 0) continue;  // full: this pod has no metrics until room frees up
@@ -143,7 +152,7 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
       c.cur = s;
     }
   }
-  for (size_t i = 0; i < K32_METRICS_PODS_MAX; ++i)
+  for (size_t i = 0; i < pods_.size(); ++i)
     if (pods_[i].used && pods_[i].node == slot && !seen[i]) pods_[i] = PodRecord();
   return true;
 }

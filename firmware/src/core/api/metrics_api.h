@@ -1,10 +1,12 @@
 // The metrics.k8s.io/v1beta1 API (NodeMetrics, PodMetrics) that kubectl top reads, served by
 // the control plane from the usage reports its nodes send after each heartbeat
 // (kubelet/usage_report.h). Like metrics-server it keeps only the last two readings of each
-// node and pod, in fixed-size records (K32_METRICS_*_MAX), and computes CPU in nanocores
+// node and pod, in at most K32_METRICS_*_MAX records, and computes CPU in nanocores
 // from their difference over the window between them.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/api/api_server.h"
 #include "core/store/object_store.h"
@@ -30,7 +32,7 @@ class MetricsStore {
   };
   struct NodeRecord {
     bool used = false;
-    char name[kNameMax + 1] = {0};
+    std::string name;
     Sample cur, prev;
     bool has_prev = false;
     uint64_t heap_internal = 0, heap_psram = 0;
@@ -71,8 +73,10 @@ class MetricsStore {
 
  private:
   port::Mutex mu_;
-  NodeRecord nodes_[K32_METRICS_NODES_MAX];
-  PodRecord pods_[K32_METRICS_PODS_MAX];
+  // Grown as nodes and pods report, up to K32_METRICS_NODES_MAX / K32_METRICS_PODS_MAX records,
+  // and reused when freed: a full table up front is 18 KiB an idle control plane would hold.
+  std::vector<NodeRecord> nodes_;
+  std::vector<PodRecord> pods_;
 };
 
 // The routes: POST /apis/kube32.io/v1/nodes/<node>/usage (a node's report) and GET under

@@ -175,13 +175,19 @@ bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string*
     }
   }
   // Later entries win (explicit env over injected names), as in Kubernetes.
-  out->clear();
+  std::vector<bool> shadowed(vars.size(), false);
+  size_t kept = 0;
   for (size_t i = 0; i < vars.size(); ++i) {
-    bool shadowed = false;
-    for (size_t j = i + 1; j < vars.size(); ++j)
-      if (vars[j].first == vars[i].first) shadowed = true;
-    if (!shadowed) out->push_back(vars[i].first + "=" + vars[i].second);
+    for (size_t j = i + 1; j < vars.size() && !shadowed[i]; ++j)
+      if (vars[j].first == vars[i].first) shadowed[i] = true;
+    if (!shadowed[i]) ++kept;
   }
+  // Held for the container's life (WASI reads it at any time): exactly as many entries as
+  // there are, not what doubling left over (Service links give a pod 7 per Service).
+  std::vector<std::string>().swap(*out);
+  out->reserve(kept);
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (!shadowed[i]) out->push_back(vars[i].first + "=" + vars[i].second);
   return true;
 }
 

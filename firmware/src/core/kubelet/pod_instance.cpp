@@ -102,7 +102,8 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   // Only the host functions this module imports: the ABI has dozens, a pod uses a few.
   wasm::store_define_only_for(c->store, c->module);
-  c->wasi_env.clear();
+  std::vector<const char*>().swap(c->wasi_env);
+  c->wasi_env.reserve(c->env.size());
   for (const std::string& kv : c->env) c->wasi_env.push_back(kv.c_str());
   c->wasi_argv[0] = c->name.c_str();
   c->wasi = wasm::WasiConfig{
