@@ -349,3 +349,157 @@ def test_scale_patches_are_retried_on_conflict(sim_cluster):
     status, _, body = sim_cluster.request("PATCH", path, pinned, headers=merge)
     assert status == 409 and b"the object has been modified" in body, body
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
+
+
+def replica_sets(cluster, ns):
+    """(old spec.replicas, new spec.replicas) of a Deployment with two ReplicaSets, by revision."""
+    items = get_json(cluster, "replicasets", "-n", ns)["items"]
+    items.sort(key=lambda rs: int(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]))
+    return tuple(rs["spec"]["replicas"] for rs in items)
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.37"])
+def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
+    """A rollout stuck half-way (the new pods fit no node) and then scaled: the change of
+    replicas + maxSurge is spread over the old and new ReplicaSets by their sizes, as
+    kube-controller-manager does, instead of going to the new ReplicaSet alone."""
+    ns = "deploy-prop-" + version.replace(".", "")
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, version, "create", "namespace", ns)
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "prop"},
+        "spec": {
+            "replicas": 4,
+            "selector": {"matchLabels": {"app": "prop"}},
+            "strategy": {"rollingUpdate": {"maxSurge": 2, "maxUnavailable": 1}},
+            "template": {
+                "metadata": {"labels": {"app": "prop"}},
+                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
+            },
+        },
+    }
+    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(dep), version=version)
+    assert p.returncode == 0, p.stderr
+    assert running_pods(sim_cluster, ns, "prop", 4)
+    # The new template's pods stay Pending: the rollout stops at 3 old + 3 new
+    # (4 + maxSurge pods, 4 - maxUnavailable of them available).
+    kc(
+        sim_cluster,
+        version,
+        "patch",
+        "deployment",
+        "prop",
+        "-n",
+        ns,
+        "-p",
+        '{"spec":{"template":{"spec":{"nodeSelector":{"kube32.io/nowhere":"x"}}}}}',
+    )
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3), timeout=30.0), replica_sets(sim_cluster, ns)
+    # 8 replicas: 8 + 2 allowed, 6 there; each ReplicaSet gets 3 * 10 / 6 - 3 = 2 more.
+    kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=8", "-n", ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (5, 5), timeout=30.0), replica_sets(sim_cluster, ns)
+    described = kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns)
+    assert described.count("from 3 to 5") == 2, described
+    # 0 replicas: every ReplicaSet gives up all of its pods.
+    kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=0", "-n", ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (0, 0), timeout=30.0), replica_sets(sim_cluster, ns)
+    assert wait_until(lambda: not pods_of(sim_cluster, ns, "prop"), timeout=30.0)
+    kc(sim_cluster, version, "delete", "namespace", ns, "--wait=false")
+
+
+def controller_uid(obj):
+    return next((o["uid"] for o in obj["metadata"].get("ownerReferences", []) if o.get("controller")), None)
+
+
+def test_replicaset_releases_and_adopts_pods_on_every_sync(sim_cluster):
+    """A pod relabelled out of a ReplicaSet's selector is released (its owner reference goes
+    and the ReplicaSet makes a replacement); relabelled back, it is adopted again, long after
+    the ReplicaSet's first sync, and the surplus pod goes."""
+    ns = "deploy-claim"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    rs = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "claim"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "claim"}},
+            "template": {
+                "metadata": {"labels": {"app": "claim"}},
+                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
+            },
+        },
+    }
+    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(rs))
+    assert p.returncode == 0, p.stderr
+    first = running_pods(sim_cluster, ns, "claim", 2)
+    assert first
+    uid = get_json(sim_cluster, "replicaset", "claim", "-n", ns)["metadata"]["uid"]
+    moved = first[0]["metadata"]["name"]
+
+    kc(sim_cluster, "1.20", "label", "pod", moved, "-n", ns, "app=elsewhere", "--overwrite")
+
+    def released():
+        pod = get_json(sim_cluster, "pod", moved, "-n", ns)
+        return pod if not pod["metadata"].get("ownerReferences") else None
+
+    assert wait_until(released, timeout=15.0), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
+    again = running_pods(sim_cluster, ns, "claim", 2)  # a replacement for the released pod
+    assert again and moved not in {p["metadata"]["name"] for p in again}
+    assert all(controller_uid(p) == uid for p in again)
+
+    kc(sim_cluster, "1.37", "label", "pod", moved, "-n", ns, "app=claim", "--overwrite")
+
+    def settled():
+        live = [p for p in pods_of(sim_cluster, ns, "claim") if not p["metadata"].get("deletionTimestamp")]
+        return live if len(live) == 2 and all(controller_uid(p) == uid for p in live) else None
+
+    def adopted():
+        pod = sim_cluster.kubectl("get", "pod", moved, "-n", ns, "-o", "json")
+        # Adopted, then possibly chosen as the surplus pod and deleted: either way it was claimed.
+        return pod.returncode != 0 or controller_uid(json.loads(pod.stdout)) == uid
+
+    assert wait_until(adopted, timeout=15.0), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
+    assert wait_until(settled, timeout=30.0), pods_of(sim_cluster, ns, "claim")
+    kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
+
+
+def test_deployment_adopts_orphaned_replicaset(sim_cluster):
+    """A Deployment deleted with --cascade=orphan and created again takes its old ReplicaSet
+    back (same template, same pods) instead of starting a second one beside it."""
+    ns = "deploy-adopt-rs"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    kc(sim_cluster, "1.37", "create", "deployment", "again", "--image", IMAGE, "--replicas=2", "-n", ns)
+    before = running_pods(sim_cluster, ns, "again", 2)
+    assert before
+    [rs] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    kc(sim_cluster, "1.20", "delete", "deployment", "again", "-n", ns, "--cascade=false")
+    assert wait_until(lambda: sim_cluster.kubectl("get", "deployment", "again", "-n", ns).returncode != 0)
+    assert wait_until(
+        lambda: (
+            not get_json(sim_cluster, "replicaset", rs["metadata"]["name"], "-n", ns)["metadata"].get("ownerReferences")
+        )
+    )
+
+    kc(sim_cluster, "1.37", "create", "deployment", "again", "--image", IMAGE, "--replicas=2", "-n", ns)
+    dep = get_json(sim_cluster, "deployment", "again", "-n", ns)
+
+    def taken_back():
+        items = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+        return items if len(items) == 1 and controller_uid(items[0]) == dep["metadata"]["uid"] else None
+
+    assert wait_until(taken_back, timeout=15.0), get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    assert taken_back()[0]["metadata"]["uid"] == rs["metadata"]["uid"]
+    after = running_pods(sim_cluster, ns, "again", 2)
+    assert sorted(p["metadata"]["name"] for p in after) == sorted(p["metadata"]["name"] for p in before)
+    assert wait_until(
+        lambda: (
+            kc(sim_cluster, "1.37", "get", "deployment", "again", "-n", ns).splitlines()[1].split()[1:4]
+            == ["2/2", "2", "2"]
+        )
+    )
+    kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")

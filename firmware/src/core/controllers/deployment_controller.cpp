@@ -4,6 +4,7 @@
 
 #include "core/api/workloads.h"
 #include "core/controllers/controller_event.h"
+#include "core/controllers/controller_ref_manager.h"
 #include "core/controllers/replicaset_controller.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -85,6 +86,39 @@ json::Value condition(const char* type, const char* status, const std::string& r
   c.set("reason", reason);
   c.set("message", message);
   return c;
+}
+
+int64_t annotation_int(const json::Value& rs, const char* key, bool* ok) {
+  uint64_t v = 0;
+  *ok = text::parse_uint(rs["metadata"]["annotations"][key].as_string(), INT32_MAX, &v);
+  return static_cast<int64_t>(v);
+}
+
+// How many replicas a ReplicaSet gains (or loses) when a scaling of the Deployment is spread
+// over its active ReplicaSets: its share of the new maximum (replicas + maxSurge), measured
+// against the maximum it was last scaled for (its max-replicas annotation), rounded, and
+// never more than what is left of the change to spread.
+int64_t proportion(const json::Value& rs, const json::Value& d, int64_t to_add, int64_t added) {
+  int64_t n = spec_replicas(rs);
+  if (n == 0 || to_add == 0 || to_add == added) return 0;
+  int64_t fraction = -n;  // scaling to zero takes all of it
+  if (spec_replicas(d) > 0) {
+    int64_t surge = 0, unavailable = 0;
+    rolling_bounds(d, &surge, &unavailable);
+    bool ok = false;
+    int64_t before = annotation_int(rs, kMaxAnnotation, &ok);
+    if (!ok || before == 0) before = d["status"]["replicas"].as_int();
+    if (before <= 0) return 0;
+    int64_t now_max = spec_replicas(d) + surge;
+    fraction = (2 * n * now_max + before) / (2 * before) - n;  // n * now_max / before, rounded half up
+  }
+  int64_t allowed = to_add - added;
+  return to_add > 0 ? std::min(fraction, allowed) : std::max(fraction, allowed);
+}
+
+bool newer(const json::Value& a, const json::Value& b) {
+  std::string ta = a.path_str({"metadata", "creationTimestamp"}), tb = b.path_str({"metadata", "creationTimestamp"});
+  return ta != tb ? ta > tb : a.path_str({"metadata", "name"}) > b.path_str({"metadata", "name"});
 }
 
 const json::Value* find_condition(const json::Value& conds, const char* type) {
@@ -173,15 +207,8 @@ bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision,
   ann.set(kDesiredAnnotation, text::to_string(spec_replicas(d)));
   ann.set(kMaxAnnotation, text::to_string(spec_replicas(d) + surge));
   if (!dmd["annotations"][kChangeCause].is_null()) ann.set(kChangeCause, dmd["annotations"][kChangeCause]);
-  json::Value ref = json::Value::object();
-  ref.set("apiVersion", "apps/v1");
-  ref.set("kind", "Deployment");
-  ref.set("name", dmd["name"]);
-  ref.set("uid", dmd["uid"]);
-  ref.set("controller", true);
-  ref.set("blockOwnerDeletion", true);
   json::Value refs = json::Value::array();
-  refs.push(ref);
+  refs.push(controller_ref_to(d));
   md.set("ownerReferences", refs);
   json::Value& spec = rs.set("spec", json::Value::object());
   spec.set("replicas", 0);
@@ -295,6 +322,64 @@ void DeploymentController::cleanup_history(const json::Value& d, const std::vect
                        idle[i]->path_str({"metadata", "uid"}));
 }
 
+bool DeploymentController::is_scaling_event(const json::Value& d, const json::Value* new_rs,
+                                            const std::vector<json::Value>& old_rss) {
+  auto changed = [&](const json::Value& rs) {
+    bool ok = false;
+    int64_t desired = annotation_int(rs, kDesiredAnnotation, &ok);
+    return spec_replicas(rs) > 0 && ok && desired != spec_replicas(d);
+  };
+  if (new_rs && changed(*new_rs)) return true;
+  for (const auto& rs : old_rss)
+    if (changed(rs)) return true;
+  return false;
+}
+
+void DeploymentController::scale(const json::Value& d, json::Value* new_rs, std::vector<json::Value>* old_rss) {
+  int64_t r = spec_replicas(d);
+  std::vector<json::Value*> active;
+  for (auto& rs : *old_rss)
+    if (spec_replicas(rs) > 0) active.push_back(&rs);
+  if (new_rs && spec_replicas(*new_rs) > 0) active.push_back(new_rs);
+  // One active ReplicaSet (or none: then the newest) takes the whole count.
+  if (active.size() <= 1) {
+    json::Value* only = !active.empty() ? active[0] : new_rs ? new_rs : !old_rss->empty() ? &old_rss->back() : nullptr;
+    if (only) scale_rs(d, only, r);
+    return;
+  }
+  // A new ReplicaSet that is complete leaves nothing to the old ones.
+  bool ok = false;
+  if (new_rs && spec_replicas(*new_rs) == r && annotation_int(*new_rs, kDesiredAnnotation, &ok) == r && ok &&
+      (*new_rs)["status"]["availableReplicas"].as_int() == r) {
+    for (auto& rs : *old_rss)
+      if (spec_replicas(rs) > 0 && !scale_rs(d, &rs, 0)) return;
+    return;
+  }
+  // Mid-rollout: spread the change in replicas + maxSurge over the active ReplicaSets in
+  // proportion to their sizes, the largest first (newer first when growing, older first
+  // when shrinking); what rounding leaves over goes to the largest.
+  if (d["spec"]["strategy"]["type"].as_string() != "RollingUpdate") return;
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  int64_t total = 0;
+  for (const auto* rs : active) total += spec_replicas(*rs);
+  int64_t to_add = (r > 0 ? r + surge : 0) - total;
+  std::sort(active.begin(), active.end(), [to_add](const json::Value* a, const json::Value* b) {
+    if (spec_replicas(*a) != spec_replicas(*b)) return spec_replicas(*a) > spec_replicas(*b);
+    return to_add > 0 ? newer(*a, *b) : newer(*b, *a);
+  });
+  std::vector<int64_t> sizes;
+  int64_t added = 0;
+  for (const auto* rs : active) {
+    int64_t p = proportion(*rs, d, to_add, added);
+    sizes.push_back(spec_replicas(*rs) + p);
+    added += p;
+  }
+  sizes[0] = std::max<int64_t>(sizes[0] + to_add - added, 0);
+  for (size_t i = 0; i < active.size(); ++i)
+    if (!scale_rs(d, active[i], sizes[i])) return;  // the next pass finishes it
+}
+
 void DeploymentController::update_status(const json::Value& d, const json::Value* new_rs, const std::vector<json::Value>& all,
                                          int64_t now_s, int64_t* wake_s) {
   int64_t r = spec_replicas(d);
@@ -362,6 +447,10 @@ void DeploymentController::update_status(const json::Value& d, const json::Value
 void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t* wake_s) {
   if (!given["metadata"]["deletionTimestamp"].is_null()) return;  // the garbage collector's now
   json::Value d = given;
+  // Its ReplicaSets first: matching orphans adopted, owned ones whose labels stopped matching released.
+  api::LabelSelector sel;
+  std::string err;
+  if (api::label_selector_from_json(d["spec"]["selector"], &sel, &err)) claim(api_, index_, d, "apps/replicasets", sel);
   std::vector<json::Value> rss = owned_replicasets(d);
   json::Value want = normalized(d["spec"]["template"]);
   json::Value new_rs;
@@ -377,8 +466,11 @@ void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t
       old_rss.push_back(std::move(rs));
     }
   }
+  // As kube-controller-manager: a paused Deployment, or one whose replica count changed since
+  // its active ReplicaSets were last sized, is only scaled; otherwise its template rolls out.
   bool paused = d["spec"]["paused"].as_bool();
-  if (!have_new && !paused) {
+  bool scaling = paused || is_scaling_event(d, have_new ? &new_rs : nullptr, old_rss);
+  if (!have_new && !scaling) {
     if (!create_new_rs(d, max_old + 1, &new_rs)) return;  // retried on the next pass
     have_new = true;
   }
@@ -396,11 +488,9 @@ void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t
       d = stored;
     }
   }
-  if (paused) {
-    // A paused Deployment only scales, and only when no rollout is half-way.
-    bool old_active = false;
-    for (const auto& rs : old_rss) old_active = old_active || spec_replicas(rs) > 0;
-    if (have_new && !old_active) scale_rs(d, &new_rs, spec_replicas(d));
+  if (scaling) {
+    scale(d, have_new ? &new_rs : nullptr, &old_rss);
+    if (paused) cleanup_history(d, old_rss);
   } else {
     roll(d, &new_rs, &old_rss);
     cleanup_history(d, old_rss);

@@ -1,9 +1,10 @@
 // The Deployment controller, as kube-controller-manager's: one ReplicaSet per pod template
 // (named <deployment>-<pod-template-hash>, revision-numbered in the
 // deployment.kubernetes.io/revision annotation), rolling from the old ones to the new one
-// within maxSurge/maxUnavailable (or all at once for Recreate), a paused Deployment left
-// alone but for scaling, old ReplicaSets kept up to revisionHistoryLimit, and the status
-// and conditions `kubectl rollout status` waits on.
+// within maxSurge/maxUnavailable (or all at once for Recreate), a change of replicas spread
+// over the ReplicaSets in proportion (also while paused, when only that happens), orphaned
+// ReplicaSets its selector matches adopted, old ones kept up to revisionHistoryLimit, and
+// the status and conditions `kubectl rollout status` waits on.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -35,6 +36,10 @@ class DeploymentController {
   bool create_new_rs(const json::Value& d, int64_t revision, json::Value* out);
   bool scale_rs(const json::Value& d, json::Value* rs, int64_t replicas);
   void set_revision(json::Value* rs, int64_t revision, const json::Value& d);
+  // Whether an active ReplicaSet was sized for another replica count than the Deployment's.
+  bool is_scaling_event(const json::Value& d, const json::Value* new_rs, const std::vector<json::Value>& old_rss);
+  // Resizes the ReplicaSets for a new replica count, proportionally when mid-rollout.
+  void scale(const json::Value& d, json::Value* new_rs, std::vector<json::Value>* old_rss);
   void roll(const json::Value& d, json::Value* new_rs, std::vector<json::Value>* old_rss);
   void cleanup_history(const json::Value& d, const std::vector<json::Value>& old_rss);
   void update_status(const json::Value& d, const json::Value* new_rs, const std::vector<json::Value>& all, int64_t now_s,

@@ -22,7 +22,36 @@ bool relevant_to_workloads(const std::string& resource) {
   return resource == "apps/deployments" || resource == "apps/replicasets";
 }
 
+// Kinds a controller claims by their labels: pods (ReplicaSets) and ReplicaSets (Deployments).
+bool claimable(const std::string& resource) { return resource == "pods" || resource == "apps/replicasets"; }
+
+bool has_controller(const json::Value& md) {
+  for (const auto& o : md["ownerReferences"].items())
+    if (o["controller"].as_bool()) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string flatten_labels(const json::Value& labels) {
+  std::string out;
+  for (const auto& m : labels.members()) {
+    if (!out.empty()) out += ',';
+    out += m.first;
+    out += '=';
+    out += m.second.as_string();
+  }
+  return out;
+}
+
+bool labels_match(const api::LabelSelector& sel, const std::string& flat) {
+  json::Value labels = json::Value::object();
+  for (const auto& kv : text::split(flat, ',')) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) labels.set(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return sel.matches(labels);
+}
 
 const OwnerRef* Dependent::controller_ref() const {
   for (const auto& o : owners)
@@ -51,6 +80,7 @@ void OwnerIndex::attach(store::ObjectStore* st) {
     port::LockGuard<port::Mutex> lock(mu_);
     for (const auto& o : objs) {
       if (!o["metadata"]["ownerReferences"].items().empty()) put_locked(r.store_id(), o, true);
+      track_orphan_locked(r.store_id(), o, false);
       if (!o["metadata"]["deletionTimestamp"].is_null() && has_gc_finalizer(o["metadata"]))
         gc_work_[o.path_str({"metadata", "uid"})] = {r.store_id(), o.path_str({"metadata", "namespace"}),
                                                      o.path_str({"metadata", "name"})};
@@ -83,6 +113,7 @@ void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj,
     if (added && !gc_work_.count(r.uid)) gc_work_[r.uid] = owner_key(r, d.ns);
     d.owners.push_back(std::move(r));
   }
+  if (claimable(resource)) d.labels = flatten_labels(md["labels"]);
   if (resource == "pods") {
     const json::Value& st = obj["status"];
     d.phase = st["phase"].as_string("Pending");
@@ -109,6 +140,32 @@ void OwnerIndex::erase_locked(const std::string& key) {
   by_key_.erase(it);
 }
 
+bool OwnerIndex::track_orphan_locked(const std::string& resource, const json::Value& obj, bool deleted) {
+  if (!claimable(resource)) return false;
+  const json::Value& md = obj["metadata"];
+  std::string key = key_of(resource, md["namespace"].as_string(), md["name"].as_string());
+  std::string phase = obj["status"]["phase"].as_string();
+  if (deleted || has_controller(md) || !md["deletionTimestamp"].is_null() || phase == "Succeeded" || phase == "Failed") {
+    orphans_.erase(key);
+    return false;
+  }
+  std::string labels = flatten_labels(md["labels"]);
+  auto it = orphans_.find(key);
+  if (it != orphans_.end() && it->second == labels) return false;
+  orphans_[key] = std::move(labels);
+  return true;
+}
+
+std::vector<std::string> OwnerIndex::orphans_matching(const std::string& resource, const std::string& ns,
+                                                      const api::LabelSelector& sel) {
+  std::string prefix = key_of(resource, ns, "");
+  port::LockGuard<port::Mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (auto it = orphans_.lower_bound(prefix); it != orphans_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    if (labels_match(sel, it->second)) out.push_back(it->first.substr(prefix.size()));
+  return out;
+}
+
 void OwnerIndex::observe(const store::Event& ev) {
   const json::Value& md = ev.object["metadata"];
   std::string uid = md["uid"].as_string();
@@ -124,7 +181,8 @@ void OwnerIndex::observe(const store::Event& ev) {
     else erase_locked(key);
     if (!md["deletionTimestamp"].is_null() && has_gc_finalizer(md)) gc_work_[uid] = {ev.resource, ev.ns, ev.name};
   }
-  if (owned || was_owned || relevant_to_workloads(ev.resource)) dirty_ = true;
+  bool adoptable = track_orphan_locked(ev.resource, ev.object, ev.type == store::EventType::Deleted);
+  if (owned || was_owned || adoptable || relevant_to_workloads(ev.resource)) dirty_ = true;
 }
 
 std::vector<Dependent> OwnerIndex::dependents_of(const std::string& owner_uid) {

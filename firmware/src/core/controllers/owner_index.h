@@ -2,7 +2,8 @@
 // object store's change events: for each object with ownerReferences, its owners and (for
 // pods) the few status facts replica counting needs. The controllers read this instead of
 // listing every pod on every pass, so their memory grows with a few dozen bytes per owned
-// object, not with whole pods.
+// object (and per pod or ReplicaSet no controller owns, which a controller may adopt), not
+// with whole pods.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/api/resources.h"
+#include "core/api/selectors.h"
 #include "core/store/object_store.h"
 #include "port.h"
 
@@ -39,10 +41,16 @@ struct Dependent {
   int64_t ready_since_s = 0;  // pods: when it turned Ready
   bool bound = false;         // pods: has a node
   int64_t created_s = 0;
+  std::string labels;  // pods and ReplicaSets: "k=v,k=v", for a controller's selector
 
   // The owner that is the managing controller ("controller": true), or nullptr.
   const OwnerRef* controller_ref() const;
 };
+
+// Labels kept as "k=v,k=v" (neither character can occur in a label key or value): one small
+// string per object instead of a JSON object.
+std::string flatten_labels(const json::Value& labels);
+bool labels_match(const api::LabelSelector& sel, const std::string& flat);
 
 // An object the garbage collector must look at: its dependents may have to go.
 struct OwnerKey {
@@ -62,6 +70,11 @@ class OwnerIndex {
   std::vector<Dependent> dependents_of(const std::string& owner_uid);
   bool has_dependents(const std::string& owner_uid);
 
+  // The names of the pods ("pods") or ReplicaSets ("apps/replicasets") in `ns` that no
+  // controller owns, are not being deleted (nor finished, for pods) and `sel` matches: what
+  // a controller with that selector adopts.
+  std::vector<std::string> orphans_matching(const std::string& resource, const std::string& ns, const api::LabelSelector& sel);
+
   // Owners whose dependents the garbage collector must check (deleted owners, owners being
   // deleted in the foreground or with orphaning, owners of newly made objects); taken once.
   std::map<std::string, OwnerKey> take_gc_work();
@@ -71,11 +84,14 @@ class OwnerIndex {
  private:
   void put_locked(const std::string& resource, const json::Value& obj, bool added);
   void erase_locked(const std::string& key);
+  // Keeps orphans_ up to date for one object; true when a controller may now adopt it.
+  bool track_orphan_locked(const std::string& resource, const json::Value& obj, bool deleted);
 
   port::Mutex mu_;
   std::map<std::string, Dependent> by_key_;           // "resource/ns/name"
   std::multimap<std::string, std::string> by_owner_;  // owner uid -> key
   std::map<std::string, OwnerKey> gc_work_;
+  std::map<std::string, std::string> orphans_;  // "resource/ns/name" -> labels, see orphans_matching
   bool dirty_ = true;
 };
 

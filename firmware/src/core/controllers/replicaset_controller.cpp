@@ -4,6 +4,7 @@
 
 #include "core/api/selectors.h"
 #include "core/controllers/controller_event.h"
+#include "core/controllers/controller_ref_manager.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -33,17 +34,6 @@ bool delete_before(const Dependent& a, const Dependent& b) {
   return a.name < b.name;
 }
 
-json::Value owner_reference(const json::Value& owner) {
-  json::Value ref = json::Value::object();
-  ref.set("apiVersion", owner["apiVersion"]);
-  ref.set("kind", owner["kind"]);
-  ref.set("name", owner["metadata"]["name"]);
-  ref.set("uid", owner["metadata"]["uid"]);
-  ref.set("controller", true);
-  ref.set("blockOwnerDeletion", true);
-  return ref;
-}
-
 }  // namespace
 
 PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owner_uid, int64_t min_ready_s, int64_t now_s,
@@ -66,31 +56,6 @@ void ReplicaSetController::pass(int64_t now_s, int64_t* wake_s) {
   for (const auto& rs : api_->store()->list("apps/replicasets", "", nullptr)) sync(rs, now_s, wake_s);
 }
 
-int64_t ReplicaSetController::adopt_orphans(const json::Value& rs, int64_t max) {
-  api::LabelSelector sel;
-  std::string err;
-  if (!api::label_selector_from_json(rs["spec"]["selector"], &sel, &err) || sel.reqs.empty()) return 0;
-  const api::ResourceInfo* pod_res = api::find_by_kind("v1", "Pod");
-  int64_t n = 0;
-  for (const auto& p : api_->store()->list("pods", rs["metadata"]["namespace"].str(), nullptr)) {
-    if (n >= max) break;
-    const json::Value& pmd = p["metadata"];
-    bool controlled = false;
-    for (const auto& o : pmd["ownerReferences"].items()) controlled = controlled || o["controller"].as_bool();
-    std::string phase = p["status"]["phase"].as_string();
-    if (controlled || !pmd["deletionTimestamp"].is_null() || phase == "Succeeded" || phase == "Failed" ||
-        !sel.matches(pmd["labels"]))
-      continue;
-    json::Value upd = p;
-    json::Value& refs = upd.at_or_insert("metadata").at_or_insert("ownerReferences");
-    if (!refs.is_array()) refs = json::Value::array();
-    refs.push(owner_reference(rs));
-    json::Value stored;
-    if (api_->local_update(*pod_res, p, std::move(upd), "", &stored).ok()) ++n;
-  }
-  return n;
-}
-
 bool ReplicaSetController::create_pod(const json::Value& rs, std::string* err) {
   const json::Value& tpl = rs["spec"]["template"];
   json::Value pod = json::Value::object();
@@ -102,7 +67,7 @@ bool ReplicaSetController::create_pod(const json::Value& rs, std::string* err) {
   if (tpl["metadata"]["labels"].is_object()) md.set("labels", tpl["metadata"]["labels"]);
   if (tpl["metadata"]["annotations"].is_object()) md.set("annotations", tpl["metadata"]["annotations"]);
   json::Value refs = json::Value::array();
-  refs.push(owner_reference(rs));
+  refs.push(controller_ref_to(rs));
   md.set("ownerReferences", refs);
   pod.set("spec", tpl["spec"]);
   json::Value stored;
@@ -117,14 +82,15 @@ void ReplicaSetController::sync(const json::Value& rs, int64_t now_s, int64_t* w
   std::string uid = md["uid"].as_string();
   std::string ns = md["namespace"].as_string();
   int64_t want = rs["spec"]["replicas"].as_int(1);
+  // Its pods first: matching orphans adopted, owned pods whose labels stopped matching released.
+  api::LabelSelector sel;
+  std::string err;
+  if (api::label_selector_from_json(rs["spec"]["selector"], &sel, &err)) claim(api_, index_, rs, "pods", sel);
   std::vector<Dependent> deps = index_->dependents_of(uid);
   PodCounts c = count_pods(deps, uid, rs["spec"]["minReadySeconds"].as_int(), now_s, wake_s);
   std::string failure;
   // A ReplicaSet being deleted makes no more pods; the garbage collector takes its own.
   if (md["deletionTimestamp"].is_null()) {
-    // A ReplicaSet seen for the first time adopts the orphans its selector matches (those
-    // left by an orphaning delete of its predecessor) before it makes new pods.
-    if (c.active < want && rs["status"]["observedGeneration"].is_null()) c.active += adopt_orphans(rs, want - c.active);
     if (c.active < want) {
       int64_t n = std::min<int64_t>(want - c.active, K32_CONTROLLER_POD_BURST);
       for (int64_t i = 0; i < n; ++i)

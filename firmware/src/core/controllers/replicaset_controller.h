@@ -1,5 +1,6 @@
 // The ReplicaSet controller, as kube-controller-manager's: keeps spec.replicas pods of each
-// ReplicaSet (created from its template, owned by it, placed by the scheduler), deletes the
+// ReplicaSet (created from its template or adopted, owned by it, placed by the scheduler;
+// one whose labels stop matching is released), deletes the
 // surplus least-established first, and reports replicas / ready / available (ready for
 // minReadySeconds) in its status.
 #pragma once
@@ -20,8 +21,6 @@ class ReplicaSetController {
 
  private:
   bool create_pod(const json::Value& rs, std::string* err);
-  // Makes up to `max` matching pods without a controller its own; returns how many.
-  int64_t adopt_orphans(const json::Value& rs, int64_t max);
   api::ApiServer* api_;
   OwnerIndex* index_;
 };
