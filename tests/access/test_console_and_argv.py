@@ -1,10 +1,12 @@
 """The simulator's console stands in for a board's UART: only the user who started the
-node may use it, at most CONSOLE_CONN_MAX connections at a time (boards/common.yaml), and
+node may use it, at most CONSOLE_CONN_MAX connections at a time (boards/common.yaml), each
+closed after CONSOLE_IDLE_MS without a line, and
 `k32 provision` keeps working over pyserial's socket:// URL. The API token never appears
 in a node's command line."""
 
 import os
 import socket
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -119,6 +121,35 @@ def test_console_connections_are_capped(cluster):
             answer = exchange(addr, b"K32_CMD:STATUS\n")
             if answer.startswith(b"K32_RESP:STATUS OK"):
                 break
+        assert answer.startswith(b"K32_RESP:STATUS OK"), answer
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_idle_console_connections_are_closed_and_free_their_slots(cluster):
+    """Connections that went quiet (one never sent a byte, one stopped mid-line) would hold
+    the console's few slots for good: each is closed CONSOLE_IDLE_MS after its last line."""
+    idle_s = int(load_common()["CONSOLE_IDLE_MS"]) / 1000
+    cap = int(load_common()["CONSOLE_CONN_MAX"])
+    addr = console_address(cluster)
+    held = [socket.create_connection(addr, timeout=idle_s + 10) for _ in range(cap)]
+    try:
+        held[0].sendall(b"K32_CMD:STATUS\n")
+        assert held[0].recv(4096).startswith(b"K32_RESP:STATUS OK")
+        held[-1].sendall(b"K32_CMD:STA")  # a line that never ends
+        assert exchange(addr, b"K32_CMD:STATUS\n").startswith(b"K32_RESP:? ERR console busy")
+        started = time.monotonic()
+        for s in held:
+            assert s.recv(4096) == b""  # the node closed it
+        waited = time.monotonic() - started
+        assert idle_s - 2 <= waited <= idle_s + 5, waited
+        answer = b""
+        for _ in range(50):  # the node counts the closes
+            answer = exchange(addr, b"K32_CMD:STATUS\n")
+            if answer.startswith(b"K32_RESP:STATUS OK"):
+                break
+            time.sleep(0.1)
         assert answer.startswith(b"K32_RESP:STATUS OK"), answer
     finally:
         for s in held:

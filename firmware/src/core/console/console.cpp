@@ -1,6 +1,7 @@
 #include "core/console/console.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -101,8 +102,12 @@ void client_main(void* p) {
     std::string buf;
     char c;
     bool closed = false;
+    // A line must be complete within CONSOLE_IDLE_MS of the last one: a client that went
+    // quiet (or trickles bytes) would otherwise hold one of the few slots for good.
+    const uint64_t deadline = port::monotonic_ms() + K32_CONSOLE_IDLE_MS;
     for (;;) {
-      int n = port::tcp_recv(a->s, &c, 1, 0);
+      const uint64_t now = port::monotonic_ms();
+      int n = now < deadline ? port::tcp_recv(a->s, &c, 1, static_cast<uint32_t>(deadline - now)) : -ETIMEDOUT;
       if (n <= 0) {
         closed = true;
         break;
