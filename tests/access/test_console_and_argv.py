@@ -127,6 +127,7 @@ def test_console_connections_are_capped(cluster):
             s.close()
 
 
+@pytest.mark.slow  # waits out CONSOLE_IDLE_MS
 def test_idle_console_connections_are_closed_and_free_their_slots(cluster):
     """Connections that went quiet (one never sent a byte, one stopped mid-line) would hold
     the console's few slots for good: each is closed CONSOLE_IDLE_MS after its last line."""
