@@ -92,8 +92,8 @@
   K32_FUSED_HANDLERS
 // the compare-and-jump forms (ops.h) by compare index
 #define K32_REG_JMP_CMP(i)                                                                   \
-  K32_R(op::kJmpCmp + i, jc##i) K32_R(op::kJmpCmpI + i, jci##i) K32_R(op::kJmpCmpA + i, jca##i) \
-  K32_R(op::kJmpCmpAI + i, jcai##i) K32_R(op::kJmpCmpSA + i, jcsa##i)
+  K32_R(op::kJmpCmp + i, jc##i) K32_R(op::kJmpCmpI + i, jci##i) K32_R(op::kJmpCmpAI + i, jcai##i) \
+  K32_R(op::kJmpCmpSA + i, jcsa##i)
 // clang-format on
 
 namespace k32 {
@@ -442,7 +442,6 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define JCMP(idx, T, cmp) \
   JCMPH(jc##idx, SRC_S, SRC_S, T, cmp) \
   JCMPH(jci##idx, SRC_S, IMM32, T, cmp) \
-  JCMPH(jca##idx, SRC_A, SRC_S, T, cmp) \
   JCMPH(jcai##idx, SRC_A, IMM32, T, cmp) \
   JCMPH(jcsa##idx, SRC_S, SRC_A, T, cmp)
 #define BIN64(name, expr) \

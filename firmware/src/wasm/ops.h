@@ -91,10 +91,10 @@ enum : uint32_t {
   // + form * kStoreStride + (store opcode - 0x36): a store of up to 4 bytes whose value is
   // a constant the instruction carries: [addr, imm, offset], [x, imm, k], [imm, ea]
   kStoreImm = kStoreAcc + 5 * kStoreStride,
-  kJmpCmpA = kStoreImm + 3 * kStoreStride,  // + compare index: [acc, b, target]
-  kJmpCmpAI = kJmpCmpA + kCompares,         // + compare index: [acc, imm, target]
-  kJmpCmpSA = kJmpCmpAI + kCompares,        // + compare index: [a, acc, target]
-  kFusedBase = kJmpCmpSA + kCompares,       // the fused instructions (fused.h) from here
+  // (an accumulator first operand against a slot is the swapped compare of kJmpCmpSA)
+  kJmpCmpAI = kStoreImm + 3 * kStoreStride,  // + compare index: [acc, imm, target]
+  kJmpCmpSA = kJmpCmpAI + kCompares,         // + compare index: [a, acc, target]
+  kFusedBase = kJmpCmpSA + kCompares,        // the fused instructions (fused.h) from here
 };
 static_assert(opc::acc_index(opc::kF64Div) + 1 == int(kAccStride), "every accumulator operator has its variants");
 // Operand words of the numeric instructions, counted from the first word after the opcode.
