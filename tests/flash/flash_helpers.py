@@ -36,6 +36,25 @@ def make_image(board_name: str, path, kind: str, payload: bytes = b""):
     return path
 
 
+def flash_args(board_name: str, files, *extra: str) -> list[str]:
+    """`k32 flash` arguments for board_name with the (bundle, app, bootloader) of the
+    board_files fixture, without a build, then `extra` (--port, --no-stub, --dry-run ...)."""
+    bundle, app, boot = files
+    return [
+        "flash",
+        "--board",
+        board_name,
+        "--no-build",
+        "--app",
+        str(app),
+        "--bootloader",
+        str(boot),
+        "--data-bundle",
+        str(bundle),
+        *extra,
+    ]
+
+
 def k32(*args, timeout=300):
     """Runs the real `k32` CLI in a subprocess (esptool keeps global state)."""
     return subprocess.run([sys.executable, "-m", "k32.cli", *args], capture_output=True, text=True, timeout=timeout)

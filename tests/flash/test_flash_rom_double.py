@@ -2,7 +2,7 @@
 every file of the plan byte-for-byte at its offset."""
 
 import pytest
-from flash_helpers import k32
+from flash_helpers import flash_args, k32
 
 from k32.boards import load_board
 from k32.boards.partition_table import parse_binary
@@ -11,23 +11,10 @@ from k32.boards.partition_table import parse_binary
 @pytest.mark.slow
 @pytest.mark.parametrize("board_name,chip,size", [("s3", "esp32s3", "8MB"), ("esp32", "esp32", "4MB")])
 def test_flash_through_esptool_matches_bundle(board_name, chip, size, board_files, rom):
-    bundle, app, boot = board_files(board_name)
+    files = board_files(board_name)
+    bundle, app, boot = files
     double, url = rom(chip, size)
-    r = k32(
-        "flash",
-        "--board",
-        board_name,
-        "--no-build",
-        "--app",
-        str(app),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--port",
-        url,
-        "--no-stub",
-    )
+    r = k32(*flash_args(board_name, files, "--port", url, "--no-stub"))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "Hash of data verified" in r.stdout
     board = load_board(board_name)
@@ -56,21 +43,7 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
     bad.write_bytes(bytes(data))
     double, url = rom("esp32s3")
     before = open(double.image_path, "rb").read()
-    r = k32(
-        "flash",
-        "--board",
-        "s3",
-        "--no-build",
-        "--app",
-        str(bad),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--port",
-        url,
-        "--no-stub",
-    )
+    r = k32(*flash_args("s3", (bundle, bad, boot), "--port", url, "--no-stub"))
     assert r.returncode != 0
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and "corrupt image" in err[0] and "bad.bin" in err[0], r.stderr
@@ -84,23 +57,9 @@ def test_corrupt_app_is_refused_before_connecting(board_files, rom, tmp_path):
 
 @pytest.mark.slow
 def test_wrong_chip_on_port(board_files, rom):
-    bundle, app, boot = board_files("esp32")
+    files = board_files("esp32")
     double, url = rom("esp32s3")
-    r = k32(
-        "flash",
-        "--board",
-        "esp32",
-        "--no-build",
-        "--app",
-        str(app),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--port",
-        url,
-        "--no-stub",
-    )
+    r = k32(*flash_args("esp32", files, "--port", url, "--no-stub"))
     assert r.returncode != 0
     assert "has an ESP32-S3, board 'esp32' needs an ESP32" in r.stderr
     assert not any(c.startswith("FLASH") for c, _ in double.log)
@@ -111,26 +70,11 @@ def test_node_that_never_answers(board_files):
     import socket
     import threading
 
-    bundle, app, boot = board_files("s3")
+    files = board_files("s3")
     srv = socket.create_server(("127.0.0.1", 0))
     conns = []
     threading.Thread(target=lambda: conns.append(srv.accept()), daemon=True).start()
-    r = k32(
-        "flash",
-        "--board",
-        "s3",
-        "--no-build",
-        "--app",
-        str(app),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--port",
-        f"socket://127.0.0.1:{srv.getsockname()[1]}",
-        "--no-stub",
-        timeout=120,
-    )
+    r = k32(*flash_args("s3", files, "--port", f"socket://127.0.0.1:{srv.getsockname()[1]}", "--no-stub"), timeout=120)
     srv.close()
     assert r.returncode != 0
     assert r.stderr.strip().splitlines()[-1].startswith("Error: esptool: Failed to connect"), r.stderr
@@ -142,28 +86,16 @@ def test_missing_and_busy_port(board_files, rom):
 
     from k32.testing.esprom.server import PtyServer
 
-    bundle, app, boot = board_files("s3")
-    common = [
-        "--board",
-        "s3",
-        "--no-build",
-        "--app",
-        str(app),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--no-stub",
-    ]
-    r = k32("flash", *common[:-1], "--app", "/nonexistent.bin", "--dry-run")
+    files = board_files("s3")
+    r = k32(*flash_args("s3", files, "--app", "/nonexistent.bin", "--dry-run"))  # the last --app counts
     assert r.returncode != 0 and "--app /nonexistent.bin: no such file" in r.stderr
-    r = k32("flash", *common, "--port", "/dev/ttyK32-nope")
+    r = k32(*flash_args("s3", files, "--no-stub", "--port", "/dev/ttyK32-nope"))
     assert r.returncode != 0 and "serial port /dev/ttyK32-nope does not exist" in r.stderr
     double, _url = rom("esp32s3")
     pty = PtyServer(double).start()
     holder = serial.Serial(pty.path, exclusive=True)
     try:
-        r = k32("flash", *common, "--port", pty.path)
+        r = k32(*flash_args("s3", files, "--no-stub", "--port", pty.path))
     finally:
         holder.close()
         pty.stop()
@@ -175,27 +107,12 @@ def test_missing_and_busy_port(board_files, rom):
 def test_flash_over_a_pty(board_files, rom):
     from k32.testing.esprom.server import PtyServer
 
-    bundle, app, boot = board_files("s3")
+    files = board_files("s3")
+    app = files[1]
     double, _url = rom("esp32s3")
     pty = PtyServer(double).start()
     try:
-        r = k32(
-            "flash",
-            "--board",
-            "s3",
-            "--no-build",
-            "--app",
-            str(app),
-            "--bootloader",
-            str(boot),
-            "--data-bundle",
-            str(bundle),
-            "--port",
-            pty.path,
-            "--no-stub",
-            "--baud",
-            "115200",
-        )
+        r = k32(*flash_args("s3", files, "--port", pty.path, "--no-stub", "--baud", "115200"))
     finally:
         pty.stop()
     assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
@@ -205,23 +122,8 @@ def test_flash_over_a_pty(board_files, rom):
 
 @pytest.mark.slow
 def test_erase_without_stub_is_refused(board_files, rom):
-    bundle, app, boot = board_files("s3")
+    files = board_files("s3")
     double, url = rom("esp32s3")
-    r = k32(
-        "flash",
-        "--board",
-        "s3",
-        "--no-build",
-        "--app",
-        str(app),
-        "--bootloader",
-        str(boot),
-        "--data-bundle",
-        str(bundle),
-        "--port",
-        url,
-        "--no-stub",
-        "--erase",
-    )
+    r = k32(*flash_args("s3", files, "--port", url, "--no-stub", "--erase"))
     assert r.returncode != 0 and "--erase needs the flasher stub" in r.stderr
     assert double.log == []
