@@ -9,6 +9,7 @@
 #include "core/podserver/peer_auth.h"
 #include "core/podserver/pod_server.h"
 #include "core/util/log.h"
+#include "core/util/fit.h"
 #include "core/util/text.h"
 #include "k32_board.h"
 #include "port.h"
@@ -71,6 +72,10 @@ void IngressController::rebuild_if_due(bool from_tick) {
   std::vector<json::Value> ingresses = store_->list("networking.k8s.io/ingresses", "", nullptr);
   table_.build(ingresses);
   index_annotations(ingresses);
+  // Round-robin places of Services no route names any more: without this every Service
+  // ever called would keep its entry, and apps created and deleted under new names would
+  // grow the map for the node's whole life.
+  for (auto it = rr_.begin(); it != rr_.end();) it = table_.names_service(it->first) ? std::next(it) : rr_.erase(it);
 }
 
 void IngressController::index_annotations(const std::vector<json::Value>& ingresses) {
@@ -106,10 +111,10 @@ void IngressController::index_annotations(const std::vector<json::Value>& ingres
       streams_.push_back(std::move(st));
     }
   }
-  stats_topics_.shrink_to_fit();
-  streams_.shrink_to_fit();
-  telemetry_paths_.shrink_to_fit();
-  status_due_.shrink_to_fit();
+  util::fit_capacity(&stats_topics_);
+  util::fit_capacity(&streams_);
+  util::fit_capacity(&telemetry_paths_);
+  util::fit_capacity(&status_due_);
 }
 
 bool IngressController::status_names(const json::Value& ing, const std::string& ip) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/util/fit.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -113,8 +114,16 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
   }
   // A rebuild keeps the vectors' old capacity and doubling leaves up to half unused: the
   // table is built once per change and read on every request, so it is held at its size.
-  routes_.shrink_to_fit();
-  defaults_.shrink_to_fit();
+  util::fit_capacity(&routes_);
+  util::fit_capacity(&defaults_);
+}
+
+bool RouteTable::names_service(const std::string& service_key) const {
+  for (const auto& r : routes_)
+    if (!r.backend.is_resource && r.backend.service_key == service_key) return true;
+  for (const auto& d : defaults_)
+    if (!d.backend.is_resource && d.backend.service_key == service_key) return true;
+  return false;
 }
 
 RouteMatch RouteTable::match(const std::string& host_header, const std::string& path) const {

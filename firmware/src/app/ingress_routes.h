@@ -57,6 +57,8 @@ class RouteTable {
   void build(const std::vector<json::Value>& ingresses);
   RouteMatch match(const std::string& host_header, const std::string& path) const;
   size_t size() const { return routes_.size(); }
+  // Whether a route or default backend calls the Service "ns/service".
+  bool names_service(const std::string& service_key) const;
 
   static std::string normalise_host(const std::string& host_header);
   // Whether a Prefix rule path matches a request path by segments.

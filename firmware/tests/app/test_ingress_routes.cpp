@@ -59,5 +59,12 @@ int main() {
   ings.push_back(ingress("z", "default", R"({"defaultBackend":{"service":{"name":"dflt","port":{"number":80}}}})"));
   t.build(ings);
   CHECK_EQ(svc(t, "none", "/nothing"), std::string("dflt"));
+  // The Services the table calls (the controller forgets the round-robin place of others).
+  CHECK(t.names_service("a/login") && t.names_service("z/dflt") && t.names_service("b/second"));
+  CHECK(!t.names_service("c/nginx"));  // another controller's Ingress
+  CHECK(!t.names_service("a/second"));
+  ings.pop_back();
+  t.build(ings);
+  CHECK(!t.names_service("z/dflt"));
   TEST_MAIN_END();
 }
