@@ -48,6 +48,8 @@ def load(path: Path) -> dict:
         doc = yaml.safe_load(path.read_text())
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise KubeconfigError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    except RecursionError:  # PyYAML builds nested collections by recursion
+        raise KubeconfigError(f"{path}: not valid YAML (nested too deeply for a kubeconfig)") from None
     except OSError as e:
         raise KubeconfigError(f"{path}: cannot read ({e.strerror or e})") from None
     if doc is None:
