@@ -5,11 +5,14 @@ than replicas - maxUnavailable ready), rollout undo to the earlier ReplicaSet, a
 collecting the ReplicaSets and pods through their owner references."""
 
 import json
+import subprocess
 import threading
 
 import pytest
 from kubernetes import client, watch
 from pods_helpers import nodes, wait_until
+
+from k32.build.tools import kubectl
 
 IMAGE = "kube32.io/embedded/echo"
 IMAGE2 = "wasm://embedded/echo"  # the same module under its other name: a new template
@@ -58,6 +61,7 @@ class PodCountWatch:
         self.ns, self.app = ns, app
         self.state = {}
         self.samples = []  # (live, ready live)
+        self.present = []  # pods there at all, terminating ones included
         self.names = set()
         self.w = watch.Watch()
         self.stopping = False
@@ -86,6 +90,7 @@ class PodCountWatch:
                 self.state[name] = (pod.metadata.deletion_timestamp is None, is_ready)
             live = [s for s in self.state.values() if s[0]]
             self.samples.append((len(live), sum(1 for s in live if s[1])))
+            self.present.append(len(self.state))
 
     def stop(self):
         self.stopping = True
@@ -502,4 +507,92 @@ def test_deployment_adopts_orphaned_replicaset(sim_cluster):
             == ["2/2", "2", "2"]
         )
     )
+    kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.37"])
+def test_get_rs_watch_follows_a_rollout(sim_cluster, version):
+    """`kubectl get rs -w` through a rolling update started by `kubectl set env`: the new
+    ReplicaSet appears already sized for the surge (DESIRED 1 of 2 with maxSurge 25%, as
+    kube-controller-manager creates it), the old one steps down, and both end settled."""
+    ns = "deploy-watch-" + version.replace(".", "")
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, version, "create", "namespace", ns)
+    kc(sim_cluster, version, "create", "deployment", "w", "--image", IMAGE, "--replicas=2", "-n", ns)
+    assert running_pods(sim_cluster, ns, "w", 2)
+    [old] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    argv = [str(kubectl(version)), "--kubeconfig", str(sim_cluster.kubeconfig), "--context", sim_cluster.context]
+    watcher = subprocess.Popen([*argv, "get", "rs", "-w", "-n", ns], stdout=subprocess.PIPE, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(watcher.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        # kubectl lists first, then watches from that list's version: no change is missed after it.
+        assert wait_until(lambda: any(ln.startswith(old["metadata"]["name"]) for ln in list(lines))), lines
+        kc(sim_cluster, version, "set", "env", "deployment/w", "FOO=bar", "-n", ns)
+        status = kc(sim_cluster, version, "rollout", "status", "deployment/w", "-n", ns, "--timeout=60s")
+        assert "successfully rolled out" in status
+        new = next(
+            rs["metadata"]["name"]
+            for rs in get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+            if rs["metadata"]["name"] != old["metadata"]["name"]
+        )
+        expect_last = {old["metadata"]["name"]: ["0", "0", "0"], new: ["2", "2", "2"]}
+
+        def settled():
+            rows = [ln.split() for ln in list(lines) if ln.split() and ln.split()[0] in expect_last]
+            return rows if {r[0]: r[1:4] for r in rows} == expect_last else None
+
+        rows = wait_until(settled, timeout=30.0)
+        assert rows, lines
+    finally:
+        watcher.kill()
+        watcher.wait()
+    assert lines[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"], lines
+    first_new = next(r for r in rows if r[0] == new)
+    assert first_new[1] == "1", lines  # created with its surge, not at 0
+    env = get_json(sim_cluster, "deployment", "w", "-n", ns)["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "FOO", "value": "bar"}]
+    kc(sim_cluster, version, "delete", "namespace", ns, "--wait=false")
+
+
+def test_recreate_stops_every_old_pod_before_the_new_replicaset(sim_cluster, k8s_client):
+    """strategy Recreate: the old pods are all gone (not only terminating) before the new
+    ReplicaSet is made, which then starts every replica at once; a watch never sees old and
+    new pods together."""
+    ns = "deploy-recreate"
+    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "rc"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "rc"}},
+            "strategy": {"type": "Recreate"},
+            "template": {
+                "metadata": {"labels": {"app": "rc"}},
+                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
+            },
+        },
+    }
+    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(dep))
+    assert p.returncode == 0, p.stderr
+    old = running_pods(sim_cluster, ns, "rc", 2)
+    assert old
+    old_hash = old[0]["metadata"]["labels"]["pod-template-hash"]
+    watcher = PodCountWatch(k8s_client, ns, "rc")
+    try:
+        assert wait_until(lambda: watcher.samples and watcher.samples[-1] == (2, 2)), watcher.samples
+        kc(sim_cluster, "1.37", "set", "image", "deployment/rc", f"echo={IMAGE2}", "-n", ns)
+        kc(sim_cluster, "1.37", "rollout", "status", "deployment/rc", "-n", ns, "--timeout=60s")
+        assert wait_until(lambda: watcher.samples[-1] == (2, 2) and len(watcher.state) == 2), watcher.samples
+    finally:
+        watcher.stop()
+    assert max(watcher.present) <= 2, watcher.present  # no new pod while an old one terminates
+    new = running_pods(sim_cluster, ns, "rc", 2)
+    assert new and all(p["metadata"]["labels"]["pod-template-hash"] != old_hash for p in new)
+    described = kc(sim_cluster, "1.37", "describe", "deployment", "rc", "-n", ns)
+    assert "from 0 to 2" in described and "from 2 to 0" in described, described
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")

@@ -179,7 +179,7 @@ void DeploymentController::set_revision(json::Value* rs, int64_t revision, const
   if (api_->local_update(*api::find_by_kind("apps/v1", "ReplicaSet"), *rs, std::move(upd), "", &stored).ok()) *rs = stored;
 }
 
-bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision, json::Value* out) {
+bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision, int64_t replicas, json::Value* out) {
   const json::Value& dmd = d["metadata"];
   int64_t collisions = d["status"]["collisionCount"].as_int();
   std::string hash = pod_template_hash(d["spec"]["template"], collisions);
@@ -211,13 +211,18 @@ bool DeploymentController::create_new_rs(const json::Value& d, int64_t revision,
   refs.push(controller_ref_to(d));
   md.set("ownerReferences", refs);
   json::Value& spec = rs.set("spec", json::Value::object());
-  spec.set("replicas", 0);
+  spec.set("replicas", replicas);
   if (!d["spec"]["minReadySeconds"].is_null()) spec.set("minReadySeconds", d["spec"]["minReadySeconds"]);
   spec.set("selector", selector);
   spec.set("template", tpl);
   const api::ResourceInfo* rsr = api::find_by_kind("apps/v1", "ReplicaSet");
   api::ApiError e = api_->local_create(*rsr, dmd["namespace"].str(), std::move(rs), out);
-  if (e.ok()) return true;
+  if (e.ok()) {
+    if (replicas > 0)
+      record_event(api_->store(), d, "Normal", "ScalingReplicaSet",
+                   "Scaled up replica set " + name + " from 0 to " + text::to_string(replicas), kComponent);
+    return true;
+  }
   if (e.reason == "AlreadyExists") {
     // The name is taken by another template (or another owner): count a collision, so the
     // next hash differs, as upstream does.
@@ -257,19 +262,41 @@ bool DeploymentController::scale_rs(const json::Value& d, json::Value* rs, int64
   return true;
 }
 
+bool DeploymentController::old_pods_running(const std::vector<json::Value>& old_rss) {
+  // A terminating pod still runs until its kubelet stops it: it counts, as upstream.
+  for (const auto& rs : old_rss) {
+    if (spec_replicas(rs) > 0 || rs["status"]["replicas"].as_int() > 0) return true;
+    std::string uid = rs.path_str({"metadata", "uid"});
+    for (const auto& p : index_->dependents_of(uid)) {
+      const OwnerRef* c = p.controller_ref();
+      if (p.resource == "pods" && c && c->uid == uid && p.phase != "Succeeded" && p.phase != "Failed") return true;
+    }
+  }
+  return false;
+}
+
+int64_t DeploymentController::new_rs_replicas(const json::Value& d, const std::vector<json::Value>& old_rss) {
+  int64_t r = spec_replicas(d);
+  // Recreate: every old pod stops before the new ReplicaSet is made, with all the replicas.
+  if (d["spec"]["strategy"]["type"].as_string() == "Recreate") return old_pods_running(old_rss) ? -1 : r;
+  // RollingUpdate: as many as maxSurge leaves room for beside the old ones.
+  int64_t surge = 0, unavailable = 0;
+  rolling_bounds(d, &surge, &unavailable);
+  int64_t current = 0;
+  for (const auto& rs : old_rss) current += spec_replicas(rs);
+  return std::max<int64_t>(0, std::min(r + surge - current, r));
+}
+
 void DeploymentController::roll(const json::Value& d, json::Value* new_rs, std::vector<json::Value>* old_rss) {
   int64_t r = spec_replicas(d);
   if (d["spec"]["strategy"]["type"].as_string() == "Recreate") {
     // Every old pod stops before a new one starts.
-    bool old_running = false;
-    for (auto& rs : *old_rss) {
+    for (auto& rs : *old_rss)
       if (spec_replicas(rs) > 0) scale_rs(d, &rs, 0);
-      std::string uid = rs.path_str({"metadata", "uid"});
-      if (count_pods(index_->dependents_of(uid), uid, 0, 0, nullptr).active > 0) old_running = true;
-    }
-    if (!old_running) scale_rs(d, new_rs, r);
+    if (new_rs && !old_pods_running(*old_rss)) scale_rs(d, new_rs, r);
     return;
   }
+  if (!new_rs) return;
   int64_t surge = 0, unavailable = 0;
   rolling_bounds(d, &surge, &unavailable);
   auto total = [&]() {
@@ -411,13 +438,14 @@ void DeploymentController::update_status(const json::Value& d, const json::Value
   conds.push(condition("Available", min_ok ? "True" : "False", min_ok ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
                        min_ok ? "Deployment has minimum availability." : "Deployment does not have minimum availability.", oc,
                        now_s, false));
-  std::string rs_name = new_rs ? (*new_rs)["metadata"]["name"].str() : std::string();
+  std::string subject = new_rs ? "ReplicaSet \"" + (*new_rs)["metadata"]["name"].str() + "\""
+                               : "Deployment \"" + d["metadata"]["name"].str() + "\"";
   bool complete = new_rs && updated == r && replicas == r && available == r;
   if (d["spec"]["paused"].as_bool()) {
     conds.push(condition("Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", oc, now_s, false));
   } else if (complete) {
-    conds.push(condition("Progressing", "True", "NewReplicaSetAvailable",
-                         "ReplicaSet \"" + rs_name + "\" has successfully progressed.", oc, now_s, false));
+    conds.push(
+        condition("Progressing", "True", "NewReplicaSetAvailable", subject + " has successfully progressed.", oc, now_s, false));
   } else {
     // No progress for progressDeadlineSeconds: the rollout has failed (kubectl rollout status exits 1).
     const json::Value* prev = find_condition(oc, "Progressing");
@@ -427,11 +455,10 @@ void DeploymentController::update_status(const json::Value& d, const json::Value
     bool exceeded = prev && (*prev)["reason"].as_string() == "ProgressDeadlineExceeded" && !progressed;
     if (!exceeded && now_s - since > deadline) exceeded = true;
     if (exceeded) {
-      conds.push(condition("Progressing", "False", "ProgressDeadlineExceeded",
-                           "ReplicaSet \"" + rs_name + "\" has timed out progressing.", oc, now_s, false));
+      conds.push(condition("Progressing", "False", "ProgressDeadlineExceeded", subject + " has timed out progressing.", oc, now_s,
+                           false));
     } else {
-      conds.push(condition("Progressing", "True", "ReplicaSetUpdated", "ReplicaSet \"" + rs_name + "\" is progressing.", oc,
-                           now_s, progressed));
+      conds.push(condition("Progressing", "True", "ReplicaSetUpdated", subject + " is progressing.", oc, now_s, progressed));
       int64_t at = since + deadline + 1;
       if (*wake_s == 0 || at < *wake_s) *wake_s = at;
     }
@@ -471,8 +498,11 @@ void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t
   bool paused = d["spec"]["paused"].as_bool();
   bool scaling = paused || is_scaling_event(d, have_new ? &new_rs : nullptr, old_rss);
   if (!have_new && !scaling) {
-    if (!create_new_rs(d, max_old + 1, &new_rs)) return;  // retried on the next pass
-    have_new = true;
+    int64_t initial = new_rs_replicas(d, old_rss);  // -1: not yet (Recreate, old pods running)
+    if (initial >= 0) {
+      if (!create_new_rs(d, max_old + 1, initial, &new_rs)) return;  // retried on the next pass
+      have_new = true;
+    }
   }
   if (have_new) {
     // A template seen before (rollout undo) becomes the newest revision again.
@@ -492,7 +522,7 @@ void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t
     scale(d, have_new ? &new_rs : nullptr, &old_rss);
     if (paused) cleanup_history(d, old_rss);
   } else {
-    roll(d, &new_rs, &old_rss);
+    roll(d, have_new ? &new_rs : nullptr, &old_rss);
     cleanup_history(d, old_rss);
   }
   std::vector<json::Value> all = old_rss;

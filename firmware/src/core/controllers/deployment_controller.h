@@ -33,7 +33,10 @@ class DeploymentController {
   // The ReplicaSets the Deployment controls, oldest first.
   std::vector<json::Value> owned_replicasets(const json::Value& d);
   // Creates the ReplicaSet of the current template; false when a collision bumps the count.
-  bool create_new_rs(const json::Value& d, int64_t revision, json::Value* out);
+  bool create_new_rs(const json::Value& d, int64_t revision, int64_t replicas, json::Value* out);
+  // The replicas a new ReplicaSet starts with, or -1 when it must wait (Recreate).
+  int64_t new_rs_replicas(const json::Value& d, const std::vector<json::Value>& old_rss);
+  bool old_pods_running(const std::vector<json::Value>& old_rss);
   bool scale_rs(const json::Value& d, json::Value* rs, int64_t replicas);
   void set_revision(json::Value* rs, int64_t revision, const json::Value& d);
   // Whether an active ReplicaSet was sized for another replica count than the Deployment's.
