@@ -82,7 +82,7 @@
   K32_R(op::kCopy, copy) K32_R(op::kCopy2, copy2) K32_R(op::kCopyN, copyn)                   \
   K32_R(op::kJmp, jmp) K32_R(op::kJmpIf, jmp_if) K32_R(op::kJmpUnless, jmp_unless)           \
   K32_R(op::kJmpIfA, jmp_if_a) K32_R(op::kJmpUnlessA, jmp_unless_a)                          \
-  K32_R(op::kBr, br) K32_R(op::kBrIf, br_if) K32_R(op::kBrTable, br_table)                   \
+  K32_R(op::kBr, br) K32_R(op::kBrIf, br_if) K32_R(op::kBrTable, br_table) K32_R(op::kBrTableA, br_table_a)                   \
   K32_R(op::kReturn, ret) K32_R(op::kReturn1, ret1) K32_R(op::kCallDirect, call_direct)      \
   K32_R(op::kSelectImm + 0, select_is) K32_R(op::kSelectImm + 1, select_si)                  \
   K32_R(op::kSelectImm + 2, select_ii)                                                       \
@@ -677,9 +677,12 @@ L_br:
   MOVE(pc[1], pc[2], pc[3]);
   JUMP(pc);
   NEXT();
-L_br_table : {
+L_br_table:
+  acc = S(0);  // the index from its slot; the accumulator is free (nothing reads it after a branch)
+  // fallthrough
+L_br_table_a : {
   uint32_t n = pc[1];
-  uint32_t i = U32(S(0));
+  uint32_t i = U32(acc);
   if (i > n) i = n;
   const uint32_t* e = pc + 2 + 4 * i;
   MOVE(e[1], e[2], e[3]);
