@@ -44,6 +44,8 @@ def test_argument_is_json():
         (b"K32_RESP:STATUS OK [1]\n", "not a JSON object"),
         (b"K32_RESP:STATUS OK {bad\n", "not JSON"),
         (b"K32_RESP:STATUS MAYBE\n", "malformed"),
+        (b"K32_RESP:STATUS OK " + b"[" * 100_000 + b"\n", "not JSON \\(nested too deeply\\)"),
+        (b"K32_RESP:STATUS OK NaN\n", "not JSON"),
         (b"partial line without end", "closed before answering"),
     ],
 )
@@ -56,3 +58,8 @@ def test_bad_answers_are_errors(reply, problem):
 def test_bad_address():
     with pytest.raises(ConsoleError, match="HOST:PORT"):
         command("nohost", "STATUS")
+
+
+def test_an_endless_line_is_cut_and_the_answer_after_it_still_read():
+    addr, _ = serve_once(b"x" * 3_000_000 + b"\nK32_RESP:STATUS OK {\"ok\": 1}\n")
+    assert command(addr, "STATUS") == {"ok": 1}

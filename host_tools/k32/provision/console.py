@@ -4,15 +4,25 @@ back, every other line kept as log."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
+from collections import deque
 
 import serial
 
-CMD_PREFIX = "K32_CMD:"
-RESP_PREFIX = "K32_RESP:"
-REFUSED_PREFIX = "K32_RESP:? ERR"
+from k32.console_lines import (
+    CMD_PREFIX,
+    REFUSED_PREFIX,
+    RESP_PREFIX,
+    LineSplitter,
+    MalformedAnswer,
+    NodeRefused,
+    answer_of,
+    command_line,
+    parse_answer,
+)
+
+__all__ = ["CMD_PREFIX", "CONSOLE_BAUD", "RESP_PREFIX", "Console", "ProvisionError", "open_port"]
 CONSOLE_BAUD = 115200
 
 
@@ -46,7 +56,8 @@ class Console:
         self.ser = open_port(port, baud)
         self.on_log = on_log
         self.log_lines: list[str] = []  # console output seen while waiting for answers
-        self._buf = b""
+        self._lines_in = LineSplitter()
+        self._pending: deque[str] = deque()  # complete lines not yet looked at
 
     def close(self):
         self.ser.close()
@@ -58,29 +69,29 @@ class Console:
         self.close()
 
     def _lines(self, deadline: float):
-        while time.monotonic() < deadline:
+        """Lines until the deadline; those that arrived behind an answer wait for the next call."""
+        while True:
+            while self._pending:
+                yield self._pending.popleft()
+            if time.monotonic() >= deadline:
+                return
             try:
                 chunk = self.ser.read(4096)
             except serial.SerialException as e:
                 raise ProvisionError(f"{self.port}: connection lost ({str(e).splitlines()[0]})") from None
-            if chunk:
-                self._buf += chunk
-            while b"\n" in self._buf:
-                raw, self._buf = self._buf.split(b"\n", 1)
-                yield raw.decode("utf-8", "replace").rstrip("\r")
+            self._pending.extend(self._lines_in.feed(chunk or b""))
 
     def command(self, name: str, arg: dict | None = None, timeout: float = 10.0) -> dict:
         """Sends one command, returns the OK object; ERR and silence raise ProvisionError."""
-        line = CMD_PREFIX + name + ("" if arg is None else " " + json.dumps(arg, ensure_ascii=True))
         try:
-            self.ser.write((line + "\n").encode("ascii"))
+            self.ser.write(command_line(name, arg))
             self.ser.flush()
         except serial.SerialException as e:
             raise ProvisionError(f"{self.port}: cannot write ({str(e).splitlines()[0]})") from None
-        want = f"{RESP_PREFIX}{name} "
         for text in self._lines(time.monotonic() + timeout):
-            if text.startswith(want):
-                return _answer(name, text[len(want) :])
+            rest = answer_of(name, text)
+            if rest is not None:
+                return _answer(name, rest)
             if text.startswith(REFUSED_PREFIX):  # the console refused the connection itself
                 raise ProvisionError(
                     f"the console on {self.port} refused the connection: {text[len(REFUSED_PREFIX) :].strip()}"
@@ -102,15 +113,9 @@ class Console:
 
 
 def _answer(name: str, rest: str) -> dict:
-    if rest.startswith("ERR"):
-        raise ProvisionError(f"the node refused {name}: {rest[3:].strip()}")
-    if not rest.startswith("OK"):
-        raise ProvisionError(f"malformed answer to {name}: {rest[:120]!r}")
-    body = rest[2:].strip()
-    if not body:
-        return {}
     try:
-        obj = json.loads(body)
-    except ValueError:
-        raise ProvisionError(f"answer to {name} is not JSON") from None
-    return obj if isinstance(obj, dict) else {}
+        return parse_answer(rest)
+    except NodeRefused as e:
+        raise ProvisionError(f"the node refused {name}: {e}") from None
+    except MalformedAnswer as e:
+        raise ProvisionError(f"answer to {name} is {e}") from None
