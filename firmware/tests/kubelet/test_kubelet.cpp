@@ -133,6 +133,27 @@ static void test_log_ring_timestamps() {
   CHECK_EQ(small.read_from(0, &next, true), cut);
 }
 
+// A full ring holds its budget, not what a string's doubling leaves: 500-byte lines grow a
+// string to 16000 bytes and then to 32000 if the bytes are appended before the oldest leave.
+static void test_log_ring_heap_stays_in_budget() {
+  const size_t cap = 16384, index = 64 * sizeof(LogRing::LineMark);
+  auto heap = [] {
+    port::MemStats m = port::mem_stats();
+    return m.internal_in_use + m.psram_in_use;
+  };
+  const uint64_t before = heap();
+  {
+    LogRing ring(cap, index);
+    std::string line(499, 'l');
+    for (int i = 0; i < 200; ++i) ring.line(line.data(), line.size());
+    CHECK_EQ(ring.tail(-1).size(), cap);  // the newest bytes, cap of them
+    const uint64_t held = heap() - before;
+    // The bytes, the line index (a deque of 512-byte blocks and its map) and a little slack.
+    CHECK(held <= cap + 2 * index + 512);
+  }
+  CHECK_EQ(heap(), before);
+}
+
 static void test_backoff() {
   CHECK_EQ(backoff_ms(1), kBackoffBaseMs);
   CHECK_EQ(backoff_ms(2), 2 * kBackoffBaseMs);
@@ -346,6 +367,7 @@ int main() {
   test_image_refs();
   test_log_ring();
   test_log_ring_timestamps();
+  test_log_ring_heap_stays_in_budget();
   test_backoff();
   test_service_env();
   test_echo_in_process();

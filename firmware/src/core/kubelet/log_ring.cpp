@@ -67,6 +67,16 @@ void LogRing::put_locked(const char* data, size_t len) {
   if (len >= cap_) {
     buf_.assign(data + (len - cap_), cap_);
   } else {
+    // The oldest bytes leave before the new ones come in, and a buffer that outgrows half
+    // the ring is given exactly the ring's size: a string grows by doubling, so appending
+    // first and trimming after held up to twice the board's log_ring per container.
+    if (buf_.size() + len > cap_) buf_.erase(0, buf_.size() + len - cap_);
+    if (buf_.size() + len > buf_.capacity() && 2 * (buf_.size() + len) > cap_) {
+      std::string fitted;
+      fitted.reserve(cap_);
+      fitted.append(buf_);
+      buf_.swap(fitted);
+    }
     buf_.append(data, len);
   }
   total_ += len;
