@@ -119,9 +119,19 @@ class Table:
         return out
 
 
+# Bodies that are not kinds of their own but come in every served group version: a client's
+# typed DELETE sends its DeleteOptions in protobuf as "<group version>/DeleteOptions"
+# (kubectl drain does, from 1.30 on).
+_OPTIONS_DEFINITIONS = {"DeleteOptions": "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"}
+
+
 def build_table(defs):
     table = Table(defs)
     kinds = [(k.key, table.named_node(k.definition)) for k in SERVED_KINDS]
+    versions = sorted({k.api_version for k in SERVED_KINDS})
+    for name, definition in _OPTIONS_DEFINITIONS.items():
+        node = table.named_node(definition)
+        kinds += [(f"{gv}/{name}", node) for gv in versions]
     return table, kinds
 
 
