@@ -16,7 +16,28 @@
 namespace k32 {
 namespace port {
 
+namespace {
+
+bool parse_ip(const char* ip, uint16_t port, sockaddr_in* a) {
+  *a = sockaddr_in{};
+  a->sin_family = AF_INET;
+  a->sin_port = htons(port);
+  return ip && inet_pton(AF_INET, ip, &a->sin_addr) == 1;
+}
+
+void set_nodelay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+}  // namespace
+
 Socket tcp_listen(const char* bind_ip, uint16_t port, int backlog, int* err) {
+  sockaddr_in a;
+  if (!parse_ip(bind_ip, port, &a)) {
+    if (err) *err = -EINVAL;
+    return kNoSocket;
+  }
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     if (err) *err = -errno;
@@ -24,14 +45,6 @@ Socket tcp_listen(const char* bind_ip, uint16_t port, int backlog, int* err) {
   }
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  if (inet_pton(AF_INET, bind_ip, &a.sin_addr) != 1) {
-    ::close(fd);
-    if (err) *err = -EINVAL;
-    return kNoSocket;
-  }
   if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, backlog) != 0) {
     if (err) *err = -errno;
     ::close(fd);
@@ -49,18 +62,15 @@ Socket tcp_accept(Socket listener, char* peer_ip, size_t peer_ip_cap) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return kNoSocket;
     }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    set_nodelay(fd);
     if (peer_ip && peer_ip_cap) inet_ntop(AF_INET, &a.sin_addr, peer_ip, static_cast<socklen_t>(peer_ip_cap));
     return fd;
   }
 }
 
-Socket tcp_connect(const char* ip, uint16_t port, uint32_t timeout_ms, int* err) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+Socket tcp_connect_from(const char* local_ip, const char* ip, uint16_t port, uint32_t timeout_ms, int* err) {
+  sockaddr_in a;
+  if (!parse_ip(ip, port, &a)) {
     if (err) *err = -EINVAL;
     return kNoSocket;
   }
@@ -68,6 +78,15 @@ Socket tcp_connect(const char* ip, uint16_t port, uint32_t timeout_ms, int* err)
   if (fd < 0) {
     if (err) *err = -errno;
     return kNoSocket;
+  }
+  if (local_ip && *local_ip) {  // bound to local_ip:0 first, so the peer sees that address
+    sockaddr_in l;
+    const bool parsed = parse_ip(local_ip, 0, &l);
+    if (!parsed || ::bind(fd, reinterpret_cast<sockaddr*>(&l), sizeof l) != 0) {
+      if (err) *err = parsed ? -errno : -EINVAL;
+      ::close(fd);
+      return kNoSocket;
+    }
   }
   int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
   if (rc != 0 && errno != EINPROGRESS) {
@@ -94,9 +113,12 @@ Socket tcp_connect(const char* ip, uint16_t port, uint32_t timeout_ms, int* err)
   }
   int flags = fcntl(fd, F_GETFL, 0);
   fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  set_nodelay(fd);
   return fd;
+}
+
+Socket tcp_connect(const char* ip, uint16_t port, uint32_t timeout_ms, int* err) {
+  return tcp_connect_from(nullptr, ip, port, timeout_ms, err);
 }
 
 int tcp_recv(Socket s, void* buf, size_t len, uint32_t timeout_ms) {
