@@ -68,14 +68,13 @@ def find_clang() -> str:
     raise ImageBuildError("clang not found: install Debian clang and lld (scripts/deps/apt-packages.txt)")
 
 
-def build_image(name: str, out_dir: Path, images_dir: Path = IMAGES_DIR, clang: str | None = None) -> Image:
-    src_dir = images_dir / name
-    sources = sorted(str(p) for p in src_dir.glob("*.c"))
-    if not sources:
-        raise ImageBuildError(f"{src_dir}: no .c sources")
-    sources += sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
+def compile_image(name: str, sources: list[Path | str], out_dir: Path, clang: str | None = None) -> Image:
+    """<out_dir>/<name>.wasm from `sources` and images/lib, as every image is compiled (the
+    pod ABI header, the shared flags), with its digest beside it in <name>.wasm.sha256."""
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     wasm = out_dir / f"{name}.wasm"
+    libs = sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
     cmd = [
         clang or find_clang(),
         *CFLAGS,
@@ -84,15 +83,24 @@ def build_image(name: str, out_dir: Path, images_dir: Path = IMAGES_DIR, clang: 
         *LDFLAGS,
         "-o",
         str(wasm),
-        *sources,
+        *[str(s) for s in sources],
+        *libs,
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise ImageBuildError(f"image {name}: compile failed:\n{r.stderr.strip()}")
     data = wasm.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     (out_dir / f"{name}.wasm.sha256").write_text(f"{digest}  {name}.wasm\n")
     return Image(name, wasm, digest, len(data))
+
+
+def build_image(name: str, out_dir: Path, images_dir: Path = IMAGES_DIR, clang: str | None = None) -> Image:
+    src_dir = images_dir / name
+    sources = sorted(src_dir.glob("*.c"))
+    if not sources:
+        raise ImageBuildError(f"{src_dir}: no .c sources")
+    return compile_image(name, sources, out_dir, clang)
 
 
 def build_all(out_dir: Path = DEFAULT_OUT, images_dir: Path = IMAGES_DIR, only: list[str] | None = None) -> list[Image]:

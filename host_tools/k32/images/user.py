@@ -4,12 +4,10 @@ it, and optionally installed into a card directory's wasm://sd/ layout."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-import subprocess
 from pathlib import Path
 
-from .build import ABI_INCLUDE, CFLAGS, LDFLAGS, NAME_RE, SHARED_INCLUDE, Image, ImageBuildError, find_clang
+from .build import NAME_RE, Image, ImageBuildError, compile_image
 
 MAX_SOURCES = 256
 
@@ -35,29 +33,7 @@ def build_source(src: Path, out_dir: Path, name: str | None = None, clang: str |
             raise ImageBuildError(f"{src}: more than {MAX_SOURCES} .c files")
     else:
         raise ImageBuildError(f"{src}: no such file or folder")
-    n = image_name(src, name)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    wasm = out_dir / f"{n}.wasm"
-    libs = sorted(str(p) for p in SHARED_INCLUDE.glob("*.c"))
-    cmd = [
-        clang or find_clang(),
-        *CFLAGS,
-        f"-I{SHARED_INCLUDE}",
-        f"-I{ABI_INCLUDE}",
-        *LDFLAGS,
-        "-o",
-        str(wasm),
-        *[str(s) for s in sources],
-        *libs,
-    ]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if r.returncode != 0:
-        raise ImageBuildError(f"image {n}: compile failed:\n{r.stderr.strip()}")
-    data = wasm.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    (out_dir / f"{n}.wasm.sha256").write_text(f"{digest}  {n}.wasm\n")
-    return Image(n, wasm, digest, len(data))
+    return compile_image(image_name(src, name), sources, out_dir, clang)
 
 
 def install_on_card(image: Image, card: Path) -> Path:
