@@ -83,7 +83,7 @@
   K32_R(op::kJmp, jmp) K32_R(op::kJmpIf, jmp_if) K32_R(op::kJmpUnless, jmp_unless)           \
   K32_R(op::kJmpIfA, jmp_if_a) K32_R(op::kJmpUnlessA, jmp_unless_a)                          \
   K32_R(op::kBr, br) K32_R(op::kBrIf, br_if) K32_R(op::kBrTable, br_table) K32_R(op::kBrTableA, br_table_a)                   \
-  K32_R(op::kReturn, ret) K32_R(op::kReturn1, ret1) K32_R(op::kCallDirect, call_direct)      \
+  K32_R(op::kReturn, ret) K32_R(op::kReturn1, ret1) K32_R(op::kReturn1A, ret1_a) K32_R(op::kCallDirect, call_direct)      \
   K32_R(op::kSelectImm + 0, select_is) K32_R(op::kSelectImm + 1, select_si)                  \
   K32_R(op::kSelectImm + 2, select_ii)                                                       \
   K32_R(op::kSelectAcc + 0, select_a) K32_R(op::kSelectAcc + 1, select_a_is)                 \
@@ -693,6 +693,9 @@ L_br_table_a : {
 
 L_ret1:
   fp[0] = S(1);
+  goto pop_frame;
+L_ret1_a:
+  fp[0] = acc;
   goto pop_frame;
 L_ret:
   MOVE(pc[0], pc[1], 0);

@@ -64,6 +64,7 @@ enum : uint32_t {
   kCopyN,       // [n, (src, dst) x n], in order
   kCallDirect,  // kCall of a function defined in this module: [offset to its body, base slot]
   kBrTableA,    // kBrTable with the index in the accumulator (a switch on a value just computed)
+  kReturn1A,    // kReturn1 of the accumulator (a result computed just before): [1, from (unused)]
   // Compare-and-jump: an i32 compare whose only use is a conditional jump, as one
   // instruction: + compare index (opc::kI32Eq .. kI32GeU in order: eq ne lt_s lt_u gt_s gt_u
   // le_s le_u ge_s ge_u), [a, b, target] and [a, imm, target]
