@@ -353,11 +353,25 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
   }
   bool force = req.query_param("force") == "true";
   std::string kind_key = info.res->kind_key();
+  // A resourceVersion the patch itself sets is a precondition, as on kube-apiserver: the
+  // patch applies to that version only (409 otherwise, not retried).
+  std::string pinned_rv = patch_doc.path_str({"metadata", "resourceVersion"});
+  if (type == "application/json-patch+json") {
+    for (const auto& op : patch_doc.items())
+      if (op["path"].as_string() == "/metadata/resourceVersion" && op["op"].as_string() != "test" &&
+          op["op"].as_string() != "remove")
+        pinned_rv = op["value"].as_string();
+  }
   for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
     json::Value old;
     bool exists = store_->get(info.res->store_id(), info.ns, info.name, &old);
     if (!exists && !is_apply) {
       send_error(w, not_found(info.res->group, info.res->resource, info.name));
+      return;
+    }
+    if (exists && !pinned_rv.empty() && pinned_rv != old.path_str({"metadata", "resourceVersion"})) {
+      send_error(w, conflict(info.res->group, info.res->resource, info.name,
+                             "the object has been modified; please apply your changes to the latest version and try again"));
       return;
     }
     json::Value result;

@@ -57,14 +57,14 @@ json::Value controller_ref_to(const json::Value& owner) {
 }
 
 bool claim(api::ApiServer* api, OwnerIndex* index, const json::Value& owner, const std::string& resource,
-           const api::LabelSelector& sel) {
+           const api::LabelSelector& sel, const std::vector<Dependent>& deps) {
   const json::Value& md = owner["metadata"];
   if (!md["deletionTimestamp"].is_null() || sel.reqs.empty()) return false;
   const api::ResourceInfo* r = resource_by_store_id(resource);
   if (!r) return false;
   std::string uid = md["uid"].as_string();
   bool changed = false;
-  for (const auto& d : index->dependents_of(uid)) {
+  for (const auto& d : deps) {
     const OwnerRef* c = d.controller_ref();
     if (d.resource != resource || !c || c->uid != uid || d.deleting || finished(d) || labels_match(sel, d.labels)) continue;
     if (release(api, *r, d, uid)) {

@@ -5,6 +5,7 @@
 // being deleted does neither.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/api/api_server.h"
 #include "core/api/selectors.h"
@@ -16,10 +17,11 @@ namespace controllers {
 // The owner reference a controller puts on what it makes or adopts.
 json::Value controller_ref_to(const json::Value& owner);
 
-// Claims the objects of `resource` ("pods", "apps/replicasets") in the owner's namespace;
-// true when it adopted or released any.
+// Claims the objects of `resource` ("pods", "apps/replicasets") in the owner's namespace,
+// given the owner's dependents as the index has them; true when it adopted or released any
+// (the caller then reads its dependents again).
 bool claim(api::ApiServer* api, OwnerIndex* index, const json::Value& owner, const std::string& resource,
-           const api::LabelSelector& sel);
+           const api::LabelSelector& sel, const std::vector<Dependent>& deps);
 
 }  // namespace controllers
 }  // namespace k32

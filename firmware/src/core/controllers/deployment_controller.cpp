@@ -477,7 +477,8 @@ void DeploymentController::sync(const json::Value& given, int64_t now_s, int64_t
   // Its ReplicaSets first: matching orphans adopted, owned ones whose labels stopped matching released.
   api::LabelSelector sel;
   std::string err;
-  if (api::label_selector_from_json(d["spec"]["selector"], &sel, &err)) claim(api_, index_, d, "apps/replicasets", sel);
+  if (api::label_selector_from_json(d["spec"]["selector"], &sel, &err))
+    claim(api_, index_, d, "apps/replicasets", sel, index_->dependents_of(d.path_str({"metadata", "uid"})));
   std::vector<json::Value> rss = owned_replicasets(d);
   json::Value want = normalized(d["spec"]["template"]);
   json::Value new_rs;

@@ -83,10 +83,11 @@ void ReplicaSetController::sync(const json::Value& rs, int64_t now_s, int64_t* w
   std::string ns = md["namespace"].as_string();
   int64_t want = rs["spec"]["replicas"].as_int(1);
   // Its pods first: matching orphans adopted, owned pods whose labels stopped matching released.
+  std::vector<Dependent> deps = index_->dependents_of(uid);
   api::LabelSelector sel;
   std::string err;
-  if (api::label_selector_from_json(rs["spec"]["selector"], &sel, &err)) claim(api_, index_, rs, "pods", sel);
-  std::vector<Dependent> deps = index_->dependents_of(uid);
+  if (api::label_selector_from_json(rs["spec"]["selector"], &sel, &err) && claim(api_, index_, rs, "pods", sel, deps))
+    deps = index_->dependents_of(uid);
   PodCounts c = count_pods(deps, uid, rs["spec"]["minReadySeconds"].as_int(), now_s, wake_s);
   std::string failure;
   // A ReplicaSet being deleted makes no more pods; the garbage collector takes its own.
