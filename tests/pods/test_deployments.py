@@ -363,11 +363,17 @@ def replica_sets(cluster, ns):
     return tuple(rs["spec"]["replicas"] for rs in items)
 
 
+def progressing(cluster, ns, name):
+    conds = get_json(cluster, "deployment", name, "-n", ns)["status"].get("conditions") or []
+    return next(((c["status"], c["reason"]) for c in conds if c["type"] == "Progressing"), None)
+
+
 @pytest.mark.parametrize("version", ["1.20", "1.37"])
 def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
-    """A rollout stuck half-way (the new pods fit no node) and then scaled: the change of
-    replicas + maxSurge is spread over the old and new ReplicaSets by their sizes, as
-    kube-controller-manager does, instead of going to the new ReplicaSet alone."""
+    """A rollout stuck half-way (the new pods fit no node) and then scaled, running or
+    paused: the change of replicas + maxSurge is spread over the old and new ReplicaSets by
+    their sizes, as kube-controller-manager does, instead of going to the new ReplicaSet
+    alone; resumed without progress, the Progressing condition is DeploymentResumed."""
     ns = "deploy-prop-" + version.replace(".", "")
     if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
         kc(sim_cluster, version, "create", "namespace", ns)
@@ -407,6 +413,17 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
     assert wait_until(lambda: replica_sets(sim_cluster, ns) == (5, 5), timeout=30.0), replica_sets(sim_cluster, ns)
     described = kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns)
     assert described.count("from 3 to 5") == 2, described
+    # Paused, the same spreading: 4 replicas, 4 + 2 allowed, 10 there; each gives up
+    # 5 - 5 * 6 / 10 = 2.
+    kc(sim_cluster, version, "rollout", "pause", "deployment/prop", "-n", ns)
+    assert wait_until(lambda: progressing(sim_cluster, ns, "prop") == ("Unknown", "DeploymentPaused"))
+    kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=4", "-n", ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3), timeout=30.0), replica_sets(sim_cluster, ns)
+    # Resumed with nothing to move (the new pods still fit no node): Progressing says so.
+    kc(sim_cluster, version, "rollout", "resume", "deployment/prop", "-n", ns)
+    assert wait_until(lambda: progressing(sim_cluster, ns, "prop") == ("Unknown", "DeploymentResumed")), progressing(
+        sim_cluster, ns, "prop"
+    )
     # 0 replicas: every ReplicaSet gives up all of its pods.
     kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=0", "-n", ns)
     assert wait_until(lambda: replica_sets(sim_cluster, ns) == (0, 0), timeout=30.0), replica_sets(sim_cluster, ns)

@@ -449,14 +449,27 @@ void DeploymentController::update_status(const json::Value& d, const json::Value
   } else {
     // No progress for progressDeadlineSeconds: the rollout has failed (kubectl rollout status exits 1).
     const json::Value* prev = find_condition(oc, "Progressing");
-    int64_t since = prev && !progressed ? text::parse_rfc3339((*prev)["lastUpdateTime"].as_string()) : now_s;
+    std::string prev_reason = prev ? (*prev)["reason"].as_string() : "";
+    // Just resumed: the deadline counts from now, and until pods move (more updated, ready or
+    // available, fewer old) the condition says so, as upstream's DeploymentResumed.
+    bool pods_moved = updated > old["updatedReplicas"].as_int() || ready > old["readyReplicas"].as_int() ||
+                      available > old["availableReplicas"].as_int() ||
+                      replicas - updated < old["replicas"].as_int() - old["updatedReplicas"].as_int();
+    bool resumed = !pods_moved && (prev_reason == "DeploymentPaused" || prev_reason == "DeploymentResumed");
+    int64_t since = prev && !progressed && prev_reason != "DeploymentPaused"
+                        ? text::parse_rfc3339((*prev)["lastUpdateTime"].as_string())
+                        : now_s;
     if (since < 0) since = now_s;
     int64_t deadline = d["spec"]["progressDeadlineSeconds"].as_int(600);
-    bool exceeded = prev && (*prev)["reason"].as_string() == "ProgressDeadlineExceeded" && !progressed;
+    bool exceeded = prev_reason == "ProgressDeadlineExceeded" && !progressed;
     if (!exceeded && now_s - since > deadline) exceeded = true;
     if (exceeded) {
       conds.push(condition("Progressing", "False", "ProgressDeadlineExceeded", subject + " has timed out progressing.", oc, now_s,
                            false));
+    } else if (resumed) {
+      conds.push(condition("Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed", oc, now_s, false));
+      int64_t at = since + deadline + 1;
+      if (*wake_s == 0 || at < *wake_s) *wake_s = at;
     } else {
       conds.push(condition("Progressing", "True", "ReplicaSetUpdated", subject + " is progressing.", oc, now_s, progressed));
       int64_t at = since + deadline + 1;
