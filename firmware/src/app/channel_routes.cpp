@@ -7,6 +7,7 @@
 #include "core/http/conn_reader.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -135,8 +136,9 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
     if (!tok.empty()) req += "Authorization: Bearer " + tok + "\r\n";
     req += "\r\n";
     http::ConnReader reader(&conn);
-    std::string head, line;
-    if (!conn.send_all(req.data(), req.size()) || reader.read_head(&head, 4096, 5000) != http::ReadStatus::Ok ||
+    std::string head;
+    if (!conn.send_all(req.data(), req.size()) ||
+        reader.read_head(&head, K32_HTTP_CLIENT_HEAD_MAX, 5000) != http::ReadStatus::Ok ||
         head.find(" 200 ") == std::string::npos) {
       port::tcp_close(s);
       port::sleep_ms(1000);
@@ -146,16 +148,17 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
     uint64_t next_check = port::monotonic_ms() + 1000;
     std::string pending;
     for (;;) {
-      http::ReadStatus st = reader.read_line(&line, 64, 1000);
+      // The stream is outside input too: a chunk, or a line built of chunks, longer than any
+      // the control plane writes ends this subscription (it is made again) instead of growing.
+      http::ReadStatus st = reader.wait_data(1000);
       if (st == http::ReadStatus::Timeout) {
         if (wanted() != topics) break;
         continue;
       }
-      if (st != http::ReadStatus::Ok) break;
-      unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
-      if (n == 0) break;
-      std::string part, crlf;
-      if (reader.read_exact(n, &part, 5000) != http::ReadStatus::Ok || reader.read_line(&crlf, 2, 5000) != http::ReadStatus::Ok)
+      std::string part;
+      bool last = false;
+      if (st != http::ReadStatus::Ok || reader.read_chunk(&part, K32_CHANNEL_LINE_MAX, 5000, &last) != http::ReadStatus::Ok ||
+          last || pending.size() + part.size() > K32_CHANNEL_LINE_MAX)
         break;
       pending += part;
       size_t nl;

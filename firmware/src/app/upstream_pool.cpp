@@ -86,23 +86,15 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
     bool ok = true;
     if (req.method == "HEAD" || status == 204 || status == 304) {
     } else if (chunked) {
-      std::string line;
+      // One chunk at a time, each at most a pod's whole body (what a pod server sends in one).
+      std::string part;
       for (;;) {
-        if (reader.read_line(&line, 64, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
+        bool last = false;
+        if (reader.read_chunk(&part, K32_RELAY_CLOSE_BODY_MAX, kUpstreamTimeoutMs, &last) != http::ReadStatus::Ok) {
           ok = false;
           break;
         }
-        unsigned long n = std::strtoul(line.c_str(), nullptr, 16);
-        if (n == 0) {
-          while (reader.read_line(&line, 8192, kUpstreamTimeoutMs) == http::ReadStatus::Ok && !line.empty()) {}
-          break;
-        }
-        std::string part;
-        if (reader.read_exact(n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok ||
-            reader.read_line(&line, 2, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
-          ok = false;
-          break;
-        }
+        if (last) break;
         if (!w.write_chunk(part)) {
           ok = false;
           break;

@@ -97,35 +97,44 @@ ReadStatus ConnReader::read_line(std::string* line, size_t max_bytes, uint32_t t
 
 ReadStatus ConnReader::read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms) {
   out->clear();
+  std::string part;
   for (;;) {
-    std::string line;
-    ReadStatus st = read_line(&line, 64, timeout_ms);
-    if (st != ReadStatus::Ok) return st == ReadStatus::TooLarge ? ReadStatus::Malformed : st;
-    size_t semi = line.find(';');
-    if (semi != std::string::npos) line.resize(semi);
-    if (line.empty() || line.size() > 8) return ReadStatus::Malformed;
-    // Hex digits only: strtoul alone would also take "-1", "+5", " 5" and "0x5".
-    for (char c : line)
-      if (!std::isxdigit(static_cast<unsigned char>(c))) return ReadStatus::Malformed;
-    char* endp = nullptr;
-    unsigned long size = std::strtoul(line.c_str(), &endp, 16);
-    if (*endp != '\0') return ReadStatus::Malformed;
-    if (size == 0) {
-      // Trailers, then the blank line.
-      for (;;) {
-        st = read_line(&line, 8192, timeout_ms);
-        if (st != ReadStatus::Ok) return st;
-        if (line.empty()) return ReadStatus::Ok;
-      }
-    }
-    if (out->size() + size > max_bytes) return ReadStatus::TooLarge;
-    std::string part;
-    st = read_exact(size, &part, timeout_ms);
-    if (st != ReadStatus::Ok) return st;
+    bool last = false;
+    ReadStatus st = read_chunk(&part, max_bytes - out->size(), timeout_ms, &last);
+    if (st != ReadStatus::Ok || last) return st;
     out->append(part);
-    st = read_line(&line, 2, timeout_ms);
-    if (st != ReadStatus::Ok || !line.empty()) return ReadStatus::Malformed;
   }
+}
+
+ReadStatus ConnReader::read_chunk(std::string* out, size_t max_bytes, uint32_t timeout_ms, bool* last) {
+  out->clear();
+  *last = false;
+  std::string line;
+  ReadStatus st = read_line(&line, 64, timeout_ms);
+  if (st != ReadStatus::Ok) return st == ReadStatus::TooLarge ? ReadStatus::Malformed : st;
+  size_t semi = line.find(';');
+  if (semi != std::string::npos) line.resize(semi);
+  if (line.empty() || line.size() > 8) return ReadStatus::Malformed;
+  // Hex digits only: strtoul alone would also take "-1", "+5", " 5" and "0x5".
+  for (char c : line)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return ReadStatus::Malformed;
+  char* endp = nullptr;
+  unsigned long size = std::strtoul(line.c_str(), &endp, 16);
+  if (*endp != '\0') return ReadStatus::Malformed;
+  if (size == 0) {
+    *last = true;
+    for (;;) {  // trailers, then the blank line
+      st = read_line(&line, 8192, timeout_ms);
+      if (st != ReadStatus::Ok) return st;
+      if (line.empty()) return ReadStatus::Ok;
+    }
+  }
+  if (size > max_bytes) return ReadStatus::TooLarge;
+  st = read_exact(size, out, timeout_ms);
+  if (st != ReadStatus::Ok) return st;
+  st = read_line(&line, 2, timeout_ms);
+  if (st != ReadStatus::Ok || !line.empty()) return ReadStatus::Malformed;
+  return ReadStatus::Ok;
 }
 
 ReadStatus ConnReader::read_to_close(std::string* out, size_t max_bytes, uint32_t timeout_ms) {

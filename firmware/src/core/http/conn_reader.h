@@ -22,6 +22,11 @@ class ConnReader {
   ReadStatus read_exact(size_t n, std::string* out, uint32_t timeout_ms);
   // Decodes a chunked body; fails with TooLarge past max_bytes.
   ReadStatus read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms);
+  // One chunk of a chunked body, for a reader that passes the body on as it arrives: its data
+  // into *out (empty with *last set for the final chunk, whose trailers are read and dropped).
+  // The size line must be hex digits only (an extension after ';' is ignored); a chunk over
+  // max_bytes is TooLarge before any of it is read.
+  ReadStatus read_chunk(std::string* out, size_t max_bytes, uint32_t timeout_ms, bool* last);
   // Reads one CRLF-terminated line (without the CRLF).
   ReadStatus read_line(std::string* line, size_t max_bytes, uint32_t timeout_ms);
   // Whatever is buffered plus what arrives until close (for Connection: close bodies).

@@ -1,0 +1,90 @@
+// One chunk at a time from a chunked body, as the ingress relay and a worker's channel stream
+// read them (over a real socket pair): plain hex sizes only, a chunk over the reader's limit
+// refused before its bytes are read (a peer announcing "ffffffff" cannot make the node
+// buffer without end), extensions ignored, the last chunk's trailers read and dropped.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "check.h"
+#include "core/http/conn_reader.h"
+#include "port.h"
+
+using namespace k32;
+
+namespace {
+
+// A reader over a socket pair whose other end sent `bytes` and closed.
+struct Peer {
+  explicit Peer(const std::string& bytes) {
+    CHECK(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    CHECK(port::tcp_send_all(sv[1], bytes.data(), bytes.size()));
+    ::shutdown(sv[1], SHUT_WR);
+  }
+  ~Peer() {
+    ::close(sv[0]);
+    ::close(sv[1]);
+  }
+  int sv[2];
+};
+
+http::ReadStatus one(const std::string& bytes, size_t max, std::string* out, bool* last) {
+  Peer p(bytes);
+  http::Conn conn(p.sv[0]);
+  http::ConnReader r(&conn);
+  return r.read_chunk(out, max, 1000, last);
+}
+
+}  // namespace
+
+int main() {
+  std::string out;
+  bool last = true;
+  CHECK(one("5\r\nhello\r\n", 16, &out, &last) == http::ReadStatus::Ok);
+  CHECK_EQ(out, std::string("hello"));
+  CHECK(!last);
+  CHECK(one("5;name=value\r\nhello\r\n", 16, &out, &last) == http::ReadStatus::Ok && out == "hello");
+  CHECK(one("0\r\nX-Trailer: 1\r\n\r\n", 16, &out, &last) == http::ReadStatus::Ok && last && out.empty());
+
+  // Past the limit: refused at the size line, whatever follows.
+  CHECK(one("11\r\n" + std::string(17, 'x') + "\r\n", 16, &out, &last) == http::ReadStatus::TooLarge);
+  CHECK(one("ffffffff\r\n", 1 << 20, &out, &last) == http::ReadStatus::TooLarge);
+  CHECK(out.empty());
+
+  // Sizes a lenient parser takes differently from the peer's intent.
+  for (const char* bad : {"-1\r\n", "+5\r\n", " 5\r\n", "0x5\r\n", "\r\n", "123456789\r\n", "5 \r\n"})
+    CHECK(one(std::string(bad) + "hello\r\n", 1 << 20, &out, &last) == http::ReadStatus::Malformed);
+  // The data must end with CRLF exactly where the size says.
+  CHECK(one("3\r\nhello\r\n", 16, &out, &last) == http::ReadStatus::Malformed);
+
+  // A whole body read chunk by chunk, and read_chunked agrees with it.
+  const std::string body = "4\r\nWiki\r\n6\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\n\r\n";
+  {
+    Peer p(body);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    std::string all;
+    for (int i = 0; i < 8; ++i) {
+      CHECK(r.read_chunk(&out, 64, 1000, &last) == http::ReadStatus::Ok);
+      if (last) break;
+      all += out;
+    }
+    CHECK(last);
+    CHECK_EQ(all, std::string("Wikipedia in \r\n\r\nchunks."));
+  }
+  {
+    Peer p(body);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    CHECK(r.read_chunked(&out, 64, 1000) == http::ReadStatus::Ok);
+    CHECK_EQ(out, std::string("Wikipedia in \r\n\r\nchunks."));
+  }
+  {
+    Peer p(body);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    CHECK(r.read_chunked(&out, 20, 1000) == http::ReadStatus::TooLarge);  // the whole body's limit
+  }
+  TEST_MAIN_END();
+}
