@@ -110,7 +110,35 @@ def _console_seeds() -> list[bytes]:
     return [line.encode() for line in lines]
 
 
+def _http_response_seeds() -> list[bytes]:
+    """Answers of servers outside the cluster, each behind the target's two control bytes
+    (the piece size the answer arrives in, and whether the request was HEAD)."""
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"5;ext=1\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n",
+        b"HTTP/1.0 200 OK\r\nServer: old\r\n\r\nthe body ends when the connection does",
+        b"HTTP/1.1 204 No Content\r\nDate: Tue, 01 Dec 2026 20:00:00 GMT\r\n\r\n",
+        b"HTTP/1.1 302 Found\r\nLocation: https://example.com/\r\nContent-Length: 0\r\n\r\n",
+    ]
+    return [bytes([piece, head]) + a for a in answers for piece, head in ((255, 0), (0, 0), (16, 1))]
+
+
+def _sse_seeds() -> list[bytes]:
+    """Channel messages as pods publish them: <name length><name><payload>."""
+    msgs = [
+        ("hello", '{"type":"hello","n":1}'),
+        ("tick", '{"t":"tick","n":2}'),
+        ("message", "plain bytes\r\nwith\rline\nends"),
+        ("presence", '{"viewers":3}'),
+        ("x\n\ndata: forged", "{}"),
+    ]
+    return [bytes([len(n.encode())]) + n.encode() + p.encode() for n, p in msgs]
+
+
 GENERATORS = {
+    "http-response": _http_response_seeds,
+    "sse": _sse_seeds,
     "json": _json_seeds,
     "yaml": _yaml_documents,
     "patch": _patch_seeds,
