@@ -1,6 +1,8 @@
 """Watch semantics as kube-apiserver's: a label-selector watch sees an object that starts
 matching as ADDED and one that stops matching as DELETED; a watch from a resourceVersion the
-store has not reached fails with "Too large resource version"; default/kubernetes exists."""
+store has not reached fails with "Too large resource version", one from before what the watch
+history still holds (its byte budget, watch_history in the board profile) with 410 Expired;
+default/kubernetes exists."""
 
 import json
 import os
@@ -10,6 +12,7 @@ import time
 import pytest
 from api_helpers import LineReader
 
+from k32.boards import load_board
 from k32.build.tools import kubectl as kubectl_path
 
 NS = "e2e-watch-sel"
@@ -132,6 +135,58 @@ def test_watch_from_future_version_fails_too_large(sim_cluster):
     assert st["reason"] == "Timeout"
     assert st["message"].startswith(f"Too large resource version: {future}, current: ")
     assert st["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
+
+
+def watch_lines(cluster, path: str, rv: int) -> list[dict]:
+    status, _, body = cluster.request("GET", f"{path}?watch=true&resourceVersion={rv}&timeoutSeconds=1", timeout=20)
+    assert status == 200, body
+    return [json.loads(line) for line in body.splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_watch_from_before_the_history_budget_is_expired(sim_cluster):
+    """Rewriting one 4 KB ConfigMap until its old versions fill the watch history's byte
+    budget: the oldest events go, a watch from before them gets 410 Expired (as kube-apiserver
+    answers, so clients relist), and a watch from a recent version still sees every change."""
+    ensure_ns(sim_cluster)
+    budget = load_board("sim").budgets["watch_history"]["bytes"]
+    path = f"/api/v1/namespaces/{NS}/configmaps"
+    payload = 4096
+    status, _, body = sim_cluster.request(
+        "POST", path, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rewritten"}, "data": {"k": "a"}}
+    )
+    assert status == 201, body
+    first_rv = int(json.loads(body)["metadata"]["resourceVersion"])
+    # Each update leaves its predecessor (~4 KB) to the history alone: 1.5x the budget's worth.
+    rvs = []
+    for i in range(budget * 3 // 2 // payload + 1):
+        status, _, body = sim_cluster.request(
+            "PUT",
+            f"{path}/rewritten",
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "rewritten"},
+                "data": {"k": chr(98 + i % 20) * payload},
+            },
+        )
+        assert status == 200, body
+        rvs.append(int(json.loads(body)["metadata"]["resourceVersion"]))
+    events = watch_lines(sim_cluster, path, first_rv)
+    assert len(events) == 1, events
+    assert events[0]["type"] == "ERROR"
+    st = events[0]["object"]
+    assert (st["kind"], st["status"], st["reason"], st["code"]) == ("Status", "Failure", "Expired", 410), st
+    assert st["message"].startswith(f"too old resource version: {first_rv} ")
+    # The last few changes are all there, each with its own data and version.
+    events = watch_lines(sim_cluster, path, rvs[-4])
+    mine = [e for e in events if e["object"]["metadata"]["name"] == "rewritten"]
+    assert [e["type"] for e in mine] == ["MODIFIED"] * 3, events
+    for ev, rv in zip(mine, rvs[-3:]):
+        assert ev["object"]["metadata"]["resourceVersion"] == str(rv)
+        i = rvs.index(rv)
+        assert ev["object"]["data"]["k"] == chr(98 + i % 20) * payload
+    kubectl(sim_cluster, "delete", "configmap", "rewritten", "-n", NS)
 
 
 def test_default_kubernetes_service_exists(sim_cluster):

@@ -279,28 +279,6 @@ void limits_refuse_and_keep_everything() {
   }
 }
 
-// The watch history holds whole objects: it is bounded by the store's budget in bytes too, so
-// rewriting one large object cannot pile up 2048 copies of it in memory.
-void history_is_bounded_in_bytes() {
-  ObjectStore st(Limits{2000, 5000, 1u << 20});
-  std::string err;
-  CHECK(st.open("", &err));
-  Value stored;
-  CHECK(st.create("configmaps", "default", "big", cm("big", 1500), &stored) == Result::Ok);
-  for (int i = 0; i < 10; ++i) CHECK(st.update("configmaps", "default", "big", cm("big", 1500 + i), 0, &stored) == Result::Ok);
-  std::vector<k32::store::Event> evs;
-  bool expired = false;
-  st.events_since(0, &evs, &expired);
-  CHECK(expired);  // far fewer than 2048 events, yet the oldest are gone
-  // An update holds the new and the previous object (~3.2 KB): only the last one fits in 5000.
-  evs.clear();
-  st.events_since(st.current_rv() - 1, &evs, &expired);
-  CHECK(!expired);
-  CHECK_EQ(evs.size(), 1u);
-  st.events_since(st.current_rv() - 2, &evs, &expired);
-  CHECK(expired);
-}
-
 // Events expire after the TTL, so a long-running cluster does not fill its budget with them.
 void events_expire() {
   ObjectStore st(roomy());
@@ -337,6 +315,5 @@ int main() {
   legacy_snapshot_loads();
   limits_refuse_and_keep_everything();
   events_expire();
-  history_is_bounded_in_bytes();
   TEST_MAIN_END();
 }

@@ -82,8 +82,32 @@ def heap_bytes(api: Api, console_address: str | None) -> int | None:
     return None
 
 
+def configmap(i: int, data_bytes: int) -> dict:
+    """The i-th ConfigMap: `data_bytes` of values in its data (64 by default; 1024 gives the
+    "1 KB ConfigMap" whose heap cost the store is measured by), split over 64-byte values."""
+    data = {"index": str(i)}
+    left = max(0, data_bytes - len(data["index"]))
+    k = 0
+    while left > 0:
+        n = min(64, left)
+        data[f"k{k:02d}"] = "x" * n
+        left -= n
+        k += 1
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": f"bench-{i:04d}", "labels": {"bench": "api"}},
+        "data": data,
+    }
+
+
 def run(
-    api: Api, count: int = 100, list_rounds: int = 20, namespace: str | None = None, console_address: str | None = None
+    api: Api,
+    count: int = 100,
+    list_rounds: int = 20,
+    namespace: str | None = None,
+    console_address: str | None = None,
+    data_bytes: int = 64,
 ) -> dict:
     ns = namespace or f"k32-bench-{int(time.time())}"
     code, body = api.request(
@@ -95,12 +119,7 @@ def run(
     path = f"/api/v1/namespaces/{ns}/configmaps"
     applies = []
     for i in range(count):
-        obj = {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": f"bench-{i:04d}", "labels": {"bench": "api"}},
-            "data": {"index": str(i), "payload": "x" * 64},
-        }
+        obj = configmap(i, data_bytes)
         t0 = time.perf_counter()
         code, body = api.request("POST", path, obj)
         applies.append(time.perf_counter() - t0)
@@ -120,6 +139,7 @@ def run(
     return {
         "benchmark": "api",
         "count": count,
+        "dataBytes": data_bytes,
         "namespace": ns,
         "apply": summarize(applies),
         "list": dict(summarize(lists), items=count),

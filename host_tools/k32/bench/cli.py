@@ -29,7 +29,9 @@ bench.add_command(size_bench)
 
 
 def _print_api(result: dict) -> None:
-    click.echo(f"{result['count']} ConfigMaps in namespace {result['namespace']}")
+    click.echo(
+        f"{result['count']} ConfigMaps ({result['dataBytes']} bytes of data each) in namespace {result['namespace']}"
+    )
     for key in ("apply", "list"):
         r = result[key]
         click.echo(
@@ -55,23 +57,32 @@ def _print_api(result: dict) -> None:
     default=None,
     help="Benchmark this running API server (http://IP:PORT) instead of a fresh throw-away simulated cluster.",
 )
+@click.option(
+    "--data-bytes",
+    type=click.IntRange(1, 262144),
+    default=64,
+    show_default=True,
+    help="Bytes of values in each ConfigMap's data (1024: the 1 KB ConfigMap of the memory targets).",
+)
 @click.option("--token", default=None, help="Bearer token for --server (or the fresh cluster).")
 @click.option(
     "--console", "console_address", default=None, help="IP:PORT of --server's console, a fallback source of heapBytes."
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def api_cmd(count, list_rounds, server, token, console_address, as_json):
+def api_cmd(count, list_rounds, data_bytes, server, token, console_address, as_json):
     """API apply/list latency (p50/p99) and control-plane heap for N ConfigMaps."""
     try:
         if server:
             client = api_bench.Api(server, token)
             try:
-                result = api_bench.run(client, count, list_rounds, console_address=console_address)
+                result = api_bench.run(
+                    client, count, list_rounds, console_address=console_address, data_bytes=data_bytes
+                )
                 client.request("DELETE", f"/api/v1/namespaces/{result['namespace']}")
             finally:
                 client.close()
         else:
-            result = _on_fresh_cluster(count, list_rounds, token)
+            result = _on_fresh_cluster(count, list_rounds, token, data_bytes)
     except api_bench.BenchError as e:
         raise click.ClickException(str(e))
     if as_json:
@@ -80,7 +91,7 @@ def api_cmd(count, list_rounds, server, token, console_address, as_json):
         _print_api(result)
 
 
-def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
+def _on_fresh_cluster(count: int, list_rounds: int, token: str | None, data_bytes: int = 64) -> dict:
     from k32.sim.cluster import SimError
     from k32.testing.clusters import make_test_cluster
 
@@ -92,7 +103,9 @@ def _on_fresh_cluster(count: int, list_rounds: int, token: str | None) -> dict:
             raise api_bench.BenchError(str(e))
         client = api_bench.Api(cluster.api_url, token, ssl_context=cluster.ssl_context())
         try:
-            result = api_bench.run(client, count, list_rounds, console_address=cluster.nodes[0].console)
+            result = api_bench.run(
+                client, count, list_rounds, console_address=cluster.nodes[0].console, data_bytes=data_bytes
+            )
         finally:
             client.close()
             cluster.down()

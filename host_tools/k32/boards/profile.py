@@ -32,6 +32,7 @@ BUDGET_KEYS = {
     "store_object_max": "bytes",
     "store_total_max": "bytes",
     "store_log_max": "bytes",
+    "watch_history": "bytes",
     "log_ring": "bytes",
     "log_line_index": "bytes",
     "main_stack": "bytes",

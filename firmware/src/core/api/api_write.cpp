@@ -149,32 +149,35 @@ ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old
               json::Value()};
   }
   if (kind_rules.prepare) kind_rules.prepare(&obj);
+  // prepare may insert into obj (a Secret's "data" from stringData), which can move its
+  // members: `md` would then point at freed memory, so metadata is looked up again.
+  json::Value& meta = obj.at_or_insert("metadata");
 
   std::string sub = info.subresource;
   if (is_create) {
-    md.set("uid", text::uuid4());
-    md.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
-    md.erase("resourceVersion");
-    md.erase("deletionTimestamp");
-    if (kind_rules.tracks_generation) md.set("generation", 1);
+    meta.set("uid", text::uuid4());
+    meta.set("creationTimestamp", text::rfc3339(port::wall_time_s()));
+    meta.erase("resourceVersion");
+    meta.erase("deletionTimestamp");
+    if (kind_rules.tracks_generation) meta.set("generation", 1);
     if (kind_rules.resets_status_on_create) obj.erase("status");
   } else {
     const json::Value& om = (*old)["metadata"];
-    std::string given_rv = md["resourceVersion"].as_string();
+    std::string given_rv = meta["resourceVersion"].as_string();
     if (!given_rv.empty() && given_rv != om["resourceVersion"].as_string())
       return from_store(store::Result::Conflict, info, name, store_);
-    md.set("uid", om["uid"]);
-    md.set("creationTimestamp", om["creationTimestamp"]);
+    meta.set("uid", om["uid"]);
+    meta.set("creationTimestamp", om["creationTimestamp"]);
     if (!om["deletionTimestamp"].is_null()) {
-      md.set("deletionTimestamp", om["deletionTimestamp"]);
-      if (!om["deletionGracePeriodSeconds"].is_null()) md.set("deletionGracePeriodSeconds", om["deletionGracePeriodSeconds"]);
+      meta.set("deletionTimestamp", om["deletionTimestamp"]);
+      if (!om["deletionGracePeriodSeconds"].is_null()) meta.set("deletionGracePeriodSeconds", om["deletionGracePeriodSeconds"]);
     }
     if (r.has_subresource("status")) {
       if (sub == "status") {
         // A status write changes status (and nothing else but labels/annotations).
         json::Value merged = *old;
         merged.set("status", obj["status"]);
-        merged.at_or_insert("metadata").set("resourceVersion", md["resourceVersion"]);
+        merged.at_or_insert("metadata").set("resourceVersion", meta["resourceVersion"]);
         obj = std::move(merged);
       } else if (old->find("status")) {
         obj.set("status", (*old)["status"]);

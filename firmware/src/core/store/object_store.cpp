@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/store/store_format.h"
+#include "core/store/stored_form.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_board.h"
@@ -18,6 +19,9 @@ void set_rv(json::Value* obj, uint64_t rv) {
   obj->at_or_insert("metadata").set("resourceVersion", text::to_string(static_cast<int64_t>(rv)));
 }
 }  // namespace
+
+// Kept with no spare capacity for as long as the version is current or an event names it.
+ObjectStore::Blob::Blob(const json::Value& obj) : json(stored_form::encode(obj, &compact)) {}
 
 Limits board_limits() { return Limits{K32_STORE_OBJECT_MAX_BYTES, K32_STORE_TOTAL_MAX_BYTES, K32_STORE_LOG_MAX_BYTES}; }
 
@@ -47,7 +51,16 @@ void ObjectStore::put_loaded(const std::string& k, json::Value obj, uint64_t rv,
   auto it = objects_.find(k);
   if (it != objects_.end()) used_bytes_ -= it->second.bytes;
   used_bytes_ += bytes;
-  objects_[k] = Entry{std::move(obj), rv, bytes};
+  objects_[k] = Entry{std::make_shared<Blob>(obj), rv, bytes};
+}
+
+bool ObjectStore::parse_blob(const Blob& b, const std::string& k, json::Value* out) {
+  json::ParseError pe;
+  if (stored_form::decode(b.json, b.compact, out, &pe)) return true;
+  // Only what the store itself wrote is parsed here: this is damage in memory.
+  logf("[STORE] the stored form of %s does not parse: %s", k.c_str(), pe.message.c_str());
+  *out = json::Value();
+  return false;
 }
 
 // Reads everything before it changes anything: a file that does not load is left exactly as
@@ -110,10 +123,8 @@ bool ObjectStore::load(std::string* err) {
   return true;
 }
 
-bool ObjectStore::persist(const std::string& record) {
+bool ObjectStore::persist(const std::string& frame) {
   if (dir_.empty()) return true;
-  std::string frame;
-  format::append_frame(record, &frame);
   return port::file_append_sync(log_path_.c_str(), frame.data(), frame.size());
 }
 
@@ -123,7 +134,9 @@ void ObjectStore::maybe_compact_locked() {
   bytes.reserve(bytes.size() + used_bytes_ + objects_.size() * format::kFrameHeader);
   for (const auto& kv : objects_) {
     auto parts = text::split(kv.first, kSep);
-    format::append_frame(format::encode_record('p', parts[0], parts[1], parts[2], kv.second.rv, &kv.second.obj), &bytes);
+    json::Value obj;  // the files hold the plain form
+    parse_blob(*kv.second.blob, kv.first, &obj);
+    bytes += format::encode_frame('p', parts[0], parts[1], parts[2], kv.second.rv, &obj);
   }
   // Snapshot first, then empty the log: replaying old records over a newer snapshot is
   // harmless because records are whole-object puts/deletes applied in rv order.
@@ -140,27 +153,86 @@ uint64_t ObjectStore::current_rv() {
   return rv_;
 }
 
-bool ObjectStore::get(const std::string& r, const std::string& ns, const std::string& n, json::Value* out) {
+size_t ObjectStore::history_events() {
   port::LockGuard<port::Mutex> lock(mu_);
-  auto it = objects_.find(key(r, ns, n));
-  if (it == objects_.end()) return false;
-  *out = it->second.obj;
-  return true;
+  return history_.size();
+}
+
+uint64_t ObjectStore::history_bytes() {
+  port::LockGuard<port::Mutex> lock(mu_);
+  return history_bytes_;
+}
+
+// Reads parse outside the lock: the versions they copied out stay alive through their
+// shared pointers, and writers are not held up by the parsing.
+bool ObjectStore::get(const std::string& r, const std::string& ns, const std::string& n, json::Value* out) {
+  std::string k = key(r, ns, n);
+  BlobPtr b;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    auto it = objects_.find(k);
+    if (it == objects_.end()) return false;
+    b = it->second.blob;
+  }
+  return parse_blob(*b, k, out);
 }
 
 std::vector<json::Value> ObjectStore::list(const std::string& r, const std::string& ns, uint64_t* rv) {
-  port::LockGuard<port::Mutex> lock(mu_);
-  std::vector<json::Value> out;
   std::string prefix = r;
   prefix.push_back(kSep);
   if (!ns.empty()) {
     prefix += ns;
     prefix.push_back(kSep);
   }
-  for (auto it = objects_.lower_bound(prefix); it != objects_.end() && text::starts_with(it->first, prefix); ++it)
-    out.push_back(it->second.obj);
-  if (rv) *rv = rv_;
+  std::vector<BlobPtr> blobs;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    for (auto it = objects_.lower_bound(prefix); it != objects_.end() && text::starts_with(it->first, prefix); ++it)
+      blobs.push_back(it->second.blob);
+    if (rv) *rv = rv_;
+  }
+  std::vector<json::Value> out(blobs.size());
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    parse_blob(*blobs[i], prefix, &out[i]);
+    blobs[i].reset();  // a version deleted meanwhile goes as soon as it is parsed
+  }
   return out;
+}
+
+// ---- watch history accounting ----
+// history_bytes_ counts what the history adds to the store's memory: every event's own
+// record, and each version that is no longer current but that some event still names (a
+// current version is the store's, already counted against store_total_max).
+uint64_t ObjectStore::entry_overhead(const HistoryEntry& h) { return sizeof(HistoryEntry) + h.key.size(); }
+
+void ObjectStore::retire_locked(Blob* b) {
+  b->current = false;
+  if (b->hist_refs > 0) history_bytes_ += b->json.size();
+}
+
+void ObjectStore::hold_locked(Blob* b) {
+  if (b->hist_refs++ == 0 && !b->current) history_bytes_ += b->json.size();
+}
+
+void ObjectStore::release_locked(Blob* b) {
+  if (--b->hist_refs == 0 && !b->current) history_bytes_ -= b->json.size();
+}
+
+void ObjectStore::push_history_locked(HistoryEntry h) {
+  if (h.object) hold_locked(h.object.get());
+  if (h.prev) hold_locked(h.prev.get());
+  history_bytes_ += entry_overhead(h);
+  history_.push_back(std::move(h));
+  // Oldest first; the newest event stays even when it alone is over the budget, so a watch
+  // that is keeping up never misses the change it is waiting for.
+  while (history_.size() > 1 && history_bytes_ > limits_.history_max) {
+    HistoryEntry& old = history_.front();
+    dropped_upto_ = old.rv;
+    history_bytes_ -= entry_overhead(old);
+    if (old.object) release_locked(old.object.get());
+    if (old.prev) release_locked(old.prev.get());
+    history_.pop_front();
+  }
 }
 
 Result ObjectStore::commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n,
@@ -171,23 +243,33 @@ Result ObjectStore::commit_locked(EventType type, const std::string& r, const st
   std::string k = key(r, ns, n);
   auto it = objects_.find(k);
   uint64_t old_bytes = it == objects_.end() ? 0 : it->second.bytes;
-  std::string record = format::encode_record(del ? 'd' : 'p', r, ns, n, rv, del ? nullptr : &obj);
-  if (!del) {
+  BlobPtr old_blob = it == objects_.end() ? nullptr : it->second.blob;
+  BlobPtr blob;
+  std::string frame;
+  if (del) {
+    frame = format::encode_frame('d', r, ns, n, rv, nullptr);
+  } else {
     // Checked before anything is written: a refused write leaves the store as it was.
     if (json::depth(obj) + 1 > format::kRecordDepthMax) return Result::TooDeep;
-    if (record.size() > limits_.object_max) return Result::TooLarge;
-    uint64_t after = used_bytes_ - old_bytes + record.size();
+    frame = format::encode_frame('p', r, ns, n, rv, &obj);
+    uint64_t record = frame.size() - format::kFrameHeader;
+    if (record > limits_.object_max) return Result::TooLarge;
+    uint64_t after = used_bytes_ - old_bytes + record;
     uint64_t cap = type == EventType::Added ? limits_.total_max - limits_.reserve() : limits_.total_max;
-    if (record.size() > old_bytes && after > cap) return Result::NoSpace;
+    if (record > old_bytes && after > cap) return Result::NoSpace;
   }
-  if (!persist(record)) return Result::IoError;
+  if (!persist(frame)) return Result::IoError;
+  uint64_t record = frame.size() - format::kFrameHeader;
+  frame = std::string();
+  if (!del) blob = std::make_shared<Blob>(obj);
   rv_ = rv;
   used_bytes_ -= old_bytes;
+  if (old_blob) retire_locked(old_blob.get());
   if (del) {
     objects_.erase(k);
   } else {
-    used_bytes_ += record.size();
-    objects_[k] = Entry{obj, rv, record.size()};
+    used_bytes_ += record;
+    objects_[k] = Entry{blob, rv, record};
   }
   ev->type = type;
   ev->resource = r;
@@ -195,15 +277,10 @@ Result ObjectStore::commit_locked(EventType type, const std::string& r, const st
   ev->name = n;
   ev->rv = rv;
   ev->object = std::move(obj);
-  // What the event holds: a delete its last object, an update the new and the previous one.
-  ev->bytes = del ? old_bytes : record.size() + (ev->prev.is_null() ? 0 : old_bytes);
-  history_.push_back(*ev);
-  history_bytes_ += ev->bytes;
-  while (history_.size() > kHistory || (history_.size() > 1 && history_bytes_ > limits_.total_max)) {
-    dropped_upto_ = history_.front().rv;
-    history_bytes_ -= history_.front().bytes;
-    history_.pop_front();
-  }
+  // A delete names the last version (events_since gives it the deletion's resourceVersion);
+  // an update the new one and the one before, which filtered watches compare.
+  HistoryEntry h{std::move(k), rv, del ? old_blob : blob, type == EventType::Modified ? old_blob : nullptr, type};
+  push_history_locked(std::move(h));
   maybe_compact_locked();
   cv_.notify_all();
   return Result::Ok;
@@ -218,6 +295,8 @@ void ObjectStore::notify(const Event& ev) {
   for (auto& l : ls) l(ev);
 }
 
+// The caller's copy of what was stored is moved out of the event once the listeners have
+// seen it: a write holds the object parsed once, not twice.
 Result ObjectStore::create(const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
                            json::Value* stored) {
   Event ev;
@@ -225,10 +304,10 @@ Result ObjectStore::create(const std::string& r, const std::string& ns, const st
   if (objects_.count(key(r, ns, n))) return Result::Exists;
   Result res = commit_locked(EventType::Added, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  if (stored) *stored = ev.object;
   port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
+  if (stored) *stored = std::move(ev.object);
   return Result::Ok;
 }
 
@@ -239,13 +318,12 @@ Result ObjectStore::update(const std::string& r, const std::string& ns, const st
   auto it = objects_.find(key(r, ns, n));
   if (it == objects_.end()) return Result::NotFound;
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
-  ev.prev = it->second.obj;
   Result res = commit_locked(EventType::Modified, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  if (stored) *stored = ev.object;
   port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
+  if (stored) *stored = std::move(ev.object);
   return Result::Ok;
 }
 
@@ -253,25 +331,42 @@ Result ObjectStore::remove(const std::string& r, const std::string& ns, const st
                            json::Value* removed) {
   Event ev;
   port::UniqueLock lock(mu_);
-  auto it = objects_.find(key(r, ns, n));
+  std::string k = key(r, ns, n);
+  auto it = objects_.find(k);
   if (it == objects_.end()) return Result::NotFound;
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
-  json::Value last = it->second.obj;
+  json::Value last;
+  parse_blob(*it->second.blob, k, &last);
   Result res = commit_locked(EventType::Deleted, r, ns, n, std::move(last), &ev);
   if (res != Result::Ok) return res;
-  if (removed) *removed = ev.object;
   port::LockGuard<port::RecursiveMutex> order(notify_mu_);
   lock.unlock();
   notify(ev);
+  if (removed) *removed = std::move(ev.object);
   return Result::Ok;
 }
 
 void ObjectStore::events_since(uint64_t since, std::vector<Event>* out, bool* expired) {
-  port::LockGuard<port::Mutex> lock(mu_);
-  *expired = since < dropped_upto_;
-  if (*expired) return;
-  for (const auto& ev : history_)
-    if (ev.rv > since) out->push_back(ev);
+  std::vector<HistoryEntry> picked;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    *expired = since < dropped_upto_;
+    if (*expired) return;
+    for (auto it = history_.rbegin(); it != history_.rend() && it->rv > since; ++it) picked.push_back(*it);
+  }
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) {
+    Event ev;
+    ev.type = it->type;
+    ev.rv = it->rv;
+    auto parts = text::split(it->key, kSep);
+    ev.resource = parts[0];
+    ev.ns = parts[1];
+    ev.name = parts[2];
+    if (it->object) parse_blob(*it->object, it->key, &ev.object);
+    if (it->prev) parse_blob(*it->prev, it->key, &ev.prev);
+    if (ev.type == EventType::Deleted) set_rv(&ev.object, ev.rv);
+    out->push_back(std::move(ev));
+  }
 }
 
 bool ObjectStore::wait_newer(uint64_t since, uint32_t timeout_ms) {

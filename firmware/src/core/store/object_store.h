@@ -7,10 +7,12 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/json/json.h"
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
@@ -18,17 +20,18 @@ namespace store {
 
 enum class EventType : uint8_t { Added, Modified, Deleted };
 
+// A change as watches and listeners see it, parsed from the history's stored bytes.
 struct Event {
   EventType type;
   std::string resource;  // "pods", "networking.k8s.io/ingresses"
   std::string ns;
   std::string name;
   uint64_t rv;
-  json::Value object;
-  // Modified: the object before the change. A filtered watch turns a change that makes an
-  // object start (stop) matching its selector into ADDED (DELETED), as kube-apiserver does.
+  json::Value object;  // Deleted: the last object, its resourceVersion the deletion's
+  // Modified (events_since only; listeners get null): the object before the change. A
+  // filtered watch turns a change that makes an object start (stop) matching its selector
+  // into ADDED (DELETED), as kube-apiserver does.
   json::Value prev;
-  uint64_t bytes = 0;  // store-record size of the objects it holds: bounds the history's memory
 };
 
 // TooLarge: the object exceeds the per-object limit. NoSpace: the write would take the store past
@@ -40,6 +43,9 @@ struct Limits {
   uint64_t object_max;  // one object
   uint64_t total_max;   // every object together; creates stop at 7/8 of it (see reserve())
   uint64_t log_max;     // the log is folded into the snapshot once it grows past this
+  // The watch history's own memory: the versions only it still holds (superseded or deleted
+  // objects) and its events' bookkeeping. The oldest events leave first.
+  uint64_t history_max = K32_WATCH_HISTORY_BYTES;
   // Creates may fill the budget only up to total_max - reserve(): the rest keeps updates
   // (pod status, node heartbeats) working when clients have filled the store.
   uint64_t reserve() const { return total_max / 8; }
@@ -83,20 +89,48 @@ class ObjectStore {
   // Called after every committed change, outside the store lock, in commit order.
   void add_listener(Listener l);
 
-  size_t history_capacity() const { return kHistory; }
+  // What the watch history holds now: events, and bytes counted against history_max.
+  size_t history_events();
+  uint64_t history_bytes();
 
  private:
-  static constexpr size_t kHistory = 2048;
-
+  // One version of an object, kept as its compact JSON and parsed when read: that costs a
+  // third to a half of the parsed tree (see docs/api-server.md, "Memory per object"), and
+  // the store's entry and every history event naming the version share the one copy.
+  struct Blob {
+    explicit Blob(const json::Value& obj);
+    bool compact = false;  // its managedFields are in the short form (set by encode below)
+    std::string json;      // stored_form::encode's bytes
+    // Under mu_: the history events naming it, and whether it is still its object's
+    // current version. A version only the history holds counts against history_max.
+    uint32_t hist_refs = 0;
+    bool current = true;
+  };
+  using BlobPtr = std::shared_ptr<Blob>;
   struct Entry {
-    json::Value obj;
+    BlobPtr blob;
     uint64_t rv;
     uint64_t bytes;  // its encoded record, as counted against the budget
   };
+  // What the history keeps of a change; resource, namespace and name are split from key.
+  struct HistoryEntry {
+    std::string key;
+    uint64_t rv;
+    BlobPtr object;  // Added/Modified: the new version; Deleted: the last one
+    BlobPtr prev;    // Modified: the version before
+    EventType type;
+  };
   static std::string key(const std::string& r, const std::string& ns, const std::string& n);
-  bool persist(const std::string& record);
+  bool persist(const std::string& frame);
   bool load(std::string* err);
   void put_loaded(const std::string& k, json::Value obj, uint64_t rv, uint64_t bytes);
+  static bool parse_blob(const Blob& b, const std::string& k, json::Value* out);
+  // History accounting (under mu_): a version leaves the store, an event names or drops it.
+  static uint64_t entry_overhead(const HistoryEntry& h);
+  void retire_locked(Blob* b);
+  void hold_locked(Blob* b);
+  void release_locked(Blob* b);
+  void push_history_locked(HistoryEntry h);
   void maybe_compact_locked();
   Result commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
                        Event* ev);
@@ -105,9 +139,9 @@ class ObjectStore {
   port::Mutex mu_;
   port::CondVar cv_;
   std::map<std::string, Entry> objects_;
-  // At most kHistory events and at most limits_.total_max bytes of them (each holds a whole
-  // object: 2048 large objects would otherwise be gigabytes). Older watches get 410 Gone.
-  std::deque<Event> history_;
+  // At most limits_.history_max bytes (the newest event is kept even when it alone is more).
+  // Older watches get 410 Gone.
+  std::deque<HistoryEntry> history_;
   uint64_t history_bytes_ = 0;
   uint64_t rv_ = 0;
   uint64_t dropped_upto_ = 0;

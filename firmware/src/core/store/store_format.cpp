@@ -92,9 +92,12 @@ bool load_legacy(const char* data, size_t len, uint64_t* rv, const RecordSink& s
 
 }  // namespace
 
-std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
-                          const json::Value* obj) {
-  std::string out = "{\"t\":\"";
+namespace {
+// The record up to the object (or its end, for a delete).
+void record_head(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                 std::string* out_) {
+  std::string& out = *out_;
+  out += "{\"t\":\"";
   out.push_back(op);
   out += "\",\"r\":";
   json::append_escaped(resource, &out);
@@ -104,11 +107,36 @@ std::string encode_record(char op, const std::string& resource, const std::strin
   json::append_escaped(name, &out);
   out += ",\"v\":";
   out += text::to_string(static_cast<int64_t>(rv));
+}
+}  // namespace
+
+std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                          const json::Value* obj) {
+  std::string out;
+  record_head(op, resource, ns, name, rv, &out);
   if (obj) {
     out += ",\"o\":";
     json::dump_to(*obj, &out);
   }
   out.push_back('}');
+  return out;
+}
+
+std::string encode_frame(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                         const json::Value* obj) {
+  std::string out(kFrameHeader, '\0');
+  record_head(op, resource, ns, name, rv, &out);
+  if (obj) {
+    out += ",\"o\":";
+    json::dump_to(*obj, &out);
+  }
+  out.push_back('}');
+  const size_t n = out.size() - kFrameHeader;
+  const uint32_t crc = crc32(out.data() + kFrameHeader, n);
+  for (int i = 0; i < 4; ++i) {
+    out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    out[static_cast<size_t>(4 + i)] = static_cast<char>((crc >> (8 * i)) & 0xff);
+  }
   return out;
 }
 

@@ -45,6 +45,11 @@ using RecordSink = std::function<void(Record&&)>;
 std::string encode_record(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
                           const json::Value* obj);
 void append_frame(const std::string& payload, std::string* out);
+// The framed record ([length][crc32][record], what append_frame makes of encode_record),
+// serialised straight into one buffer: a write holds the record's bytes once, not twice.
+// The record is size() - kFrameHeader bytes.
+std::string encode_frame(char op, const std::string& resource, const std::string& ns, const std::string& name, uint64_t rv,
+                         const json::Value* obj);
 
 struct LogScan {
   size_t records = 0;   // whole records replayed
