@@ -27,7 +27,7 @@ void append_token(const std::string& s, size_t from, std::string* out) {
 // A fieldsV1 set (members whose values are sets; {} is a leaf) as a string; false when it is
 // not one.
 bool encode_set(const Value& set, std::string* out, int depth) {
-  if (depth > format::kRecordDepthMax) return false;
+  if (depth > json::kMaxDepth) return false;
   bool first = true;
   for (const auto& m : set.members()) {
     if (!m.second.is_object()) return false;
@@ -50,7 +50,7 @@ bool encode_set(const Value& set, std::string* out, int depth) {
 
 // Reads a set from s at *pos up to the end or an unmatched ')'.
 bool decode_set(const std::string& s, size_t* pos, Value* out, int depth) {
-  if (depth > format::kRecordDepthMax) return false;
+  if (depth > json::kMaxDepth) return false;
   *out = Value::object();
   for (;;) {
     std::string key;
