@@ -14,6 +14,7 @@
 //   kAddAdd        `i = i + 1; j = j + 4`        two induction variables
 //   kAddCopyN      `p = p + k; q = p`            a step, then values moved (a tee, a rotation)
 //   kAddCallDirect `f(n - 1)`                    a recursive call on a decremented argument
+//   kIdxLoad       `v = a[i]`                    an i32 load at `a + (i << k)` (kFuse's shl-add) + offset
 //   kLoadJmpCmp    `while (a[i] < x)`            a search loop's load and test
 //   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
 //   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
@@ -56,6 +57,8 @@ enum : uint32_t {
   kAddJmpIf,                // add, then a kJmpIf [cond, target]
   kAddJmpUnless,            // add, then a kJmpUnless [cond, target]
   kAddCallDirect,           // add, then a kCallDirect [offset, base]
+  kIdxLoad,                 // kFuse's `a + (x << k)`, then an i32.load there: [a, x, k, dst, offset]
+  kIdxLoadA,                // … the loaded value to the accumulator
   // + (chain1_index(op1) * kChainOps2 + chain2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [x, k1, k2, dst]
   kChain,
@@ -174,6 +177,7 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
   K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kAddCallDirect, add_call_direct)                        \
+  K32_R(op::kIdxLoad, idx_load) K32_R(op::kIdxLoadA, idx_load_a)                        \
   K32_FOR_EACH_CHAIN(K32_REG_CHAIN2)
 // clang-format on
 
