@@ -22,6 +22,7 @@
 #include "core/podserver/log_proxy.h"
 #include "core/podserver/pod_server.h"
 #include "core/controllers/controller_manager.h"
+#include "core/controllers/event_budget.h"
 #include "core/sched/scheduler.h"
 #include "core/node/node_heartbeat.h"
 #include "core/node/node_lifecycle.h"
@@ -101,6 +102,7 @@ struct Node {
   HttpNodeApi* node_api = nullptr;
   node::Heartbeat* heartbeat = nullptr;
   node::NodeLifecycle* lifecycle = nullptr;
+  controllers::EventBudget* events = nullptr;
   kubelet::ApiClient* kubelet_api = nullptr;
   kubelet::Kubelet* kubelet = nullptr;
   podserver::PodServer* pod_server = nullptr;
@@ -431,6 +433,10 @@ int run_node(const node::NodeConfig& cfg_in) {
     }
     for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) ensure_namespace(&n->store, ns);
     ensure_kubernetes_service(&n->store, cfg.api_port);
+    // Events within the board's events_kept, whoever writes them (API, scheduler, controllers);
+    // the node lifecycle thread deletes the surplus.
+    n->events = new controllers::EventBudget(&n->store, K32_EVENTS_KEPT_BYTES);
+    n->events->install();
     api::ApiConfig ac;
     ac.advertise_ip = cfg.bind_ip;
     ac.api_port = cfg.api_port;
@@ -486,6 +492,7 @@ int run_node(const node::NodeConfig& cfg_in) {
       return 2;
     }
     n->lifecycle = new node::NodeLifecycle(&n->store);
+    n->lifecycle->set_event_budget(n->events);
     port::thread_start("node-lifecycle", K32_NODE_LIFECYCLE_STACK_BYTES,
                        static_cast<port::Region>(K32_NODE_LIFECYCLE_STACK_REGION), &node::NodeLifecycle::run, n->lifecycle);
     api_ep.host = cfg.bind_ip;

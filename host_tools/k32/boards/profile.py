@@ -58,6 +58,7 @@ BUDGET_KEYS = {
     "pod_memory": "bytes",
     "heap_reserve": "bytes",
     "pods_max": "count",
+    "events_kept": "bytes",
     "wasm_value_stack": "bytes",
     "wasm_call_depth": "count",
 }
