@@ -8,6 +8,7 @@
 #include "core/http/sse_event.h"
 #include "core/podserver/peer_auth.h"
 #include "core/podserver/pod_server.h"
+#include "core/podserver/pod_server_address.h"
 #include "core/util/log.h"
 #include "core/util/fit.h"
 #include "core/util/text.h"
@@ -304,10 +305,8 @@ IngressController::Backends IngressController::resolve_backends(const RouteMatch
     bool ready = false;
     for (const auto& c : node["status"]["conditions"].items())
       if (c["type"].str() == "Ready") ready = c["status"].str() == "True";
-    int64_t np = node.path({"status", "daemonEndpoints", "kubeletEndpoint", "Port"})
-                     ? node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int()
-                     : 0;
-    if (ready && np > 0 && np <= 65535) out.list.push_back(BackendRef{key, ip, static_cast<uint16_t>(np)});
+    uint16_t np = 0;
+    if (ready && podserver::pod_server_port(node, &np)) out.list.push_back(BackendRef{key, ip, np});
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "core/http/internal_headers.h"
 #include "core/http/websocket_frame.h"
 #include "core/podserver/pod_server.h"
+#include "core/podserver/pod_server_address.h"
 #include "core/util/base64.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -76,15 +77,6 @@ bool parse_path(const std::string& path, std::string* ns, std::string* name) {
   *ns = parts[4];
   *name = parts[6];
   return !ns->empty() && !name->empty();
-}
-
-bool node_endpoint(store::ObjectStore* st, const std::string& node, http::Endpoint* ep) {
-  json::Value n;
-  if (!st->get("nodes", "", node, &n)) return false;
-  for (const auto& a : n["status"]["addresses"].items())
-    if (a["type"].str() == "InternalIP") ep->host = a["address"].as_string();
-  ep->port = static_cast<uint16_t>(n["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int(0));
-  return !ep->host.empty() && ep->port;
 }
 
 http::ClientResponse call_pod(const http::Endpoint& ep, const std::string& key, const std::string& token,
@@ -157,7 +149,7 @@ ExtraRoute make_portforward_route(store::ObjectStore* st, std::function<std::str
       return true;
     }
     http::Endpoint ep;
-    if (!node_endpoint(st, pod["spec"]["nodeName"].as_string(), &ep)) {
+    if (!podserver::pod_server_address(st, pod["spec"]["nodeName"].as_string(), &ep)) {
       send_error(w, internal("node " + pod["spec"]["nodeName"].as_string() + " has no InternalIP / kubelet port"));
       return true;
     }

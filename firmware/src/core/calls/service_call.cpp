@@ -6,6 +6,7 @@
 #include "core/calls/call_headers.h"
 #include "core/calls/outside_call.h"
 #include "core/podserver/peer_auth.h"
+#include "core/podserver/pod_server_address.h"
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
 #include "port.h"
@@ -28,8 +29,8 @@ const json::Value* service_port(const json::Value& svc, uint16_t port) {
 }  // namespace
 
 uint16_t pod_server_port(const json::Value& node) {
-  int64_t p = node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int(0);
-  return p > 0 && p <= 65535 ? static_cast<uint16_t>(p) : static_cast<uint16_t>(K32_POD_PORT);
+  uint16_t p = 0;
+  return podserver::pod_server_port(node, &p) ? p : static_cast<uint16_t>(K32_POD_PORT);
 }
 
 std::vector<std::string> parse_chain(const std::string& chain) {

@@ -3,6 +3,7 @@
 #include "core/api/status.h"
 #include "core/http/http_client.h"
 #include "core/podserver/pod_server.h"
+#include "core/podserver/pod_server_address.h"
 #include "core/util/text.h"
 #include "port.h"
 #include "k32_board.h"
@@ -29,16 +30,6 @@ std::string url_escape(const std::string& s) {
     }
   }
   return out;
-}
-
-// The worker's pod server address from its Node object.
-bool node_endpoint(store::ObjectStore* st, const std::string& node, http::Endpoint* ep) {
-  json::Value n;
-  if (!st->get("nodes", "", node, &n)) return false;
-  for (const auto& a : n["status"]["addresses"].items())
-    if (a["type"].str() == "InternalIP") ep->host = a["address"].as_string();
-  ep->port = static_cast<uint16_t>(n["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].as_int(0));
-  return !ep->host.empty() && ep->port;
 }
 
 void proxy(const http::Endpoint& ep, const std::string& token, const std::string& key, const LogQuery& q,
@@ -133,7 +124,7 @@ api::ExtraRoute make_log_route(store::ObjectStore* st, kubelet::Kubelet* local, 
       return true;
     }
     http::Endpoint ep;
-    if (!node_endpoint(st, node, &ep)) {
+    if (!podserver::pod_server_address(st, node, &ep)) {
       send_status(w, api::internal("node " + node + " has no InternalIP / kubelet port"));
       return true;
     }
