@@ -14,7 +14,8 @@
 //   kAddAdd        `i = i + 1; j = j + 4`        two induction variables
 //   kAddCopyN      `p = p + k; q = p`            a step, then values moved (a tee, a rotation)
 //   kAddCallDirect `f(n - 1)`                    a recursive call on a decremented argument
-//   kIdxLoad       `v = a[i]`                    an i32 load at `a + (i << k)` (kFuse's shl-add) + offset
+//   kIdxLoad       `v = a[i]`                    an i32 or narrower load at `a + (i << k)` (kFuse's
+//                                                shl-add) or `a + i` (an i32.add of two slots)
 //   kLoadJmpCmp    `while (a[i] < x)`            a search loop's load and test
 //   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
 //   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
@@ -40,28 +41,28 @@ enum : uint32_t {
   kAddJmpCmpI = kAddJmpCmp + kCompares,  // + compare index: add, then [imm, target]
   // + compare index: i32.load [addr, offset, dst], then [b, target]
   kLoadJmpCmp = kAddJmpCmpI + kCompares,
-  // + compare index: [n, (src, dst) x n], then [a, b, target]; with an add first
+  // + compare index: [n, (src, dst) x n], then [a, b, target]
   kCopyNJmpCmp = kLoadJmpCmp + kCompares,
-  kAddCopyNJmpCmp = kCopyNJmpCmp + kCompares,
   // + compare index: an i32.load8_u at `x + k` (wrapping at 2^32) [x, k, dst], then [imm, target]
-  kLoad8JmpCmpI = kAddCopyNJmpCmp + kCompares,
+  kLoad8JmpCmpI = kCopyNJmpCmp + kCompares,
   // + rev_index * 2 + (0: to dst, 1: to the accumulator); [k, b, dst]
   kRevImm = kLoad8JmpCmpI + kCompares,
-  // jump when `a & k` is zero (+0) or not (+1), a from a slot (+0) or the accumulator (+2):
-  // the and-immediate's [a, k, dst (unused)], then [target]
+  // jump when `a & k` is zero (+0) or not (+1): the and-immediate's [a, k, dst (unused)], then
+  // [target] (a from a slot: with `a` from the accumulator it served one program of the set)
   kJmpTest = kRevImm + 8,
-  kAddLoad = kJmpTest + 4,  // add, then an i32.load [addr, offset, dst]
+  kAddLoad = kJmpTest + 2,  // add, then an i32.load [addr, offset, dst]
   kAddAdd,                  // add, then another add-immediate [x, k, sum]
   kAddCopyN,                // add, then copies [n, (src, dst) x n]
   kAddCopyNJmp,             // kAddCopyN then kJmp: add, [n, (src, dst) x n, target]
   kAddJmpIf,                // add, then a kJmpIf [cond, target]
   kAddJmpUnless,            // add, then a kJmpUnless [cond, target]
   kAddCallDirect,           // add, then a kCallDirect [offset, base]
-  kIdxLoad,                 // kFuse's `a + (x << k)`, then an i32.load there: [a, x, k, dst, offset]
-  kIdxLoadA,                // … the loaded value to the accumulator
+  // + idx_load_index(load) * 2 + (0: value to dst, 1: to the accumulator): kFuse's
+  // `a + (x << k)` (or `a + x`, k 0), then a load there: [a, x, k, dst, offset]
+  kIdxLoad,
   // + (chain1_index(op1) * kChainOps2 + chain2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [x, k1, k2, dst]
-  kChain,
+  kChain = kIdxLoad + 5 * 2,
   // select with a constant operand, which the instruction carries (select moves bits, so any
   // constant below 2^32 of any type): + 0 the first ([imm, b, cond, dst]), + 1 the second
   // ([a, imm, cond, dst]), + 2 both
@@ -132,6 +133,10 @@ constexpr int chain2_index(uint32_t o) {
 constexpr bool chain_pair(int i1, int i2) {
   return i1 >= 0 && i2 >= 0 && !((i1 == 1 || i1 == 2) && i2 >= 4) && !(i1 == 3 && i2 == 1) && !(i1 == 4 && i2 == 0);
 }
+// The loads of kIdxLoad: i32.load, i32.load8_s/u, i32.load16_s/u.
+constexpr int idx_load_index(uint32_t o) {
+  return o == opc::kI32Load ? 0 : o >= opc::kI32Load8S && o <= opc::kI32Load16U ? int(o - opc::kI32Load8S) + 1 : -1;
+}
 // i32 operators of kRevImm: sub shl shr_s shr_u
 constexpr int rev_index(uint32_t o) {
   return o == opc::kI32Sub ? 0 : o >= opc::kI32Shl && o <= opc::kI32ShrU ? int(o - opc::kI32Shl + 1) : -1;
@@ -163,12 +168,11 @@ constexpr int rev_index(uint32_t o) {
 #define K32_REG_FUSED_CMP(i)                                                                     \
   K32_R(op::kAddJmpCmp + i, ajc##i) K32_R(op::kAddJmpCmpI + i, ajci##i)                            \
   K32_R(op::kLoadJmpCmp + i, ljc##i) K32_R(op::kLoad8JmpCmpI + i, l8jc##i)                         \
-  K32_R(op::kCopyNJmpCmp + i, cjc##i) K32_R(op::kAddCopyNJmpCmp + i, acjc##i)
+  K32_R(op::kCopyNJmpCmp + i, cjc##i)
 #define K32_FUSED_HANDLERS                                                                       \
   K32_REG_FUSE(0) K32_REG_FUSE(1) K32_REG_FUSE(2) K32_REG_FUSE(3) K32_REG_FUSE(4) K32_REG_FUSE(5)   \
   K32_FOR_EACH_COMPARE_INDEX(K32_REG_FUSED_CMP)                                                    \
   K32_R(op::kJmpTest + 0, jtest_zs) K32_R(op::kJmpTest + 1, jtest_nzs)                             \
-  K32_R(op::kJmpTest + 2, jtest_za) K32_R(op::kJmpTest + 3, jtest_nza)                             \
   K32_R(op::kRevImm + 0, rev_sub_s) K32_R(op::kRevImm + 1, rev_sub_a)                              \
   K32_R(op::kRevImm + 2, rev_shl_s) K32_R(op::kRevImm + 3, rev_shl_a)                              \
   K32_R(op::kRevImm + 4, rev_shr_s_s) K32_R(op::kRevImm + 5, rev_shr_s_a)                          \
@@ -177,7 +181,11 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
   K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kAddCallDirect, add_call_direct)                        \
-  K32_R(op::kIdxLoad, idx_load) K32_R(op::kIdxLoadA, idx_load_a)                        \
+  K32_R(op::kIdxLoad + 0, idx_load) K32_R(op::kIdxLoad + 1, idx_load_a)                            \
+  K32_R(op::kIdxLoad + 2, idx_load8s) K32_R(op::kIdxLoad + 3, idx_load8s_a)                        \
+  K32_R(op::kIdxLoad + 4, idx_load8u) K32_R(op::kIdxLoad + 5, idx_load8u_a)                        \
+  K32_R(op::kIdxLoad + 6, idx_load16s) K32_R(op::kIdxLoad + 7, idx_load16s_a)                      \
+  K32_R(op::kIdxLoad + 8, idx_load16u) K32_R(op::kIdxLoad + 9, idx_load16u_a)                        \
   K32_FOR_EACH_CHAIN(K32_REG_CHAIN2)
 // clang-format on
 
