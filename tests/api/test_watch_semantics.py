@@ -172,6 +172,11 @@ def test_watch_from_before_the_history_budget_is_expired(sim_cluster):
         )
         assert status == 200, body
         rvs.append(int(json.loads(body)["metadata"]["resourceVersion"]))
+    # The node reports what its history holds: within the budget, and more than half full.
+    status, _, body = sim_cluster.request("GET", "/metrics")
+    assert status == 200
+    metrics = dict(line.split() for line in body.decode().splitlines() if line.startswith("k32_watch_history"))
+    assert budget // 2 < int(metrics["k32_watch_history_bytes"]) <= budget, metrics
     events = watch_lines(sim_cluster, path, first_rv)
     assert len(events) == 1, events
     assert events[0]["type"] == "ERROR"

@@ -127,7 +127,10 @@ void ApiServer::serve_discovery(http::Request& req, http::ResponseWriter& w, boo
                        text::to_string(static_cast<int64_t>(m.internal_in_use + m.psram_in_use)) + "\n" + "k32_heap_bytes_peak " +
                        text::to_string(static_cast<int64_t>(m.peak_in_use)) + "\n" + "k32_heap_allocations_total " +
                        text::to_string(static_cast<int64_t>(m.alloc_count)) + "\n" + "k32_store_resource_version " +
-                       text::to_string(static_cast<int64_t>(store_->current_rv())) + "\n";
+                       text::to_string(static_cast<int64_t>(store_->current_rv())) + "\n" + "k32_store_bytes " +
+                       text::to_string(static_cast<int64_t>(store_->used_bytes())) + "\n" + "k32_watch_history_events " +
+                       text::to_string(static_cast<int64_t>(store_->history_events())) + "\n" + "k32_watch_history_bytes " +
+                       text::to_string(static_cast<int64_t>(store_->history_bytes())) + "\n";
     w.send(200, "text/plain; version=0.0.4", body);
     return;
   }
