@@ -206,8 +206,9 @@ void make_kubelet(Node* n, const http::Endpoint& api) {
   // A control-plane pod's k32_event may start an in-process chain (see the pod server).
   if (n->cfg.role == node::Role::ControlPlane) kc.events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CHAIN_STACK_BYTES;
   node::PodCapacity cap = node::pod_capacity();
-  kc.budget.memory = cap.memory;
+  kc.budget.memory = cap.allocatable;
   kc.budget.pods = cap.pods;
+  kc.budget.overhead = cap.overhead;
   n->kubelet = new kubelet::Kubelet(kc, n->kubelet_api);
   n->pod_auth = make_pod_auth(n, api);
   n->pod_server = new podserver::PodServer(n->kubelet, n->pod_auth);

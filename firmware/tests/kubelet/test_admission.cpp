@@ -48,6 +48,18 @@ int main() {
   r = admit_pod(pod("{}"), node, 0, 3);
   CHECK(!r.admitted && r.reason == "OutOfpods");
 
+  // the node's per-pod overhead is charged with every pod: a 64Ki pod with 20Ki of overhead
+  // takes 84Ki, so one fits in 96Ki and a second does not
+  NodeBudget small;
+  small.memory = 96 * 1024;
+  small.pods = 4;
+  small.overhead = 20 * 1024;
+  r = admit_pod(pod(R"({"limits":{"memory":"64Ki"}})"), small, 0, 0);
+  CHECK(r.admitted && r.charge == 84 * 1024);
+  r = admit_pod(pod(R"({"limits":{"memory":"64Ki"}})"), small, 84 * 1024, 1);
+  CHECK(!r.admitted && r.reason == "OutOfmemory");
+  CHECK(r.message.find("requested: 86016, used: 86016, capacity: 98304") != std::string::npos);
+
   // a malformed quantity is the container's config error, not an admission matter
   r = admit_pod(pod(R"({"limits":{"memory":"lots"}})"), node, 0, 0);
   CHECK(r.admitted);

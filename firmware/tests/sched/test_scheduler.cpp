@@ -122,5 +122,24 @@ int main() {
                           "\"effect\":\"NoSchedule\"}]"),
                       nodes, none);
   CHECK_EQ(d.node, std::string("cp"));
+  // A node's per-pod overhead (kube32.io/pod-overhead) is charged with every pod: in 96Ki
+  // with 20Ki a pod, one 64Ki pod fits and the second is refused with kube-scheduler's words.
+  {
+    json::Value w = node("w", "worker", true, "96Ki");
+    w.at_or_insert("metadata").at_or_insert("annotations").set(sched::kPodOverheadAnnotation, "20Ki");
+    w.at_or_insert("status").at_or_insert("allocatable").set("pods", "4");
+    std::vector<json::Value> ns{w};
+    std::vector<json::Value> none;
+    CHECK_EQ(sched::schedule(pod(""), ns, none).node, std::string("w"));
+    std::vector<json::Value> one{pod("", "64Ki", nullptr, "w")};
+    sched::Decision d = sched::schedule(pod(""), ns, one);
+    CHECK(d.node.empty());
+    CHECK_EQ(d.message, std::string("0/1 nodes are available: 1 Insufficient memory."));
+    // An 8Ki pod fits beside it only without the overhead (64 + 8 + 2 x 20 > 96).
+    CHECK(sched::schedule(pod("", "8Ki"), ns, one).node.empty());
+    w.at_or_insert("metadata").at_or_insert("annotations").set(sched::kPodOverheadAnnotation, "0");
+    std::vector<json::Value> ns0{w};
+    CHECK_EQ(sched::schedule(pod("", "8Ki"), ns0, one).node, std::string("w"));
+  }
   TEST_MAIN_END();
 }

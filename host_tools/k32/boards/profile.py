@@ -59,6 +59,7 @@ BUDGET_KEYS = {
     "heap_reserve": "bytes",
     "pods_max": "count",
     "events_kept": "bytes",
+    "pod_overhead": "bytes",
     "wasm_value_stack": "bytes",
     "wasm_call_depth": "count",
 }

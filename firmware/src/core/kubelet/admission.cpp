@@ -1,5 +1,7 @@
 #include "core/kubelet/admission.h"
 
+#include <cstdint>
+
 #include "core/sched/scheduler.h"
 #include "core/util/text.h"
 
@@ -19,6 +21,8 @@ AdmitResult admit_pod(const json::Value& pod, const NodeBudget& budget, int64_t 
     r.charge = 0;
     return r;
   }
+  if (r.charge > INT64_MAX - budget.overhead) r.charge = INT64_MAX - budget.overhead;
+  r.charge += budget.overhead;
   if (budget.pods > 0 && used_pods + 1 > budget.pods) {
     r.admitted = false;
     r.reason = "OutOfpods";

@@ -17,6 +17,8 @@ class ApiClient {
   // timeout_ms bounds connect, request and response.
   int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out,
            uint32_t timeout_ms = kDefaultTimeoutMs);
+  // GET with the body unparsed (the kubelet reads its pod list one item at a time).
+  int get_raw(const std::string& path, std::string* body, uint32_t timeout_ms = kDefaultTimeoutMs);
   static constexpr uint32_t kDefaultTimeoutMs = 10000;
   const http::Endpoint& endpoint() const { return ep_; }
 

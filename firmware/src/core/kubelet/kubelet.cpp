@@ -6,6 +6,7 @@
 #include "core/kubelet/container_runner.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
+#include "core/kubelet/pod_list.h"
 #include "core/kubelet/pod_usage.h"
 #include "core/kubelet/pod_status.h"
 #include "core/sched/quantity.h"
@@ -231,40 +232,33 @@ std::string ready_of(const json::Value& status) {
 
 void Kubelet::report(Pod& p) {
   json::Value status;
-  json::Value body;
+  std::string stored_ready;
   {
     port::LockGuard<port::Mutex> lock(p.mu);
     status = pod_status(p, cfg_.node_ip, p.obj["status"]);
-    body = p.obj;
+    stored_ready = ready_of(p.obj["status"]);
   }
-  std::string dump = json::dump(status);
+  // What was written is remembered as a hash of its text, not the text: a few bytes a pod.
+  const size_t digest = std::hash<std::string>()(json::dump(status));
   {
     // Unchanged since our last write, unless the stored Ready differs: the node lifecycle
     // marks pods Ready=False while their node is NotReady, and the kubelet, back in touch,
     // must write its own view again.
     port::LockGuard<port::Mutex> lock(mu_);
     auto it = reported_.find(p.key());
-    if (it != reported_.end() && it->second == dump && ready_of(body["status"]) == ready_of(status)) return;
+    if (it != reported_.end() && it->second == digest && stored_ready == ready_of(status)) return;
   }
-  body.set("status", status);
-  json::Value out;
-  int rc = api_->call("PUT", pod_path(p.ns, p.name) + "/status", &body, &out);
-  if (rc == 200) {
-    {
-      port::LockGuard<port::Mutex> lock(mu_);
-      reported_[p.key()] = dump;
-    }
-    port::LockGuard<port::Mutex> lock(p.mu);
-    p.obj = out;  // the new resourceVersion for the next write
-  } else if (rc == 409) {
-    // Someone else wrote the pod: re-read it and write again on the next pass.
-    json::Value cur;
-    if (api_->call("GET", pod_path(p.ns, p.name), nullptr, &cur) == 200) {
-      port::LockGuard<port::Mutex> lock(p.mu);
-      p.obj = cur;
-    }
-    poke();
-  }
+  // A merge patch of the status alone: no copy of the pod goes out, no resourceVersion to
+  // conflict on, and the answer is not parsed. A reason or message the status no longer has
+  // is removed (null in a merge patch).
+  for (const char* k : {"reason", "message"})
+    if (!status.find(k)) status.set(k, nullptr);
+  json::Value body = json::Value::object();
+  body.set("status", std::move(status));
+  int rc = api_->call("PATCH", pod_path(p.ns, p.name) + "/status", &body, nullptr);
+  if (rc != 200) return;  // not remembered: the next pass writes it again
+  port::LockGuard<port::Mutex> lock(mu_);
+  reported_[p.key()] = digest;
 }
 
 AdmitResult Kubelet::admit(const json::Value& obj) {
@@ -281,15 +275,15 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
   if (r.admitted) return r;
   const std::string ns = obj["metadata"]["namespace"].as_string(), name = obj["metadata"]["name"].as_string();
   logf("[KUBELET] pod %s/%s rejected: %s", ns.c_str(), name.c_str(), r.message.c_str());
-  json::Value body = obj;
-  json::Value st = obj["status"].is_object() ? obj["status"] : json::Value::object();
+  json::Value st = json::Value::object();
   st.set("phase", "Failed");
   st.set("reason", r.reason);
   st.set("message", r.message);
   st.set("hostIP", cfg_.node_ip);
   st.set("startTime", text::rfc3339(port::wall_time_s()));
-  body.set("status", st);
-  api_->call("PUT", pod_path(ns, name) + "/status", &body, nullptr);
+  json::Value body = json::Value::object();
+  body.set("status", std::move(st));
+  api_->call("PATCH", pod_path(ns, name) + "/status", &body, nullptr);
   json::Value ev = make_pod_event(ns, name, obj["metadata"]["uid"].as_string(), "Warning", r.reason.c_str(), r.message, "kubelet",
                                   cfg_.node_name);
   api_->call("POST", "/api/v1/namespaces/" + ns + "/events", &ev, nullptr);
@@ -297,18 +291,35 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
 }
 
 bool Kubelet::sync_once() {
-  json::Value list;
-  int rc = api_->call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, nullptr, &list);
-  if (rc != 200) return false;
+  // This node's pods as small views (pod_list.h), read one item at a time; the list body
+  // is gone before any pod starts.
+  std::vector<json::Value> mine;
+  {
+    std::string body;
+    int rc = api_->get_raw("/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, &body);
+    if (rc != 200) return false;
+    bool all_read = true;
+    bool whole = for_each_list_item(body, [&](const char* data, size_t len) {
+      json::Value item;
+      json::ParseError pe;
+      // An item that does not read ends the pass: a pod missing from the list is stopped.
+      if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
+      if (item["spec"]["nodeName"].as_string() == cfg_.node_name)  // the selector is advisory
+        mine.push_back(pod_view(std::move(item)));
+      return true;
+    });
+    if (!whole || !all_read) {
+      logf("[KUBELET] the pod list from the API server did not read: sync skipped");
+      return false;
+    }
+  }
   if (hooks_.pods_listed) {
-    std::vector<const json::Value*> mine;
-    for (const auto& obj : list["items"].items())
-      if (obj["spec"]["nodeName"].as_string() == cfg_.node_name) mine.push_back(&obj);
-    hooks_.pods_listed(mine);
+    std::vector<const json::Value*> ptrs;
+    for (const auto& obj : mine) ptrs.push_back(&obj);
+    hooks_.pods_listed(ptrs);
   }
   std::set<std::string> seen;
-  for (const auto& obj : list["items"].items()) {
-    if (obj["spec"]["nodeName"].as_string() != cfg_.node_name) continue;  // the selector is advisory
+  for (const auto& obj : mine) {
     std::string key = obj["metadata"]["namespace"].as_string() + "/" + obj["metadata"]["name"].as_string();
     seen.insert(key);
     std::shared_ptr<Pod> p = find(key);

@@ -131,8 +131,8 @@ class Kubelet {
   port::CondVar wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;
-  std::vector<std::shared_ptr<Pod>> stopping_;   // stopped pods until their last call ended
-  std::map<std::string, std::string> reported_;  // key -> last status written
+  std::vector<std::shared_ptr<Pod>> stopping_;  // stopped pods until their last call ended
+  std::map<std::string, size_t> reported_;      // key -> hash of the last status written
 };
 
 }  // namespace kubelet

@@ -38,7 +38,10 @@ void LogRing::mark_lines(const char* data, size_t len) {
   // Line starts found with memchr, not byte by byte: every log line of every pod comes here.
   size_t i = 0;
   while (i < len) {
-    if (at_line_start_) marks_.push_back({total_ + i, now});
+    if (at_line_start_) {
+      if (!marks_) marks_.reset(new std::deque<LineMark>());
+      marks_->push_back({total_ + i, now});
+    }
     const void* nl = std::memchr(data + i, '\n', len - i);
     if (!nl) {
       at_line_start_ = false;
@@ -51,15 +54,17 @@ void LogRing::mark_lines(const char* data, size_t len) {
 
 void LogRing::trim() {
   if (buf_.size() > cap_) buf_.erase(0, buf_.size() - cap_);
+  if (!marks_) return;
+  std::deque<LineMark>& marks = *marks_;
   // A full index drops its oldest line with the line's bytes.
-  while (marks_.size() > marks_max_) {
-    marks_.pop_front();
+  while (marks.size() > marks_max_) {
+    marks.pop_front();
     uint64_t start = total_ - buf_.size();
-    if (marks_.front().offset > start) buf_.erase(0, static_cast<size_t>(marks_.front().offset - start));
+    if (marks.front().offset > start) buf_.erase(0, static_cast<size_t>(marks.front().offset - start));
   }
   // Keep the entry of a line whose head left the ring; drop the ones before it.
   const uint64_t start = total_ - buf_.size();
-  while (marks_.size() >= 2 && marks_[1].offset <= start) marks_.pop_front();
+  while (marks.size() >= 2 && marks[1].offset <= start) marks.pop_front();
 }
 
 void LogRing::put_locked(const char* data, size_t len) {
@@ -107,13 +112,15 @@ std::string LogRing::stamped(uint64_t from, const std::string& text) {
   const uint64_t start = total_ - buf_.size();
   std::string out;
   size_t done = 0;
-  for (size_t i = 0; i < marks_.size(); ++i) {
-    const LineMark& m = marks_[i];
+  if (!marks_) return text;  // no line was ever logged
+  const std::deque<LineMark>& marks = *marks_;
+  for (size_t i = 0; i < marks.size(); ++i) {
+    const LineMark& m = marks[i];
     uint64_t at = m.offset;
     if (at < from) {
       // Only the oldest line held can have lost its head; it still gets its time. A read
       // resuming inside a line (a follower) adds none there: the line had it already.
-      if (from != start || (i + 1 < marks_.size() && marks_[i + 1].offset <= from)) continue;
+      if (from != start || (i + 1 < marks.size() && marks[i + 1].offset <= from)) continue;
       at = from;
     }
     if (at >= from + text.size()) break;
@@ -166,7 +173,8 @@ bool LogRing::wait_beyond(uint64_t offset, uint32_t timeout_ms) {
 void LogRing::clear() {
   port::LockGuard<port::Mutex> lock(mu_);
   buf_.clear();
-  marks_.clear();
+  buf_.shrink_to_fit();
+  marks_.reset();
   at_line_start_ = true;
 }
 

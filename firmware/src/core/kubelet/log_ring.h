@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include "k32_board.h"
 #include "port.h"
@@ -52,10 +53,13 @@ class LogRing {
   port::CondVar cv_;
   size_t cap_;
   size_t marks_max_;
-  std::string buf_;             // the newest bytes, oldest first
-  uint64_t total_ = 0;          // absolute offset of the end
-  bool at_line_start_ = true;   // the next byte appended starts a line
-  std::deque<LineMark> marks_;  // by offset; the first may start before the bytes held
+  std::string buf_;            // the newest bytes, oldest first
+  uint64_t total_ = 0;         // absolute offset of the end
+  bool at_line_start_ = true;  // the next byte appended starts a line
+  // By offset; the first may start before the bytes held. Made with the first line and
+  // freed by clear(): an empty deque already takes a block of heap, and most containers'
+  // --previous ring stays empty.
+  std::unique_ptr<std::deque<LineMark>> marks_;
 };
 
 }  // namespace kubelet

@@ -32,9 +32,10 @@ bool Heartbeat::register_node() {
     json::Value conds = existing["status"]["conditions"];
     existing.set("status", st);
     existing.at_or_insert("status").set("conditions", conds);
-    // Labels the kubelet owns are re-asserted; user labels stay.
-    for (const auto& l : fresh["metadata"]["labels"].members())
-      existing.at_or_insert("metadata").at_or_insert("labels").set(l.first, l.second);
+    // Labels and annotations the kubelet owns are re-asserted; the user's stay.
+    for (const char* part : {"labels", "annotations"})
+      for (const auto& l : fresh["metadata"][part].members())
+        existing.at_or_insert("metadata").at_or_insert(part).set(l.first, l.second);
     rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", existing, &out);
     if (rc == 200) rc = api_->replace("/api/v1/nodes/" + cfg_.name, out, &out);
   }

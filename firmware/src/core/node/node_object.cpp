@@ -1,5 +1,6 @@
 #include "core/node/node_object.h"
 
+#include "core/sched/scheduler.h"
 #include "core/util/text.h"
 #include "k32_board.h"
 #include "port.h"
@@ -20,8 +21,28 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }
 }  // namespace
 
+int64_t pod_allocatable_memory() {
+  static const int64_t kAllocatable = [] {
+    const uint64_t avail = port::mem_available(port::Region::Any);
+    const uint64_t left = avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0;
+    const int64_t whole_ki = static_cast<int64_t>(left & ~uint64_t(1023));  // quantities in Ki
+    return whole_ki < static_cast<int64_t>(K32_POD_MEMORY_BYTES) ? whole_ki : static_cast<int64_t>(K32_POD_MEMORY_BYTES);
+  }();
+  return kAllocatable;
+}
+
 // What this build's board profile offers pods (a node runs the profile it was built with).
-PodCapacity pod_capacity() { return PodCapacity{K32_POD_MEMORY_BYTES, K32_PODS_MAX}; }
+PodCapacity pod_capacity() {
+  return PodCapacity{K32_POD_MEMORY_BYTES, K32_PODS_MAX, K32_POD_OVERHEAD_BYTES, pod_allocatable_memory()};
+}
+
+std::string memory_quantity(int64_t bytes) {
+  // Binary units as Kubernetes quantities print them (a unit, not a budget).
+  constexpr int64_t kKi = int64_t{1} << 10, kMi = int64_t{1} << 20;
+  if (bytes > 0 && bytes % kMi == 0) return text::to_string(bytes / kMi) + "Mi";
+  if (bytes > 0 && bytes % kKi == 0) return text::to_string(bytes / kKi) + "Ki";
+  return text::to_string(bytes);
+}
 
 json::Value make_node(const NodeConfig& cfg) {
   std::string now = text::rfc3339(port::wall_time_s());
@@ -38,20 +59,24 @@ json::Value make_node(const NodeConfig& cfg) {
   if (cfg.role == Role::ControlPlane) labels.set("node-role.kubernetes.io/control-plane", "");
   else labels.set("node-role.kubernetes.io/worker", "");
   md.set("labels", labels);
+  json::Value notes = json::Value::object();
+  notes.set(sched::kPodOverheadAnnotation, memory_quantity(pod_capacity().overhead));
+  md.set("annotations", notes);
   n.set("metadata", md);
   n.set("spec", json::Value::object());
   json::Value st = json::Value::object();
   json::Value cap = json::Value::object();
-  // Capacity: what the board offers pods (linear memory and channel slots).
+  // Capacity: what the board offers pods (linear memory and channel slots); allocatable:
+  // as much of it as the heap really holds beside the node's own use and its reserve.
   PodCapacity pc = pod_capacity();
-  // Binary units as Kubernetes quantities print them (a unit, not a budget).
-  constexpr int64_t kKi = int64_t{1} << 10, kMi = int64_t{1} << 20;
-  cap.set("memory", pc.memory % kMi == 0 ? text::to_string(pc.memory / kMi) + "Mi" : text::to_string(pc.memory / kKi) + "Ki");
+  cap.set("memory", memory_quantity(pc.memory));
   cap.set("pods", text::to_string(pc.pods));
   cap.set("hardware.kube32.io/ipc", "8");
   cap.set("cpu", "2");
+  json::Value alloc = cap;
+  alloc.set("memory", memory_quantity(pc.allocatable));
   st.set("capacity", cap);
-  st.set("allocatable", cap);
+  st.set("allocatable", alloc);
   json::Value conds = json::Value::array();
   conds.push(condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now));
   conds.push(condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now));

@@ -8,14 +8,24 @@
 namespace k32 {
 namespace node {
 
-// What a board offers pods: linear memory (bytes) and pod slots. The Node object advertises
-// it as capacity/allocatable and the kubelet admits pods against the same figures.
+// What a board offers pods: linear memory (bytes), pod slots, and the heap a pod costs
+// beyond its linear memory. The Node object advertises it (capacity, allocatable and the
+// sched::kPodOverheadAnnotation annotation, which the scheduler charges with every pod it
+// places there) and the kubelet admits pods against the same figures.
 struct PodCapacity {
-  int64_t memory;
-  int64_t pods;
+  int64_t memory;       // capacity: the profile's pod_memory
+  int64_t pods;         // pods_max
+  int64_t overhead;     // pod_overhead
+  int64_t allocatable;  // what the heap can really give pods (pod_allocatable_memory)
 };
 // The board profile this node was built with (k32_board.h).
 PodCapacity pod_capacity();
+// The pod memory this node can really give: the profile's pod_memory, or less when the heap
+// left beside what the node itself holds at start, minus its heap_reserve, is smaller.
+// Worked out at the first call (at start, before any pod) and the same afterwards.
+int64_t pod_allocatable_memory();
+// A byte count as a Kubernetes memory quantity ("96Ki", "4Mi", "1000").
+std::string memory_quantity(int64_t bytes);
 
 json::Value make_node(const NodeConfig& cfg);
 // Sets the Ready condition (and heartbeat time) on a Node object.

@@ -115,6 +115,14 @@ int64_t allocatable(const json::Value& node, const char* res) {
   return parse_quantity(q.as_string(), &v) ? v : 0;
 }
 
+// The heap each pod takes on this node beyond its linear memory (the Node's
+// kube32.io/pod-overhead annotation, which its kubelet charges too); 0 when absent.
+int64_t pod_overhead(const json::Value& node) {
+  int64_t v = 0;
+  const json::Value& q = node["metadata"]["annotations"][kPodOverheadAnnotation];
+  return q.is_string() && parse_quantity(q.str(), &v) && v > 0 ? v : 0;
+}
+
 }  // namespace
 
 bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err) {
@@ -201,14 +209,16 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
         break;
       }
     }
-    int64_t free_mem = allocatable(node, "memory") - used_mem[name];
+    // Every pod there, and this one, is also charged the node's per-pod overhead.
+    const int64_t overhead = pod_overhead(node);
+    int64_t free_mem = allocatable(node, "memory") - used_mem[name] - used_pods[name] * overhead;
     if (!taint_key.empty()) {
       reasons["node(s) had untolerated taint " + taint_key]++;
       continue;
     }
     if (!selector_matches(pod, node) || !affinity_matches(pod, node)) why = "node(s) didn't match Pod's node affinity/selector";
     else if (used_pods[name] + 1 > allocatable(node, "pods")) why = "Too many pods";
-    else if (want_mem > free_mem) why = "Insufficient memory";
+    else if (want_mem + overhead > free_mem) why = "Insufficient memory";
     else if (want_ipc > allocatable(node, kIpcResource) - used_ipc[name]) why = "Insufficient hardware.kube32.io/ipc";
     if (why) {
       reasons[why]++;

@@ -15,6 +15,9 @@ namespace k32 {
 namespace sched {
 
 constexpr const char* kIpcResource = "hardware.kube32.io/ipc";
+// Node annotation: the heap each pod takes beyond its linear memory (a memory quantity),
+// charged with every pod placed there (node::kPodOverheadAnnotation, which nodes set).
+constexpr const char* kPodOverheadAnnotation = "kube32.io/pod-overhead";
 
 struct Decision {
   std::string node;     // empty: unschedulable

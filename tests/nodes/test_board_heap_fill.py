@@ -1,0 +1,179 @@
+"""Board mode, filled up: a classic ESP32 worker (no PSRAM) takes echo pods until the
+scheduler refuses the next one with kube-scheduler's words, the control plane takes API
+objects until it answers 507, and after the deletes both accept work again, the worker's
+heap back near where it started. Every bound comes from the board profiles; nothing may
+crash on the way."""
+
+import json
+import time
+
+import pytest
+
+from k32.boards import load_board
+from k32.testing.poll import wait_until
+from k32.sim.console import command
+from k32.testing.clusters import make_test_cluster
+
+pytestmark = pytest.mark.slow
+
+CP_BOARD, WORKER_BOARD = "s3", "esp32"
+WORKER = "kube32-worker-1"
+ECHO_LIMIT = 64 * 1024  # each pod's limits.memory: one Wasm page
+POD_START_TIMEOUT_S = 60.0
+HEAP_SAMPLES = 5
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = make_test_cluster(tmp_path_factory.mktemp("heapfill"), workers=1, board=CP_BOARD, worker_board=WORKER_BOARD)
+    c.up()
+    try:
+        yield c
+    finally:
+        c.down()
+
+
+def api(c, method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
+    return status, (json.loads(raw) if raw.strip() else {})
+
+
+def quantity(q: str) -> int:
+    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
+    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
+
+
+def worker_heap(c) -> int:
+    """The worker's internal heap in use, the least of a few samples: its sync and heartbeat
+    hold short-lived buffers, which a single sample may catch."""
+    spec = next(s for s in c.nodes if s.name == WORKER)
+    samples = []
+    for _ in range(HEAP_SAMPLES):
+        samples.append(command(f"{spec.ip}:{spec.console_port}", "STATUS")["heapInternalBytes"])
+        time.sleep(0.3)
+    return min(samples)
+
+
+def echo_pod(name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+        "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": WORKER},
+            "containers": [
+                {"name": "echo", "image": "wasm://embedded/echo", "resources": {"limits": {"memory": "64Ki"}}}
+            ],
+        },
+    }
+
+
+def pod_outcome(c, name):
+    """'running', 'refused' (PodScheduled=False), or None while undecided."""
+    status, pod = api(c, "GET", f"/api/v1/namespaces/default/pods/{name}")
+    assert status == 200, (status, pod)
+    st = pod.get("status") or {}
+    for cond in st.get("conditions") or []:
+        if cond["type"] == "PodScheduled" and cond["status"] == "False":
+            return "refused", cond
+    ready = [cs.get("ready") for cs in st.get("containerStatuses") or []]
+    if st.get("phase") == "Running" and ready and all(ready):
+        return "running", pod
+    assert st.get("phase") != "Failed", f"{name} failed on the node instead of being refused: {st}"
+    return None
+
+
+def delete_pods(c, names):
+    for n in names:
+        api(c, "DELETE", f"/api/v1/namespaces/default/pods/{n}")
+    gone = wait_until(
+        lambda: all(api(c, "GET", f"/api/v1/namespaces/default/pods/{n}")[0] == 404 for n in names), 60.0, 0.5
+    )
+    assert gone, "pods were not removed"
+
+
+def test_worker_takes_pods_until_the_scheduler_refuses_then_recovers(cluster):
+    b = load_board(WORKER_BOARD).budgets
+    _, node = api(cluster, "GET", f"/api/v1/nodes/{WORKER}")
+    allocatable = quantity(node["status"]["allocatable"]["memory"])
+    overhead = quantity(node["metadata"]["annotations"]["kube32.io/pod-overhead"])
+    # The Node offers what the board's heap can hold: never more than pod_memory, nor more
+    # than the heap beside the node's reserve; and it tells the scheduler what a pod costs.
+    assert allocatable <= b["pod_memory"]["bytes"]
+    assert allocatable <= b["heap_internal"]["bytes"] - b["heap_reserve"]["bytes"]
+    assert overhead == b["pod_overhead"]["bytes"]
+    fits = min(b["pods_max"]["count"], allocatable // (ECHO_LIMIT + overhead))
+    assert fits >= 1, (allocatable, overhead)
+
+    start_heap = worker_heap(cluster)
+    names, running, refusal = [], [], None
+    for i in range(b["pods_max"]["count"] + 1):
+        name = f"fill-{i}"
+        status, body = api(cluster, "POST", "/api/v1/namespaces/default/pods", echo_pod(name))
+        assert status == 201, (status, body)
+        names.append(name)
+        outcome = wait_until(lambda: pod_outcome(cluster, name), POD_START_TIMEOUT_S, 0.5)
+        assert outcome, (
+            f"{name} neither ran nor was refused: {api(cluster, 'GET', f'/api/v1/namespaces/default/pods/{name}')}"
+        )
+        assert len(cluster.running_nodes()) == len(cluster.nodes), cluster.log_path(WORKER).read_text()[-800:]
+        if outcome[0] == "refused":
+            refusal = (name, outcome[1])
+            break
+        running.append(name)
+    assert refusal, f"every pod ran: {running}"
+    assert len(running) == fits, (running, allocatable, overhead)
+    name, cond = refusal
+    assert cond["reason"] == "Unschedulable"
+    msg = cond["message"]
+    assert msg.startswith("0/2 nodes are available: "), msg
+    assert "Insufficient memory" in msg or "Too many pods" in msg, msg
+    events = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
+    failed = [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
+    assert failed and failed[0]["message"] == msg, [e["reason"] for e in events]
+    # Full: the worker still answers and stays inside its heap.
+    full_heap = worker_heap(cluster)
+    assert full_heap <= b["heap_internal"]["bytes"]
+    print(f"worker heap: start {start_heap}, {len(running)} echo pod(s) {full_heap}")
+
+    delete_pods(cluster, names)
+    back = wait_until(lambda: worker_heap(cluster) <= start_heap + b["pod_overhead"]["bytes"], 30.0, 1.0)
+    after = worker_heap(cluster)
+    print(f"worker heap after the deletes: {after}")
+    assert back, f"heap {after} after the deletes, {start_heap} at the start"
+
+    # Recovered: the same number of pods runs again.
+    again = [f"again-{i}" for i in range(fits)]
+    for n in again:
+        assert api(cluster, "POST", "/api/v1/namespaces/default/pods", echo_pod(n))[0] == 201
+        outcome = wait_until(lambda: pod_outcome(cluster, n), POD_START_TIMEOUT_S, 0.5)
+        assert outcome and outcome[0] == "running", outcome
+    delete_pods(cluster, again)
+
+
+def test_control_plane_takes_objects_until_507_then_recovers(cluster):
+    b = load_board(CP_BOARD).budgets
+    # Objects a quarter of the largest one allowed: the store's total is reached in a few dozen.
+    size = b["store_object_max"]["bytes"] // 4
+    most = b["store_total_max"]["bytes"] // size + 2
+    names, refused = [], None
+    for i in range(most):
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"fill-{i}"}, "data": {"x": "x" * size}}
+        status, body = api(cluster, "POST", "/api/v1/namespaces/default/configmaps", cm)
+        if status == 507:
+            refused = body
+            break
+        assert status == 201, (status, body)
+        names.append(f"fill-{i}")
+    assert refused, f"{len(names)} objects of {size} bytes and no 507"
+    assert refused["kind"] == "Status" and refused["reason"] == "InsufficientStorage", refused
+    assert len(cluster.running_nodes()) == len(cluster.nodes)
+    for n in names:
+        assert api(cluster, "DELETE", f"/api/v1/namespaces/default/configmaps/{n}")[0] == 200
+    # Accepted again, as many as before.
+    for n in names:
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": n}, "data": {"x": "x" * size}}
+        assert api(cluster, "POST", "/api/v1/namespaces/default/configmaps", cm)[0] == 201
+    for n in names:
+        assert api(cluster, "DELETE", f"/api/v1/namespaces/default/configmaps/{n}")[0] == 200
