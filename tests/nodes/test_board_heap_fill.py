@@ -10,9 +10,9 @@ import time
 import pytest
 
 from k32.boards import load_board
-from k32.testing.poll import wait_until
 from k32.sim.console import command
 from k32.testing.clusters import make_test_cluster
+from k32.testing.poll import wait_until
 
 pytestmark = pytest.mark.slow
 

@@ -27,7 +27,14 @@ void PolicyCache::record_pods(const std::vector<const json::Value*>& pods) {
   for (const json::Value* p : pods) {
     if (!p) continue;
     const std::string ns = (*p)["metadata"]["namespace"].as_string();
-    local_pods_[ns + "/" + (*p)["metadata"]["name"].as_string()] = *p;
+    // Only what a caller is matched on (its namespace and labels): a whole pod per running
+    // pod is more than a small worker keeps for it.
+    json::Value md = json::Value::object();
+    md.set("namespace", ns);
+    md.set("labels", (*p)["metadata"]["labels"]);
+    json::Value caller = json::Value::object();
+    caller.set("metadata", std::move(md));
+    local_pods_[ns + "/" + (*p)["metadata"]["name"].as_string()] = std::move(caller);
     live.insert(ns);
   }
   for (auto it = namespaces_.begin(); it != namespaces_.end();)

@@ -67,7 +67,7 @@ class PolicyCache {
   ReadObject read_ns_;
   mutable port::Mutex mu_;
   std::map<std::string, NsEntry> namespaces_;
-  std::map<std::string, json::Value> local_pods_;  // "ns/name" -> pod (labels as of the last sync)
+  std::map<std::string, json::Value> local_pods_;  // "ns/name" -> its namespace and labels as of the last sync
   std::map<std::string, Cached> target_pods_;
   std::map<std::string, Cached> target_namespaces_;
 };
