@@ -14,7 +14,11 @@ from k32.boards import load_board, load_common
 from k32.sim.cluster import SimError
 
 NS_PATH = "/api/v1/namespaces/default/configmaps"
-BUDGETS = load_board("sim").budgets
+
+
+def budgets(cluster) -> dict:
+    """The control plane's board profile: the default simulator's, or the board's in board mode."""
+    return load_board(cluster.board).budgets
 
 
 def nest(levels: int):
@@ -91,10 +95,10 @@ def test_deepest_accepted_object_survives_restarts_with_every_later_write(sim_fa
     assert code == 422 and f"limit of {limit} levels" in json.loads(raw)["message"], raw[:300]
 
     # Enough writes to compact the log into the snapshot; then the snapshot must load too.
-    chunk = "x" * (BUDGETS["store_object_max"]["bytes"] // 2)
+    chunk = "x" * (budgets(cluster)["store_object_max"]["bytes"] // 2)
     written = 0
     i = 0
-    while written < 2 * BUDGETS["store_log_max"]["bytes"]:
+    while written < 2 * budgets(cluster)["store_log_max"]["bytes"]:
         assert create(cluster, configmap(f"fill-{i}", data={"x": chunk}))[0] == 201
         assert cluster.request("DELETE", f"{NS_PATH}/fill-{i}")[0] == 200
         written += len(chunk)
@@ -154,9 +158,9 @@ def test_corrupt_complete_record_stops_the_control_plane_and_changes_no_file(sim
 
 @pytest.mark.slow
 def test_object_size_limit_and_store_budget_refuse_the_write_and_keep_the_rest(sim_factory):
-    object_max = BUDGETS["store_object_max"]["bytes"]
-    total_max = BUDGETS["store_total_max"]["bytes"]
     cluster = sim_factory(workers=0)
+    object_max = budgets(cluster)["store_object_max"]["bytes"]
+    total_max = budgets(cluster)["store_total_max"]["bytes"]
     cluster.up()
 
     code, status = create(cluster, configmap("too-big", data={"x": "y" * (object_max + 1)}))
