@@ -9,6 +9,6 @@ def test_node_reports_its_bundle_digest(target, tmp_path_factory):
     reported = target.cp.command("STATUS").get("bundle", "")
     if not reported:
         pytest.skip("the control plane runs without a bundle (k32-node started without --bundle)")
-    board = "sim" if target.kind == "sim" else target.cp.command("STATUS").get("board", "s3")
+    board = target.cp.command("STATUS").get("board") or ("sim" if target.kind == "sim" else "s3")
     expected = build(board, tmp_path_factory.mktemp("bundle") / board)["digest"]
     assert reported == expected

@@ -112,4 +112,12 @@ def _write(out_dir: Path, artifacts: list[Artifact], manifest: dict) -> None:
 def digest_for(board_name: str) -> str:
     """Builds (or refreshes) build/bundle/<board> and returns its digest: what the simulator
     passes to `k32-node --bundle` so STATUS and `k32 sim status` show it."""
-    return build(board_name)["digest"]
+    # Several processes (test workers, a `k32 sim up` beside them) may refresh the same
+    # directory at once; its .tmp sibling and the swap into place are not safe to share.
+    import fcntl
+
+    lock_path = default_out(board_name).with_name(f".{board_name}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return build(board_name)["digest"]

@@ -45,6 +45,11 @@ API_READY_TIMEOUT = 60.0  # all Nodes Ready in the API (workers register and hea
 LOG_TAIL_LINES = 15
 
 
+# Each board's bundle digest, built once per process: a board's bundle (its LittleFS image
+# included) takes seconds, and a test session starts dozens of clusters from the same sources.
+_BUNDLE_DIGESTS: dict[str, str] = {}
+
+
 class SimError(RuntimeError):
     """A one-line reason, optionally followed by the tail of a node's log."""
 
@@ -394,14 +399,15 @@ class SimCluster:
                 raise SimError(f"firmware build failed: {e}")
         return self._binaries[self.board]
 
-    def _bundle_digest(self) -> str:
-        """The digest of what `k32 bundle --board sim` builds: the simulator's firmware image
-        in the same sense a board's data partition is, printed at boot and in STATUS."""
-        if not hasattr(self, "_digest"):
+    def _bundle_digest(self, board: str) -> str:
+        """The digest of what `k32 bundle --board BOARD` builds for the node's board: the
+        simulator's firmware image in the same sense a board's data partition is, printed at
+        boot and in STATUS (in board mode, the digest a board of that kind would report)."""
+        if board not in _BUNDLE_DIGESTS:
             from k32.data_bundle import digest_for
 
-            self._digest = digest_for(BOARD)
-        return self._digest
+            _BUNDLE_DIGESTS[board] = digest_for(board)
+        return _BUNDLE_DIGESTS[board]
 
     def _argv(self, binary: Path, spec: NodeSpec) -> list[str]:
         argv = [
@@ -421,7 +427,7 @@ class SimCluster:
             "--board",
             self.board_of(spec),
             "--bundle",
-            self._bundle_digest(),
+            self._bundle_digest(self.board_of(spec)),
         ]
         if spec.role == "control-plane":
             argv += ["--api-port", str(spec.api_port), "--ingress-port", str(spec.ingress_port)]
