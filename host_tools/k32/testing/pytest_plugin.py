@@ -43,6 +43,9 @@ def pytest_configure(config):
     except SimError as e:
         raise pytest.UsageError(str(e))
     config.addinivalue_line("markers", "board_mode_skip(reason): skipped when test clusters run in board mode")
+    config.addinivalue_line(
+        "markers", "board_mode_xfail(reason): a known failure in board mode, expected to fail there until fixed"
+    )
 
 
 def pytest_report_header(config):
@@ -51,18 +54,27 @@ def pytest_report_header(config):
     return f"kube32 test clusters: control plane {cp}, workers {worker} ({mode})"
 
 
+def _reason(item, mark) -> str:
+    reason = mark.kwargs.get("reason") or (mark.args[0] if mark.args else "")
+    if not reason:
+        raise pytest.UsageError(f"{item.nodeid}: {mark.name} needs a reason")
+    return f"board mode: {reason}"
+
+
 def pytest_collection_modifyitems(config, items):
     """`@pytest.mark.board_mode_skip(reason=...)`: what a board cannot hold (more pods than an
-    ESP32 worker takes, objects larger than its budgets) is skipped in board mode, with why."""
+    ESP32 worker takes, objects larger than its budgets) is skipped in board mode, with why.
+    `@pytest.mark.board_mode_xfail(reason=...)`: a defect the board's budgets show and that is
+    not fixed yet; the test still runs there, and XPASS says when the marker can go."""
     if not board_mode():
         return
     for item in items:
         mark = item.get_closest_marker("board_mode_skip")
         if mark is not None:
-            reason = mark.kwargs.get("reason") or (mark.args[0] if mark.args else "")
-            if not reason:
-                raise pytest.UsageError(f"{item.nodeid}: board_mode_skip needs a reason")
-            item.add_marker(pytest.mark.skip(reason=f"board mode: {reason}"))
+            item.add_marker(pytest.mark.skip(reason=_reason(item, mark)))
+        mark = item.get_closest_marker("board_mode_xfail")
+        if mark is not None:
+            item.add_marker(pytest.mark.xfail(reason=_reason(item, mark), strict=False))
 
 
 def pytest_sessionfinish(session, exitstatus):
