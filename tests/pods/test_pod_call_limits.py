@@ -92,6 +92,10 @@ def test_looping_handler_gets_504_and_the_pod_keeps_serving(cluster):
     assert "no answer within" in logs
 
 
+@pytest.mark.board_mode_skip(
+    reason=f"{SPINS} calls at once from one address; an ESP32-S3 holds "
+    f"{load_board('s3').budgets['client_connections']['count']} per client address (client_connections)"
+)
 @pytest.mark.slow
 def test_one_pod_cannot_take_every_connection(cluster):
     cp = cp_of(cluster)
