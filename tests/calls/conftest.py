@@ -7,7 +7,6 @@ import datetime
 import ipaddress
 import json
 import os
-import socket
 import socketserver
 import ssl
 import subprocess
@@ -39,23 +38,6 @@ def k32_call() -> Path:
         stdout=subprocess.DEVNULL,
     )
     return BUILD_DIR / "k32-call"
-
-
-@dataclass
-class CallResult:
-    rc: int
-    status: int
-    len: int
-    ms: int
-    body: str
-
-
-def run_call(binary: Path, url: str, *args: str, timeout: float = 30) -> tuple[list[CallResult], str]:
-    """Runs `k32-call call URL args…`; returns the per-call results and stderr (log lines)."""
-    p = subprocess.run([str(binary), "call", url, *args], capture_output=True, text=True, timeout=timeout)
-    assert p.returncode == 0, p.stderr
-    results = [CallResult(**json.loads(line)) for line in p.stdout.splitlines() if line.startswith("{")]
-    return results, p.stderr
 
 
 # ---- PKI ----
@@ -252,9 +234,3 @@ def https_servers(pki):
     yield servers
     for s in servers.values():
         s.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -6,8 +6,7 @@ import json
 import subprocess
 
 import pytest
-
-from conftest import free_port, run_call
+from calls_helpers import free_port, run_call
 
 PERM, TOOBIG, BUSY, NOTSUP, CERT = -1, -7, -16, -95, -129
 

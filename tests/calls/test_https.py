@@ -2,8 +2,7 @@
 good certificate, wrong host, expired, untrusted, TLS 1.3 only, and BUSY sessions."""
 
 import pytest
-
-from conftest import run_call
+from calls_helpers import run_call
 
 CERT, TLS, BUSY, TOOBIG = -129, -71, -16, -7
 

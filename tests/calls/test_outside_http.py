@@ -3,7 +3,7 @@ return code such a call can give (docs/abi.md), header rules, 1xx, redirects and
 
 import json
 
-from conftest import free_port, run_call
+from calls_helpers import free_port, run_call
 
 K32_ERR = dict(PERM=-1, NOENT=-2, IO=-5, TOOBIG=-7, INVAL=-22, TIMEOUT=-110, CONNREFUSED=-111)
 
