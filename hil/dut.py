@@ -9,9 +9,12 @@ import re
 import time
 from pathlib import Path
 
+from k32.boards import load_common
 from k32.provision import Console, ProvisionError
 
 DEFAULT_TIMEOUT = 30.0
+# Reconnect a TCP console quiet for longer than this: under the node's idle limit, with margin.
+CONSOLE_IDLE_S = load_common()["CONSOLE_IDLE_MS"] / 1000 / 2
 
 
 class ExpectTimeout(AssertionError):
@@ -25,6 +28,7 @@ class Dut:
         self._log_file = Path(log_file) if log_file else None
         self._log_pos = self._log_file.stat().st_size if self._log_file and self._log_file.exists() else 0
         self._console: Console | None = None
+        self._last_used = time.monotonic()
         self._pending: list[str] = []
 
     # ---- console protocol ----
@@ -35,7 +39,16 @@ class Dut:
         return self._console
 
     def command(self, name: str, arg: dict | None = None, timeout: float = 10.0) -> dict:
-        return self.console.command(name, arg, timeout)
+        # A TCP console closes a connection that completes no line within its idle limit, and
+        # a session's Dut may sit unused that long between tests: such a connection is opened
+        # anew. (A serial port is never reopened here: that can reset a board.)
+        idle = time.monotonic() - self._last_used
+        if self._console is not None and self.console_url.startswith("socket://") and idle > CONSOLE_IDLE_S:
+            self.close()
+        try:
+            return self.console.command(name, arg, timeout)
+        finally:
+            self._last_used = time.monotonic()
 
     def write(self, line: str) -> None:
         self.console.ser.write((line + "\n").encode("utf-8"))

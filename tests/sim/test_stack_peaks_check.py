@@ -29,7 +29,9 @@ from k32.testing.stack_peaks import RECORDED
 
 def test_a_worker_reports_an_overflowing_thread():
     RECORDED.merge_json({"peaks": [{"board": "sim", "node": "n", "thread": "probe", "budget": 1000,
-                                    "peak": 1200, "threads": 1, "cluster": "c"}], "clusters": 1})
+                                    "peak": 1200, "threads": 1, "cluster": "c"}], "clusters": 1,
+                        "outOfHeap": [{"log": "l", "board": "esp32", "node": "w", "cluster": "c",
+                                       "line": "[PORT] out of heap: 288 bytes refused"}]})
 """
 )
 
@@ -69,3 +71,4 @@ def test_a_thread_past_its_budget_fails_the_run(tmp_path):
     assert "FAILED: 1 thread(s) went past their stack budget" in r.stdout
     assert "sim probe: peak 1200 B > budget 1000 B" in r.stdout
     assert "OVER BUDGET" in r.stdout
+    assert "node stopped out of heap: esp32 w: [PORT] out of heap: 288 bytes refused" in r.stdout

@@ -102,6 +102,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.write_line(RECORDED.table())
     for line in RECORDED.unread:
         tr.write_line(f"not read (node not answering as it stopped): {line}")
+    # Not a stack verdict, but what a test that timed out on a board may have died of.
+    for o in RECORDED.out_of_heap.values():
+        tr.write_line(f"node stopped out of heap: {o.board} {o.node}: {o.line} (cluster {o.cluster})", yellow=True)
     failures = RECORDED.failures()
     if failures:
         tr.write_line("")

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 OVERFLOW_MARK = "stack overflow in thread"
+HEAP_MARK = "[PORT] out of heap"  # a node stopped because an allocation found its region full
 STATUS_TIMEOUT = 2.0  # a stopped (SIGSTOP) node must not hold a cluster's teardown long
 LOG_LINE_MAX = 300
 
@@ -34,8 +35,8 @@ class StackPeak:
 
 
 @dataclass
-class StackOverflow:
-    """A node that stopped on its guard page: the log line that says so."""
+class StopLine:
+    """A line of a node's log that says why it stopped (its guard page, or a full heap region)."""
 
     board: str
     node: str
@@ -48,8 +49,9 @@ class StackPeaks:
 
     def __init__(self):
         self.peaks: dict[tuple[str, str, int], StackPeak] = {}  # (board, thread, budget) -> deepest
-        self.overflows: dict[tuple[str, str], StackOverflow] = {}  # (log file, line) -> where
+        self.overflows: dict[tuple[str, str], StopLine] = {}  # (log file, line) -> where
         self.unread: list[str] = []  # nodes whose STATUS could not be read as they stopped
+        self.out_of_heap: dict[tuple[str, str], StopLine] = {}  # listed, not judged here
         self.clusters = 0
 
     def add_peak(self, p: StackPeak) -> None:
@@ -105,7 +107,10 @@ class StackPeaks:
         for line in text.splitlines():
             if OVERFLOW_MARK in line:
                 key = (str(log), line)
-                self.overflows.setdefault(key, StackOverflow(board, node, line[:LOG_LINE_MAX], str(cluster.state)))
+                self.overflows.setdefault(key, StopLine(board, node, line[:LOG_LINE_MAX], str(cluster.state)))
+            elif HEAP_MARK in line:
+                key = (str(log), line)
+                self.out_of_heap.setdefault(key, StopLine(board, node, line[:LOG_LINE_MAX], str(cluster.state)))
 
     # ---- across processes (pytest-xdist) ------------------------------------------------
     def to_json(self) -> dict:
@@ -113,6 +118,7 @@ class StackPeaks:
             "peaks": [asdict(p) for p in self.peaks.values()],
             "overflows": [{"log": k[0], **asdict(o)} for k, o in self.overflows.items()],
             "unread": list(self.unread),
+            "outOfHeap": [{"log": k[0], **asdict(o)} for k, o in self.out_of_heap.items()],
             "clusters": self.clusters,
         }
 
@@ -121,8 +127,11 @@ class StackPeaks:
             self.add_peak(StackPeak(**p))
         for o in doc.get("overflows", []):
             log = o.pop("log")
-            self.overflows.setdefault((log, o["line"]), StackOverflow(**o))
+            self.overflows.setdefault((log, o["line"]), StopLine(**o))
         self.unread.extend(doc.get("unread", []))
+        for o in doc.get("outOfHeap", []):
+            log = o.pop("log")
+            self.out_of_heap.setdefault((log, o["line"]), StopLine(**o))
         self.clusters += int(doc.get("clusters", 0))
 
     # ---- the verdict --------------------------------------------------------------------
