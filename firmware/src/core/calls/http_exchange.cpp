@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/calls/call_headers.h"
+#include "core/util/text.h"
 #include "k32_board.h"
 #include "runtime/k32_app_abi.h"
 
@@ -212,9 +213,8 @@ ExchangeResult http_exchange(CallStream& s, const std::string& request_head, con
       std::string line;
       rc = rd.read_line(&line);
       if (rc != 0) break;
-      char* endp = nullptr;
-      unsigned long n = std::strtoul(line.c_str(), &endp, 16);
-      if (endp == line.c_str()) {
+      uint64_t n = 0;
+      if (!http::parse_chunk_size(line, &n)) {
         rc = K32_ERR_IO;
         break;
       }
@@ -224,16 +224,19 @@ ExchangeResult http_exchange(CallStream& s, const std::string& request_head, con
         } while (rc == 0 && !line.empty());
         break;
       }
-      rc = rd.body(n, false, deliver);
+      rc = rd.body(static_cast<size_t>(n), false, deliver);
       if (rc != 0) break;
       rc = rd.read_line(&line);
       if (rc != 0) break;
+      if (!line.empty()) {  // the data must end where its size said
+        rc = K32_ERR_IO;
+        break;
+      }
       rd.compact();
     }
   } else if (cl) {
-    char* endp = nullptr;
-    unsigned long long n = std::strtoull(cl->c_str(), &endp, 10);
-    if (cl->empty() || *endp != '\0') rc = K32_ERR_IO;
+    uint64_t n = 0;  // digits only: strtoull would also take "+5", " 5" and "-1"
+    if (!text::parse_uint(*cl, SIZE_MAX, &n)) rc = K32_ERR_IO;
     else rc = rd.body(static_cast<size_t>(n), false, deliver);
   } else {
     rc = rd.body(0, true, deliver);

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/http/http_message.h"
+
 namespace k32 {
 namespace http {
 
@@ -112,15 +114,8 @@ ReadStatus ConnReader::read_chunk(std::string* out, size_t max_bytes, uint32_t t
   std::string line;
   ReadStatus st = read_line(&line, 64, timeout_ms);
   if (st != ReadStatus::Ok) return st == ReadStatus::TooLarge ? ReadStatus::Malformed : st;
-  size_t semi = line.find(';');
-  if (semi != std::string::npos) line.resize(semi);
-  if (line.empty() || line.size() > 8) return ReadStatus::Malformed;
-  // Hex digits only: strtoul alone would also take "-1", "+5", " 5" and "0x5".
-  for (char c : line)
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return ReadStatus::Malformed;
-  char* endp = nullptr;
-  unsigned long size = std::strtoul(line.c_str(), &endp, 16);
-  if (*endp != '\0') return ReadStatus::Malformed;
+  uint64_t size = 0;
+  if (!parse_chunk_size(line, &size)) return ReadStatus::Malformed;
   if (size == 0) {
     *last = true;
     for (;;) {  // trailers, then the blank line
@@ -130,7 +125,7 @@ ReadStatus ConnReader::read_chunk(std::string* out, size_t max_bytes, uint32_t t
     }
   }
   if (size > max_bytes) return ReadStatus::TooLarge;
-  st = read_exact(size, out, timeout_ms);
+  st = read_exact(static_cast<size_t>(size), out, timeout_ms);
   if (st != ReadStatus::Ok) return st;
   st = read_line(&line, 2, timeout_ms);
   if (st != ReadStatus::Ok || !line.empty()) return ReadStatus::Malformed;

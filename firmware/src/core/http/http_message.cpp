@@ -174,6 +174,21 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
   return true;
 }
 
+bool parse_chunk_size(const std::string& line, uint64_t* size) {
+  size_t end = line.find(';');
+  if (end == std::string::npos) end = line.size();
+  if (end == 0 || end > 8) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < end; ++i) {
+    const char c = line[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return false;
+    v = v * 16 + static_cast<uint64_t>(d);
+  }
+  *size = v;
+  return true;
+}
+
 std::vector<Header> parse_query(const std::string& query) {
   std::vector<Header> out;
   if (query.empty()) return out;

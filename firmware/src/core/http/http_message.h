@@ -46,6 +46,11 @@ bool parse_header_lines(const std::string& head, bool strict, std::vector<Header
 // Parses "a=b&c=d" into decoded pairs.
 std::vector<Header> parse_query(const std::string& query);
 
+// The size on a chunk's line, "<hex digits>[;extension]" of at most 8 digits: strtoul alone
+// would also take "-1", "+5", " 5" and "0x5", which the sender may have meant differently
+// from a relay or server that reads it. False for anything else.
+bool parse_chunk_size(const std::string& line, uint64_t* size);
+
 class ResponseWriter {
  public:
   ResponseWriter(Conn* c, bool head_only, bool keep_alive) : conn_(c), head_only_(head_only), keep_alive_(keep_alive) {}
