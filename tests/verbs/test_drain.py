@@ -35,7 +35,7 @@ def test_drain_moves_deployment_pods_off_a_worker(sim_cluster, label):
     ]
 
     def placed():
-        pods = get_json(sim_cluster, "pods", "-n", ns)["items"]
+        pods = get_json(sim_cluster, "pods", "-n", ns, "-l", "app=d")["items"]
         live = [p for p in pods if not p["metadata"].get("deletionTimestamp") and p["status"].get("phase") == "Running"]
         return live if len(live) == 3 else None
 
@@ -43,8 +43,26 @@ def test_drain_moves_deployment_pods_off_a_worker(sim_cluster, label):
     assert pods
     node = next((p["spec"]["nodeName"] for p in pods if p["spec"]["nodeName"] in workers), None)
     assert node, [p["spec"]["nodeName"] for p in pods]
+    bare = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "bare", "labels": {"app": "bare"}},
+        "spec": {"nodeName": node, "containers": [{"name": "echo", "image": IMAGE}]},
+    }
+    assert sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(bare)).returncode == 0
     try:
-        p = run_kubectl(sim_cluster, binary, "drain", node, "--ignore-daemonsets", "--timeout=60s", timeout=90.0)
+        # Only this test's pods: the shared cluster's other tests leave bare pods on the
+        # workers, which kubectl refuses to drain without --force.
+        p = run_kubectl(
+            sim_cluster,
+            binary,
+            "drain",
+            node,
+            "--ignore-daemonsets",
+            "--pod-selector=app=d",
+            "--timeout=60s",
+            timeout=90.0,
+        )
         assert p.returncode == 0, p.stderr
         assert get_json(sim_cluster, "node", node)["spec"].get("unschedulable") is True
 
@@ -57,4 +75,5 @@ def test_drain_moves_deployment_pods_off_a_worker(sim_cluster, label):
         p = run_kubectl(sim_cluster, binary, "uncordon", node)
     assert p.returncode == 0, p.stderr
     assert not get_json(sim_cluster, "node", node)["spec"].get("unschedulable")
+    assert get_json(sim_cluster, "pod", "bare", "-n", ns)["spec"]["nodeName"] == node  # not selected: left alone
     assert sim_cluster.kubectl("delete", "namespace", ns, "--wait=false").returncode == 0
