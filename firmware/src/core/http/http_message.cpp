@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/util/text.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace http {
@@ -288,11 +289,13 @@ bool ResponseWriter::send(int status, const char* content_type, const char* body
   started_ = true;
   status_ = status;
   std::string len = text::to_string(static_cast<int64_t>(body_len));
+  const bool join = !head_only_ && body_len <= K32_SEND_JOIN_MAX;
   std::string out;
-  head(status, content_type, &len, head_only_ ? 0 : body_len, &out);
-  if (!head_only_) out.append(body, body_len);
+  head(status, content_type, &len, join ? body_len : 0, &out);
+  if (join) out.append(body, body_len);
   body_bytes_ = body_len;
   if (!conn_->send_all(out.data(), out.size())) broken_ = true;
+  if (!broken_ && !head_only_ && !join && !conn_->send_all(body, body_len)) broken_ = true;
   return !broken_;
 }
 
