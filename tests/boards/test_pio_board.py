@@ -75,7 +75,6 @@ def test_board_sdkconfig_lines(tmp_path, name, size):
     assert f'CONFIG_IDF_TARGET="{board.chip}"' in sdk
     assert f"CONFIG_ESPTOOLPY_FLASHSIZE_{board.flash_size}=y" in sdk
     assert ("CONFIG_SPIRAM=y" in sdk) == board.psram
-    assert ("CONFIG_MBEDTLS_EXTERNAL_MEM_ALLOC=y" in sdk) == board.psram
     assert ("CONFIG_FREERTOS_UNICORE=y" in sdk) == (board.cores == 1)
     assert f"CONFIG_ESP_MAIN_TASK_STACK_SIZE={board.budgets['main_stack']['bytes']}" in sdk
 

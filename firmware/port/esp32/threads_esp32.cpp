@@ -77,7 +77,7 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   s->budget = stack_bytes;
   std::memset(s->name, 0, sizeof s->name);
   std::strncpy(s->name, name, sizeof s->name - 1);
-  const bool psram = region != Region::Internal && has_psram();
+  const bool psram = region == Region::Psram && has_psram();
   // Stacks in PSRAM must not be used while the flash cache is off; the node's tasks never
   // run from IRAM with the cache disabled, so this is safe for them (not for ISRs).
   const UBaseType_t caps = psram ? (MALLOC_CAP_SPIRAM | MALLOC_CAP_8BIT) : (MALLOC_CAP_INTERNAL | MALLOC_CAP_8BIT);

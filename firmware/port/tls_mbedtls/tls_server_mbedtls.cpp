@@ -1,7 +1,7 @@
 // TLS for the API server with mbedTLS: the node's self-signed P-256 identity, made on first
-// boot and kept on the data partition, and server sessions. On boards with PSRAM the
-// sdkconfig puts mbedTLS's allocations (the record buffers) there
-// (CONFIG_MBEDTLS_EXTERNAL_MEM_ALLOC), leaving internal RAM to Wi-Fi and stacks.
+// boot and kept on the data partition, and server sessions. On the boards mbedTLS allocates
+// through the node's allocator in PSRAM where there is some (port/esp32/tls_heap_esp32.cpp),
+// leaving internal RAM to Wi-Fi and stacks.
 #if defined(K32_PORT_HAS_TLS)
 #include <mbedtls/ecp.h>
 #include <mbedtls/oid.h>
@@ -52,7 +52,7 @@ bool make_identity(const std::string& dir, const char* ip, char* err, size_t err
     return false;
   }
   // The PEM buffer comes from the heap: a board thread's stack has no 4 KiB to spare.
-  unsigned char* buf = static_cast<unsigned char*>(mem_alloc(kPemMax, Region::Any));
+  unsigned char* buf = static_cast<unsigned char*>(mem_alloc(kPemMax, Region::Psram));
   if (!buf) {
     set_err(err, errcap, "out of memory for the API certificate", 0);
     return false;

@@ -16,6 +16,7 @@
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/pod_usage.h"
 #include "core/kubelet/usage_report.h"
 #include "k32_abi_table.h"
 #include "k32_board.h"
@@ -323,6 +324,13 @@ void add_console_commands(Node* n) {
     s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
     s.set("heapInternalBytes", static_cast<int64_t>(m.internal_in_use));
     s.set("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
+    // The pods' interpreter memory inside those figures: linear memory, and with it the value
+    // stacks (the "bulk" the kubelet asks PSRAM for, internal RAM on a board without it).
+    const kubelet::PodHeap ph = kubelet::pod_heap(n->kubelet);
+    s.set("podLinearBytes", static_cast<int64_t>(ph.linear_bytes));
+    s.set("podBulkBytes", static_cast<int64_t>(ph.bulk_bytes));
+    s.set("podBulkRegion", port::has_psram() ? "psram" : "internal");
+    s.set("podStoreBytes", static_cast<int64_t>(ph.store_bytes));
     s.set("stacks", stack_rows());
     return console::Reply{true, s, ""};
   });

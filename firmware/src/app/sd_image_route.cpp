@@ -20,7 +20,7 @@ void send_status(http::ResponseWriter& w, const api::ApiError& e) {
 
 void* image_alloc(void*, size_t bytes) { return port::mem_alloc(bytes, port::Region::Any); }
 void image_free(void*, void* p) { port::mem_free(p); }
-const wasm::Allocator kCheckAllocator{&image_alloc, &image_free, nullptr};
+const wasm::Allocator kCheckAllocator{&image_alloc, &image_free, nullptr, nullptr};
 
 }  // namespace
 

@@ -217,6 +217,8 @@ class Store {
   Allocator alloc;       // counting wrapper over user_alloc
   Limits limits;
   size_t in_use = 0;
+  size_t linear_bytes = 0;         // of in_use: linear memories' data
+  size_t bulk_bytes = 0;           // of in_use: blocks from alloc_bulk (linear memories, value stack)
   struct Node* objects = nullptr;  // every allocation, freed with the store
   Vec<Definition> defs;
   const Module* defines_for = nullptr;  // store_define_only_for: host functions other modules would import are skipped
@@ -228,7 +230,7 @@ class Store {
   int64_t fuel = -1;
   bool running = false;
 
-  void* allocate(size_t bytes);  // zeroed; tracked
+  void* allocate(size_t bytes, bool bulk = false);  // zeroed; tracked; bulk: Allocator::alloc_bulk
   void release(void* p);
 };
 

@@ -16,7 +16,7 @@ namespace {
 
 void* malloc_alloc(void*, size_t n) { return std::malloc(n ? n : 1); }
 void malloc_free(void*, void* p) { std::free(p); }
-const Allocator kMalloc = {malloc_alloc, malloc_free, nullptr};
+const Allocator kMalloc = {malloc_alloc, malloc_free, nullptr, nullptr};
 
 bool is_valtype(uint8_t b) { return b == 0x7F || b == 0x7E || b == 0x7D || b == 0x7C || b == 0x70 || b == 0x6F; }
 

@@ -14,7 +14,7 @@ struct Node {
   Node* prev;
   Node* next;
   size_t size;
-  size_t pad;  // keeps the payload 16-byte aligned on 64-bit hosts
+  size_t bulk;  // 1: from Allocator::alloc_bulk (also keeps the payload 16-byte aligned)
 };
 
 namespace {
@@ -48,13 +48,16 @@ char type_letter(ValType t) {
 
 }  // namespace
 
-void* Store::allocate(size_t bytes) {
+void* Store::allocate(size_t bytes, bool bulk) {
   size_t total = sizeof(Node) + bytes;
   if (total < bytes) return nullptr;
-  Node* n = static_cast<Node*>(user_alloc.alloc(user_alloc.ctx, total));
+  auto* fn = bulk && user_alloc.alloc_bulk ? user_alloc.alloc_bulk : user_alloc.alloc;
+  Node* n = static_cast<Node*>(fn(user_alloc.ctx, total));
   if (!n) return nullptr;
   std::memset(n, 0, total);
   n->size = total;
+  n->bulk = bulk ? 1 : 0;
+  if (bulk) bulk_bytes += total;
   n->next = objects;
   if (objects) objects->prev = n;
   objects = n;
@@ -69,6 +72,7 @@ void Store::release(void* p) {
   else objects = n->next;
   if (n->next) n->next->prev = n->prev;
   in_use -= n->size;
+  if (n->bulk) bulk_bytes -= n->size;
   user_alloc.free(user_alloc.ctx, n);
 }
 
@@ -101,10 +105,10 @@ Store* store_new(const Allocator& a, const Limits& limits) {
   if (!mem) return nullptr;
   Store* s = new (mem) Store();
   s->user_alloc = a;
-  s->alloc = Allocator{counted_alloc, counted_free, s};
+  s->alloc = Allocator{counted_alloc, counted_free, s, nullptr};
   s->limits = limits;
   if (s->limits.call_depth < 2) s->limits.call_depth = 2;
-  s->stack = static_cast<uint64_t*>(s->allocate(size_t(s->limits.value_stack_slots) * 8));
+  s->stack = static_cast<uint64_t*>(s->allocate(size_t(s->limits.value_stack_slots) * 8, true));
   s->frames = static_cast<Frame*>(s->allocate(size_t(s->limits.call_depth) * sizeof(Frame)));
   if (!s->stack || !s->frames) {
     store_free(s);
@@ -122,6 +126,8 @@ void store_free(Store* s) {
 }
 
 size_t store_bytes_in_use(const Store* s) { return s->in_use + sizeof(Store); }
+size_t store_linear_bytes(const Store* s) { return s->linear_bytes; }
+size_t store_bulk_bytes(const Store* s) { return s->bulk_bytes; }
 void store_interrupt(Store* s) { s->interrupt.store(true, std::memory_order_relaxed); }
 void store_set_fuel(Store* s, int64_t fuel) { s->fuel = fuel < 0 ? -1 : fuel; }
 int64_t store_fuel(const Store* s) { return s->fuel; }
@@ -207,11 +213,12 @@ Memory* memory_new(Store* s, uint32_t min_pages, uint32_t max_pages, uint64_t tr
   m->bytes = uint64_t(min_pages) * kPageSize;
   if (trim_bytes && trim_bytes < m->bytes) m->bytes = trim_bytes;
   if (min_pages) {
-    m->data = static_cast<uint8_t*>(s->allocate(size_t(m->bytes)));
+    m->data = static_cast<uint8_t*>(s->allocate(size_t(m->bytes), true));
     if (!m->data) {
       s->release(m);
       return nullptr;
     }
+    s->linear_bytes += size_t(m->bytes);
   }
   return m;
 }
@@ -224,10 +231,11 @@ bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages) {
   if (want * kPageSize > size_t(-1) / 2) return false;  // 32-bit hosts cannot map 2GiB+
   *old_pages = m->pages;
   if (delta == 0) return true;
-  uint8_t* d = static_cast<uint8_t*>(s->allocate(size_t(want) * kPageSize));
+  uint8_t* d = static_cast<uint8_t*>(s->allocate(size_t(want) * kPageSize, true));
   if (!d) return false;
   if (m->bytes) std::memcpy(d, m->data, size_t(m->bytes));
   s->release(m->data);
+  s->linear_bytes += size_t(want) * kPageSize - size_t(m->bytes);
   m->data = d;
   m->pages = uint32_t(want);
   m->bytes = uint64_t(want) * kPageSize;

@@ -34,6 +34,10 @@ struct Allocator {
   void* (*alloc)(void* ctx, size_t bytes);
   void (*free)(void* ctx, void* p);
   void* ctx;
+  // Linear memories and the value stack: the large blocks only the pod's own code touches,
+  // which an embedder may place in slower, larger RAM (PSRAM on the boards) while the small
+  // bookkeeping stays in fast RAM. nullptr: `alloc` takes them too. Freed with `free`.
+  void* (*alloc_bulk)(void* ctx, size_t bytes);
 };
 // malloc/free, for tools and tests.
 const Allocator& default_allocator();
@@ -102,6 +106,10 @@ Store* store_new(const Allocator& a, const Limits& limits);
 void store_free(Store* s);
 // Bytes this store holds right now (instances, stacks, linear memories, tables).
 size_t store_bytes_in_use(const Store* s);
+// Of those, the bytes its linear memories hold (what the embedder reports apart from the rest).
+size_t store_linear_bytes(const Store* s);
+// Of those, the bytes taken through Allocator::alloc_bulk (linear memories and the value stack).
+size_t store_bulk_bytes(const Store* s);
 // Safe from any thread: the running code traps with Interrupted within 64 taken jumps
 // or calls (a few microseconds). Cleared when the next call starts.
 void store_interrupt(Store* s);

@@ -120,7 +120,7 @@ Func* export_func(Instance* inst, const char* name) {
 
 void test_host_functions_and_memory() {
   Counting counting;
-  Allocator a{count_alloc, count_free, &counting};
+  Allocator a{count_alloc, count_free, &counting, nullptr};
   Error err;
   Module* m = module_load(kModule, sizeof kModule, a, &err);
   CHECK(m != nullptr);

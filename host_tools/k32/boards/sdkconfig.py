@@ -38,8 +38,6 @@ def lines(board: Board, csv_path: Path) -> list[str]:
             "CONFIG_SPIRAM_USE_MALLOC=y",
             # Task stacks in PSRAM (the budgets with region: psram).
             "CONFIG_FREERTOS_TASK_CREATE_ALLOW_EXT_MEM=y",
-            # mbedTLS's record buffers and contexts in PSRAM.
-            "CONFIG_MBEDTLS_EXTERNAL_MEM_ALLOC=y",
             # lwIP (and so the NAT table) may allocate from PSRAM.
             "CONFIG_SPIRAM_TRY_ALLOCATE_WIFI_LWIP=y",
         ]

@@ -16,19 +16,25 @@ namespace {
 // Pod memory (compiled modules, stores, linear memory, memory.grow) never takes the heap the
 // node keeps for its own work: past that it fails like any allocation the interpreter
 // handles (CreateContainerError at start, -1 from memory.grow), and the container notes why.
-void* pod_alloc(void* ctx, size_t bytes) {
-  if (port::mem_available(port::Region::Any) < static_cast<uint64_t>(bytes) + K32_HEAP_RESERVE_BYTES) {
+void* pod_alloc_in(void* ctx, size_t bytes, port::Region region) {
+  if (port::mem_available(region) < static_cast<uint64_t>(bytes) + K32_HEAP_RESERVE_BYTES) {
     if (ctx) static_cast<Container*>(ctx)->heap_refused = true;
     return nullptr;
   }
-  return port::mem_alloc(bytes, port::Region::Any);
+  return port::mem_alloc(bytes, region);
 }
+// The interpreter's bookkeeping (modules, instances, tables) is internal RAM like the rest of
+// the node; linear memory and the value stack are the big blocks the board keeps in PSRAM
+// (internal RAM on a board without it, which mem_alloc decides).
+void* pod_alloc(void* ctx, size_t bytes) { return pod_alloc_in(ctx, bytes, port::Region::Any); }
+void* pod_alloc_bulk(void* ctx, size_t bytes) { return pod_alloc_in(ctx, bytes, port::Region::Psram); }
 void pod_free(void*, void* p) { port::mem_free(p); }
-const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr};
+const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr, &pod_alloc_bulk};
 
 std::string out_of_heap(const std::string& what) {
   return "not enough memory on the node for " + what + " (" +
-         text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Any))) + " bytes free, " +
+         text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Internal))) + " bytes of internal RAM, " +
+         text::to_string(static_cast<int64_t>(port::mem_available(port::Region::Psram))) + " for pod memory free, " +
          text::to_string(static_cast<int64_t>(K32_HEAP_RESERVE_BYTES)) + " kept for the node itself)";
 }
 
@@ -79,7 +85,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   c->image_id = "wasm://" + ref.source + "/" + ref.name + "@sha256:" + img.sha256;
   wasm::Error werr{};
   c->heap_refused = false;
-  const wasm::Allocator alloc{&pod_alloc, &pod_free, c};
+  const wasm::Allocator alloc{&pod_alloc, &pod_free, c, &pod_alloc_bulk};
   // The module outlives this container when others share it: its allocator names none.
   c->module = module_acquire(c->image_id, img.data, img.len, kPodAllocator, &werr);
   if (!c->module) {

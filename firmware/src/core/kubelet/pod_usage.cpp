@@ -57,6 +57,21 @@ std::vector<std::shared_ptr<Pod>> Kubelet::running() {
   return out;
 }
 
+PodHeap pod_heap(Kubelet* k) {
+  PodHeap h;
+  if (!k) return h;
+  for (const auto& p : k->running())
+    for (const auto& c : p->containers) {
+      port::LockGuard<port::Mutex> lock(c->store_mu);
+      if (!c->store) continue;
+      h.linear_bytes += wasm::store_linear_bytes(c->store);
+      h.bulk_bytes += wasm::store_bulk_bytes(c->store);
+      h.store_bytes += wasm::store_bytes_in_use(c->store);
+      ++h.containers;
+    }
+  return h;
+}
+
 void read_usage(Kubelet* k, std::vector<PodUsage>* out) {
   out->clear();
   for (const auto& p : k->running()) {

@@ -44,6 +44,17 @@ struct PodUsage {
   std::vector<ContainerUsage> containers;
 };
 
+// The interpreter memory of every pod on this node, for the node's STATUS: linear memory apart
+// from the rest of each store (instances, tables, value stacks), so a report of the node's heap
+// can leave the pods' linear memory out by subtraction instead of by assumption.
+struct PodHeap {
+  uint64_t linear_bytes = 0;  // linear memories' data
+  uint64_t bulk_bytes = 0;    // linear memories and value stacks: what the kubelet places in PSRAM
+  uint64_t store_bytes = 0;   // whole stores, linear memory included
+  uint32_t containers = 0;    // containers with a live store
+};
+PodHeap pod_heap(Kubelet* k);
+
 // One reading of every pod the kubelet runs, taken now.
 void read_usage(Kubelet* k, std::vector<PodUsage>* out);
 // The node's interpreter time since boot: every call that returned, on any pod (gone ones
