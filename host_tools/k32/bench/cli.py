@@ -12,6 +12,7 @@ from k32.mcu.cli import size as size_bench
 from . import api as api_bench
 from .calls import calls as calls_bench
 from .ingress import ingress as ingress_bench
+from .memory_cli import memory_cmd as memory_bench
 from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
 
@@ -26,6 +27,7 @@ bench.add_command(ingress_bench)
 bench.add_command(pods_bench)
 bench.add_command(calls_bench)
 bench.add_command(size_bench)
+bench.add_command(memory_bench)
 
 
 def _print_api(result: dict) -> None:

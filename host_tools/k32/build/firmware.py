@@ -1,4 +1,5 @@
 """Build the simulator binary `k32-node` with CMake, only when it is missing or stale."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,8 +18,21 @@ NODE_TARGET = "k32-node"
 # Inputs whose change means the binary must be rebuilt. The generators read wasm_abi/ and
 # boards/, so those count too.
 SOURCE_DIRS = ("firmware", "wasm_abi", "boards")
-SOURCE_SUFFIXES = {".cpp", ".cc", ".c", ".h", ".hpp", ".inc", ".cmake", ".txt", ".py",
-                   ".json", ".yaml", ".yml", ".toml"}
+SOURCE_SUFFIXES = {
+    ".cpp",
+    ".cc",
+    ".c",
+    ".h",
+    ".hpp",
+    ".inc",
+    ".cmake",
+    ".txt",
+    ".py",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+}
 LOG_TAIL_LINES = 30
 # The machine is shared; never build with more than two jobs.
 BUILD_JOBS = "2"
@@ -28,10 +42,12 @@ class FirmwareBuildError(RuntimeError):
     """The host build failed; the message ends with the tail of the build output."""
 
 
-def build_dir_for(board: str = "sim") -> Path:
+def build_dir_for(board: str = "sim", m32: bool = False) -> Path:
     """Where the k32-node with `board`'s budgets is built: the budgets are compiled in from
-    the generated board header, so each profile has its own tree (build/host-<board>)."""
-    return DEFAULT_BUILD_DIR if board == "sim" else REPO_ROOT / "build" / f"host-{board}"
+    the generated board header, so each profile has its own tree (build/host-<board>); the
+    32-bit build (the boards' pointer size, `m32`) has its own too (build/host32[-<board>])."""
+    name = "host32" if m32 else "host"
+    return REPO_ROOT / "build" / (name if board == "sim" else f"{name}-{board}")
 
 
 def node_binary(build_dir: Path = DEFAULT_BUILD_DIR) -> Path:
@@ -80,20 +96,21 @@ def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
             if len(taken) >= lines // 2:
                 break
     picked = [all_lines[j] for j in taken]
-    rest = all_lines[-(lines - len(picked)):]
+    rest = all_lines[-(lines - len(picked)) :]
     return "\n".join(picked + (["..."] if picked else []) + rest)
 
 
 def _run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, errors="replace")
+    proc = subprocess.run(
+        cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    )
     if proc.returncode != 0:
-        raise FirmwareBuildError(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n"
-                                 f"{_tail(proc.stdout)}")
+        raise FirmwareBuildError(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{_tail(proc.stdout)}")
 
 
-def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGET,
-                   m32: bool = False, board: str = "sim") -> Path:
+def build_firmware(
+    build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGET, m32: bool = False, board: str = "sim"
+) -> Path:
     """Configure (once) and build `target`; return the path of the node binary."""
     cmake = shutil.which("cmake")
     if cmake is None:
@@ -110,8 +127,7 @@ def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGE
         _run(cfg, "cmake configure")
     nice = ["nice", "-n", "10"] if shutil.which("nice") else []
     started = time.time()
-    _run(nice + [cmake, "--build", str(build_dir), "-j", BUILD_JOBS, "--target", target],
-         f"building {target}")
+    _run(nice + [cmake, "--build", str(build_dir), "-j", BUILD_JOBS, "--target", target], f"building {target}")
     if target == NODE_TARGET:
         # The build saw the sources as of `started`; a file saved during it stays newer.
         _stamp(build_dir).touch()
@@ -122,24 +138,24 @@ def build_firmware(build_dir: Path = DEFAULT_BUILD_DIR, target: str = NODE_TARGE
     return binary
 
 
-def ensure_firmware(build_dir: Path | None = None, board: str = "sim") -> Path:
+def ensure_firmware(build_dir: Path | None = None, board: str = "sim", m32: bool = False) -> Path:
     """Return the k32-node path, building it first when missing or older than its sources.
 
     $K32_NODE_BINARY overrides everything for the default profile (a prebuilt binary, e.g. a
     sanitizer build); another board's node is always its own build (build/host-<board>)."""
-    override = os.environ.get("K32_NODE_BINARY") if board == "sim" else None
+    override = os.environ.get("K32_NODE_BINARY") if board == "sim" and not m32 else None
     if override:
         path = Path(override)
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise FirmwareBuildError(f"K32_NODE_BINARY={override} is not an executable file")
         return path
-    build_dir = Path(build_dir) if build_dir else build_dir_for(board)
+    build_dir = Path(build_dir) if build_dir else build_dir_for(board, m32)
     if not is_stale(build_dir):
         return node_binary(build_dir)
     with _build_lock(build_dir):
         # Another process may have built it while this one waited for the lock.
         if is_stale(build_dir):
-            return build_firmware(build_dir, board=board)
+            return build_firmware(build_dir, m32=m32, board=board)
     return node_binary(build_dir)
 
 

@@ -122,7 +122,10 @@ def _follow_logs(cluster: SimCluster) -> str | None:
     help="Board profile (boards/<name>.yaml) whose budgets the control plane runs with.",
 )
 @click.option("--worker-board", default=None, help="Board profile of the workers (default: the --board one).")
-def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, board, worker_board):
+@click.option(
+    "--m32", is_flag=True, help="Run nodes built as 32-bit programs (the boards' pointer size; build/host32-<board>)."
+)
+def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, board, worker_board, m32):
     """Start a control plane and N workers; write the kubeconfig context `kube32`."""
     try:
         cluster = SimCluster(
@@ -135,6 +138,7 @@ def up(workers, state, detach, token, base_port, kubeconfig, egress_ca, sd_dir, 
             sd_dir=sd_dir,
             board=board,
             worker_board=worker_board,
+            m32=m32,
         )
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:

@@ -189,12 +189,15 @@ class SimCluster:
         sd_dir: Path | str | None = None,
         board: str = BOARD,
         worker_board: str | None = None,
+        m32: bool = False,
     ):
         self.state = Path(state_dir).expanduser().resolve()
         # Board mode: each node runs with its board profile's budgets (stacks, heap per
         # region, pod capacity), compiled into a k32-node built for that profile.
         self.board = board
         self.worker_board = worker_board or board
+        # Every node built as a 32-bit program (the boards' pointer size: what their heap holds).
+        self.m32 = m32
         from k32.boards import BoardError, load_board
 
         try:
@@ -392,9 +395,11 @@ class SimCluster:
             except BoardError as e:
                 raise SimError(str(e))
             try:
-                if (board != BOARD or not os.environ.get("K32_NODE_BINARY")) and is_stale(build_dir_for(board)):
-                    say(f"building k32-node for board {board} (firmware host build) …")
-                self._binaries[board] = ensure_firmware(board=board)
+                prebuilt = board == BOARD and not self.m32 and os.environ.get("K32_NODE_BINARY")
+                if not prebuilt and is_stale(build_dir_for(board, self.m32)):
+                    bits = "32-bit " if self.m32 else ""
+                    say(f"building k32-node for board {board} ({bits}firmware host build) …")
+                self._binaries[board] = ensure_firmware(board=board, m32=self.m32)
             except FirmwareBuildError as e:
                 raise SimError(f"firmware build failed: {e}")
         return self._binaries[self.board]

@@ -64,6 +64,7 @@ class TestCluster(SimCluster):
             "egress_ca": self.egress_ca,
             "board": self.board,
             "worker_board": self.worker_board,
+            "m32": self.m32,
         }
         kwargs.update(overrides)
         return TestCluster(self.state, **kwargs)
@@ -76,9 +77,11 @@ def make_test_cluster(
     egress_ca: Path | None = None,
     board: str | None = None,
     worker_board: str | None = None,
+    m32: bool = False,
 ) -> TestCluster:
     """A cluster (not yet up) in `state_dir`, with its own kubeconfig inside it. Without
-    `board`, the boards come from $K32_TEST_BOARDS (default: the simulator profile)."""
+    `board`, the boards come from $K32_TEST_BOARDS (default: the simulator profile); `m32`
+    runs nodes built as 32-bit programs (the boards' pointer size)."""
     state_dir = Path(state_dir)
     if board is None:
         board, default_worker = boards_for_tests()
@@ -93,6 +96,7 @@ def make_test_cluster(
         egress_ca=egress_ca,
         board=board,
         worker_board=worker_board,
+        m32=m32,
     )
 
 

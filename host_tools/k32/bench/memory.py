@@ -1,0 +1,221 @@
+"""`k32 bench memory`: the control plane's heap per region on the 32-bit build of the S3 node.
+
+One fresh control plane (no workers, so every pod runs on it), driven over its API with the
+host tools' HTTP client and read through its console's STATUS (memory_probe.py says how a
+figure is taken). In order: idle; with the apps (Pod + Service + Ingress each, echo image);
+after each delete/re-apply round; the marginal cost of one pod, Service, Ingress and 1 KB
+ConfigMap (the slope over several, made with the apps in place); a Deployment's controllers
+beyond its pods; the metrics API's requests; and every thread's peak stack."""
+
+from __future__ import annotations
+
+import time
+
+from k32.httpclient import HttpClient, HttpError
+from k32.testing import poll
+
+from . import memory_objects as obj
+from .memory_probe import HOW, ProbeError, Reading, settle, status
+from .memory_targets import DEPLOYMENT_REPLICAS, MARGINAL_OBJECTS, METRICS_REQUESTS
+
+POD_START_TIMEOUT_S = 120.0
+POD_GONE_TIMEOUT_S = 120.0
+API_TIMEOUT_S = 30.0
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+class Bench:
+    def __init__(self, api: HttpClient, console: str, ingress: tuple[str, int], progress=None):
+        self.api = api
+        self.console = console
+        self.ingress = HttpClient(f"http://{ingress[0]}:{ingress[1]}", timeout=10.0, keep_alive=False)
+        self.say = progress or (lambda msg: None)
+
+    # ---- API ------------------------------------------------------------------------------
+    def _request(self, method: str, path: str, body: dict | None = None):
+        try:
+            return self.api.request(method, path, body)
+        except HttpError as e:
+            raise BenchError(str(e)) from None
+
+    def create(self, collection: str, body: dict) -> None:
+        r = self._request("POST", collection, body)
+        if r.status not in (200, 201):
+            raise BenchError(f"POST {collection} {body['metadata']['name']}: {r.status} {r.body[:300]!r}")
+
+    def delete(self, collection: str, body: dict) -> None:
+        path = obj.object_path(collection, body)
+        r = self._request("DELETE", path)
+        if r.status not in (200, 202, 404):
+            raise BenchError(f"DELETE {path}: {r.status} {r.body[:300]!r}")
+
+    def _gone(self, path: str) -> bool:
+        return self._request("GET", path).status == 404
+
+    def wait_gone(self, paths: list[str]) -> None:
+        for p in paths:
+            poll.poll_until(lambda p=p: self._gone(p), POD_GONE_TIMEOUT_S, f"{p} deleted", interval=0.2)
+
+    def _running(self, name: str) -> bool:
+        r = self._request("GET", f"{obj.CORE}/pods/{name}")
+        if r.status != 200:
+            return False
+        st = r.json().get("status", {})
+        cs = st.get("containerStatuses") or []
+        return st.get("phase") == "Running" and bool(cs) and all(c.get("ready") for c in cs)
+
+    def _answers(self, name: str) -> bool:
+        try:
+            return self.ingress.request("POST", f"/{name}/bench", b"ping").status == 200
+        except HttpError:
+            return False
+
+    def wait_serving(self, names: list[str], through_ingress: bool) -> None:
+        """Each pod Running and ready, and answering through its Ingress path when it has one."""
+        for n in names:
+            poll.poll_until(lambda n=n: self._running(n), POD_START_TIMEOUT_S, f"pod {n} Running", interval=0.2)
+            if through_ingress:
+                poll.poll_until(lambda n=n: self._answers(n), POD_START_TIMEOUT_S, f"/{n} answering", interval=0.2)
+
+    # ---- scenario -------------------------------------------------------------------------
+    def apply_apps(self, n: int) -> None:
+        for i in range(n):
+            for collection, body in obj.app(i):
+                self.create(collection, body)
+        self.wait_serving([obj.app_name(i) for i in range(n)], through_ingress=True)
+
+    def delete_apps(self, n: int) -> None:
+        for i in range(n):
+            for collection, body in reversed(obj.app(i)):
+                self.delete(collection, body)
+        self.wait_gone([obj.object_path(*obj.pod(obj.app_name(i))) for i in range(n)])
+
+    def marginal(self, kind: str, apps: int) -> dict:
+        """The heap of `count` more objects of one kind over the settled figure before them,
+        per object; the objects are deleted again afterwards."""
+        count = MARGINAL_OBJECTS[kind]
+        made = [self._marginal_object(kind, apps, i) for i in range(count)]
+        before = settle(self.console)
+        for collection, body in made:
+            self.create(collection, body)
+        if kind == "pod":
+            self.wait_serving([b["metadata"]["name"] for _, b in made], through_ingress=False)
+        after = settle(self.console)
+        for collection, body in made:
+            self.delete(collection, body)
+        if kind == "pod":
+            self.wait_gone([obj.object_path(c, b) for c, b in made])
+        return _per_object(before, after, count)
+
+    def _marginal_object(self, kind: str, apps: int, i: int) -> tuple[str, dict]:
+        name = f"{obj.PREFIX}-m{i}"
+        if kind == "pod":
+            return obj.pod(name)
+        if kind == "service":
+            return obj.service(name)
+        if kind == "ingress":
+            # Routes to an app's Service that exists, as a real Ingress would.
+            collection, body = obj.ingress(name)
+            backend = body["spec"]["rules"][0]["http"]["paths"][0]["backend"]
+            backend["service"]["name"] = obj.app_name(0) if apps else name
+            return collection, body
+        return obj.configmap(i)
+
+    def deployment(self, pod_cost: dict) -> dict:
+        """A Deployment of DEPLOYMENT_REPLICAS echo pods: its heap beyond what that many bare
+        pods cost (the Deployment, its ReplicaSet and their controllers' state)."""
+        name = f"{obj.PREFIX}-deploy"
+        collection, body = obj.deployment(name, DEPLOYMENT_REPLICAS)
+        before = settle(self.console)
+        self.create(collection, body)
+        pods = poll.poll_until(
+            lambda: self._deployment_pods(name, DEPLOYMENT_REPLICAS), POD_START_TIMEOUT_S, f"{name}'s pods Running"
+        )
+        with_it = settle(self.console)
+        self.delete(collection, body)
+        self.wait_gone([obj.object_path(collection, body)] + [f"{obj.CORE}/pods/{p}" for p in pods])
+        after = settle(self.console)
+        total = with_it.internal_without_linear - before.internal_without_linear
+        beyond = total - DEPLOYMENT_REPLICAS * pod_cost["internalBytes"]
+        return {
+            "replicas": DEPLOYMENT_REPLICAS,
+            "internalBytes": total,
+            "psramBytes": with_it.psram - before.psram,
+            "beyondPodsInternalBytes": beyond,
+            "afterDeleteInternalBytes": after.internal_without_linear - before.internal_without_linear,
+        }
+
+    def _deployment_pods(self, name: str, want: int) -> list[str] | None:
+        r = self._request("GET", f"{obj.CORE}/pods?labelSelector=app%3D{name}")
+        if r.status != 200:
+            return None
+        items = r.json().get("items", [])
+        running = [p["metadata"]["name"] for p in items if self._running(p["metadata"]["name"])]
+        return running if len(running) == want and len(items) == want else None
+
+    def metrics_api(self) -> dict:
+        """Heap the metrics API keeps after METRICS_REQUESTS reads of its node and pod lists."""
+        before = settle(self.console)
+        for _ in range(METRICS_REQUESTS):
+            for path in ("/apis/metrics.k8s.io/v1beta1/nodes", "/apis/metrics.k8s.io/v1beta1/pods"):
+                r = self._request("GET", path)
+                if r.status != 200:
+                    raise BenchError(f"GET {path}: {r.status} {r.body[:300]!r}")
+        after = settle(self.console)
+        return {
+            "requests": 2 * METRICS_REQUESTS,
+            "retainedInternalBytes": after.internal_without_linear - before.internal_without_linear,
+        }
+
+
+def _per_object(before: Reading, after: Reading, count: int) -> dict:
+    return {
+        "objects": count,
+        # The judged figure (internal RAM on the board, linear memory left out), then the
+        # regions as the node counted them.
+        "internalBytes": round((after.internal_without_linear - before.internal_without_linear) / count),
+        "heapInternalBytes": round((after.internal - before.internal) / count),
+        "psramBytes": round((after.psram - before.psram) / count),
+        "linearBytes": round((after.linear - before.linear) / count),
+        "quiet": before.quiet and after.quiet,
+    }
+
+
+def run(bench: Bench, apps: int, rounds: int) -> dict:
+    say = bench.say
+    try:
+        say("idle …")
+        idle = settle(bench.console)
+        say(f"{apps} apps …")
+        bench.apply_apps(apps)
+        first = settle(bench.console)
+        churn = []
+        for r in range(rounds):
+            say(f"round {r + 1}/{rounds}: delete and re-apply …")
+            bench.delete_apps(apps)
+            deleted = settle(bench.console)
+            bench.apply_apps(apps)
+            churn.append({"deleted": deleted.as_dict(), "apps": settle(bench.console).as_dict()})
+        say("marginal costs …")
+        marginal = {kind: bench.marginal(kind, apps) for kind in ("pod", "service", "ingress", "configmap")}
+        say("Deployment and metrics API …")
+        deployment = bench.deployment(marginal["pod"])
+        metrics = bench.metrics_api()
+        stacks = status(bench.console)["stacks"]
+    except (ProbeError, poll.PollTimeout) as e:
+        raise BenchError(str(e)) from None
+    return {
+        "how": HOW,
+        "workload": {"apps": apps, "rounds": rounds},
+        "idle": idle.as_dict(),
+        "apps": first.as_dict(),
+        "churn": churn,
+        "marginal": marginal,
+        "deployment": deployment,
+        "metricsApi": metrics,
+        "stacks": stacks,
+        "measuredAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }

@@ -1,0 +1,106 @@
+"""The node's own account of its heap (K32_CMD:STATUS on its console), read once the node is
+quiet: one sample says little, since a heartbeat, a usage report or the scheduler's pass holds
+a few KB for a moment. A reading is the lowest heap of a window of samples (what the node
+holds at rest, transients only add to it), taken once that low point stopped moving between
+two consecutive windows.
+
+The figure judged is the heap the board must hold in internal RAM, not counting linear memory:
+everything the node has allocated (both regions) less the pods' linear memory and, where the
+board has PSRAM, their value stacks (the only blocks the board may keep in PSRAM at rest; the
+node reports both, so this is a subtraction of what it counted, not an assumption)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from k32.sim.console import ConsoleError, command
+
+SAMPLE_INTERVAL_S = 0.2
+WINDOW_S = 3.0  # a heartbeat period fits in it, so each window sees the node at rest once
+STEADY_BYTES = 256  # two windows' low points this close: the node is quiet
+SETTLE_TIMEOUT_S = 45.0
+
+HOW = (
+    f"heap from the node's STATUS (its allocator's count per region), sampled every "
+    f"{SAMPLE_INTERVAL_S:g} s; a figure is the lowest sample (of 'internal, w/o linear') of a {WINDOW_S:g} s window, "
+    f"taken once two consecutive windows' lows are within {STEADY_BYTES} B (the node is quiet), "
+    f"with the pods Running and answering through the Ingress where there are pods; "
+    f"'internal, w/o linear' = internal + PSRAM - the pods' linear memory - their value stacks where they "
+    f"go to PSRAM (the node reports both)"
+)
+
+
+class ProbeError(RuntimeError):
+    pass
+
+
+@dataclass
+class Reading:
+    internal: int  # heapInternalBytes
+    psram: int  # heapPsramBytes
+    linear: int  # podLinearBytes: the pods' linear memory, inside the two above
+    bulk: int  # podBulkBytes: linear memory and value stacks, which the kubelet asks PSRAM for
+    bulk_region: str  # where that went: "psram" | "internal" (a board without PSRAM)
+    store: int  # podStoreBytes: the pods' whole interpreter stores, linear memory included
+    quiet: bool  # the low point settled before the timeout
+    stacks: list
+
+    @property
+    def internal_without_linear(self) -> int:
+        """What the board holds in internal RAM, the pods' linear memory left out."""
+        return self.internal + self.psram - (self.bulk if self.bulk_region == "psram" else self.linear)
+
+    def as_dict(self) -> dict:
+        return {
+            "internalBytes": self.internal,
+            "psramBytes": self.psram,
+            "podLinearBytes": self.linear,
+            "podBulkBytes": self.bulk,
+            "podBulkRegion": self.bulk_region,
+            "podStoreBytes": self.store,
+            "internalWithoutLinearBytes": self.internal_without_linear,
+            "quiet": self.quiet,
+        }
+
+
+def status(console: str) -> dict:
+    try:
+        st = command(console, "STATUS")
+    except (ConsoleError, OSError) as e:
+        raise ProbeError(f"STATUS from {console}: {e}") from None
+    for key in ("heapInternalBytes", "heapPsramBytes", "podLinearBytes", "podBulkBytes", "podBulkRegion", "stacks"):
+        if key not in st:
+            raise ProbeError(f"STATUS from {console} has no {key!r}: the node is older than this bench")
+    return st
+
+
+def _judged(st: dict) -> int:
+    pod = st["podBulkBytes"] if st["podBulkRegion"] == "psram" else st["podLinearBytes"]
+    return st["heapInternalBytes"] + st["heapPsramBytes"] - pod
+
+
+def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
+    """The node's heap at rest (see the module's docstring)."""
+    per_window = max(2, round(WINDOW_S / SAMPLE_INTERVAL_S))
+    deadline = time.monotonic() + timeout
+    samples: list[dict] = []
+    previous_low: dict | None = None
+    while True:
+        samples.append(status(console))
+        if len(samples) == per_window:
+            low = min(samples, key=_judged)
+            quiet = previous_low is not None and abs(_judged(low) - _judged(previous_low)) <= STEADY_BYTES
+            if quiet or time.monotonic() >= deadline:
+                return Reading(
+                    internal=low["heapInternalBytes"],
+                    psram=low["heapPsramBytes"],
+                    linear=low["podLinearBytes"],
+                    bulk=low["podBulkBytes"],
+                    bulk_region=low["podBulkRegion"],
+                    store=low.get("podStoreBytes", 0),
+                    quiet=quiet,
+                    stacks=samples[-1]["stacks"],
+                )
+            previous_low, samples = low, []
+        time.sleep(SAMPLE_INTERVAL_S)
