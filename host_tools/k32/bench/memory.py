@@ -185,37 +185,32 @@ def _per_object(before: Reading, after: Reading, count: int) -> dict:
 
 
 def run(bench: Bench, apps: int, rounds: int) -> dict:
+    """Every figure in order; a step that fails (the node ran out of heap and stopped, a pod
+    never started) ends the run with `error` saying where, and the figures taken so far."""
     say = bench.say
+    out: dict = {"how": HOW, "workload": {"apps": apps, "rounds": rounds}}
     try:
         say("idle …")
-        idle = settle(bench.console)
+        out["idle"] = settle(bench.console).as_dict()
         say(f"{apps} apps …")
         bench.apply_apps(apps)
-        first = settle(bench.console)
-        churn = []
+        out["apps"] = settle(bench.console).as_dict()
+        out["churn"] = []
         for r in range(rounds):
             say(f"round {r + 1}/{rounds}: delete and re-apply …")
             bench.delete_apps(apps)
             deleted = settle(bench.console)
             bench.apply_apps(apps)
-            churn.append({"deleted": deleted.as_dict(), "apps": settle(bench.console).as_dict()})
+            out["churn"].append({"deleted": deleted.as_dict(), "apps": settle(bench.console).as_dict()})
         say("marginal costs …")
-        marginal = {kind: bench.marginal(kind, apps) for kind in ("pod", "service", "ingress", "configmap")}
+        out["marginal"] = {}
+        for kind in ("pod", "service", "ingress", "configmap"):
+            out["marginal"][kind] = bench.marginal(kind, apps)
         say("Deployment and metrics API …")
-        deployment = bench.deployment(marginal["pod"])
-        metrics = bench.metrics_api()
-        stacks = status(bench.console)["stacks"]
-    except (ProbeError, poll.PollTimeout) as e:
-        raise BenchError(str(e)) from None
-    return {
-        "how": HOW,
-        "workload": {"apps": apps, "rounds": rounds},
-        "idle": idle.as_dict(),
-        "apps": first.as_dict(),
-        "churn": churn,
-        "marginal": marginal,
-        "deployment": deployment,
-        "metricsApi": metrics,
-        "stacks": stacks,
-        "measuredAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+        out["deployment"] = bench.deployment(out["marginal"]["pod"])
+        out["metricsApi"] = bench.metrics_api()
+        out["stacks"] = status(bench.console)["stacks"]
+    except (BenchError, ProbeError, poll.PollTimeout) as e:
+        out["error"] = str(e)
+    out["measuredAt"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return out

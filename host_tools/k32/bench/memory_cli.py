@@ -13,6 +13,8 @@ from . import memory
 from .memory_report import print_table, verdicts
 from .memory_targets import APPS, BOARD, ROUNDS
 
+LOG_TAIL_LINES = 8
+
 
 def _measure(apps: int, rounds: int, progress) -> dict:
     from k32.httpclient import HttpClient
@@ -30,6 +32,10 @@ def _measure(apps: int, rounds: int, progress) -> dict:
             api = HttpClient(cluster.api_url, cluster.ssl_context(), timeout=memory.API_TIMEOUT_S)
             bench = memory.Bench(api, cluster.nodes[0].console, (cp["ip"], cp["ingressPort"]), progress)
             result = memory.run(bench, apps, rounds)
+            if "error" in result:
+                # Why the node stopped, when it did (an allocation past its board's heap).
+                log = cluster.log_path(cluster.nodes[0].name).read_text(errors="replace")
+                result["nodeLogTail"] = log.splitlines()[-LOG_TAIL_LINES:]
         finally:
             cluster.down()
     result["board"] = BOARD

@@ -12,32 +12,38 @@ def _kib(n: int | float) -> str:
     return f"{n / 1024:.1f} KiB"
 
 
-def verdicts(r: dict) -> dict:
-    """name -> {what, limit, unit, measured, ok} for every target."""
-    first = r["apps"]["internalWithoutLinearBytes"]
-    later = [c["apps"]["internalWithoutLinearBytes"] for c in r["churn"]]
-    change = max((abs(v - first) / first for v in later), default=0.0) if first else 0.0
-    over = [s for s in r["stacks"] if s["peak"] > s["budget"]]
-    measured = {
-        "idle_internal": r["idle"]["internalWithoutLinearBytes"],
+def _measured(r: dict) -> dict:
+    """Each target's figure, or None where the run ended before it was measured."""
+    first = r.get("apps", {}).get("internalWithoutLinearBytes")
+    churn = r.get("churn")
+    change = None
+    if first and churn is not None and len(churn) == r["workload"]["rounds"]:
+        change = round(
+            max((abs(c["apps"]["internalWithoutLinearBytes"] - first) / first for c in churn), default=0.0), 4
+        )
+    stacks = r.get("stacks")
+    return {
+        "idle_internal": r.get("idle", {}).get("internalWithoutLinearBytes"),
         "apps_internal": first,
-        "churn": round(change, 4),
-        "configmap": r["marginal"]["configmap"]["internalBytes"],
-        "stacks": len(over),
+        "churn": change,
+        "configmap": r.get("marginal", {}).get("configmap", {}).get("internalBytes"),
+        "stacks": None if stacks is None else sum(1 for s in stacks if s["peak"] > s["budget"]),
     }
+
+
+def verdicts(r: dict) -> dict:
+    """name -> {what, limit, unit, measured, ok} for every target; one not measured is missed."""
+    measured = _measured(r)
     out = {}
     for name, (what, limit, unit) in TARGETS.items():
-        out[name] = {
-            "what": what,
-            "limit": limit,
-            "unit": unit,
-            "measured": measured[name],
-            "ok": measured[name] <= limit,
-        }
+        m = measured[name]
+        out[name] = {"what": what, "limit": limit, "unit": unit, "measured": m, "ok": m is not None and m <= limit}
     return out
 
 
 def _fmt(v, unit: str) -> str:
+    if v is None:
+        return "not measured"
     if unit == "bytes":
         return _kib(v)
     if unit == "ratio":
@@ -45,45 +51,67 @@ def _fmt(v, unit: str) -> str:
     return str(v)
 
 
+def _point_rows(r: dict) -> None:
+    w = r["workload"]
+    click.echo(f"{'point':<30} {'internal':>11} {'PSRAM':>11} {'linear':>11} {'w/o linear':>11}")
+
+    def row(label: str, d: dict) -> None:
+        click.echo(
+            f"{label:<30} {_kib(d['internalBytes']):>11} {_kib(d['psramBytes']):>11} "
+            f"{_kib(d['podLinearBytes']):>11} {_kib(d['internalWithoutLinearBytes']):>11}"
+            + ("" if d["quiet"] else "  (not quiet)")
+        )
+
+    if "idle" in r:
+        row("idle", r["idle"])
+    if "apps" in r:
+        row(f"{w['apps']} apps", r["apps"])
+    for i, c in enumerate(r.get("churn", []), 1):
+        row(f"round {i}: apps deleted", c["deleted"])
+        row(f"round {i}: apps re-applied", c["apps"])
+
+
+def _cost_rows(r: dict) -> None:
+    if r.get("marginal"):
+        click.echo("")
+        click.echo(f"{'marginal cost of one':<30} {'internal':>11} {'PSRAM':>11} {'linear':>11} {'w/o linear':>11}")
+        for kind, m in r["marginal"].items():
+            label = f"{kind} (slope over {m['objects']})"
+            click.echo(
+                f"{label:<30} {_kib(m['heapInternalBytes']):>11} {_kib(m['psramBytes']):>11} "
+                f"{_kib(m['linearBytes']):>11} {_kib(m['internalBytes']):>11}"
+            )
+    if "deployment" in r:
+        d = r["deployment"]
+        click.echo("")
+        click.echo(
+            f"Deployment of {d['replicas']}: {_kib(d['internalBytes'])} w/o linear with its pods, "
+            f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods; "
+            f"{_kib(d['afterDeleteInternalBytes'])} left after deleting it"
+        )
+    if "metricsApi" in r:
+        m = r["metricsApi"]
+        click.echo(f"metrics API: {_kib(m['retainedInternalBytes'])} kept after {m['requests']} requests")
+
+
 def print_table(r: dict) -> None:
     w = r["workload"]
     click.echo(f"control plane ({r['board']} profile, {r['build']}); {w['apps']} apps, {w['rounds']} rounds")
     click.echo(f"how: {r['how']}")
     click.echo("")
-    click.echo(f"{'point':<34} {'internal':>12} {'w/o linear':>12} {'PSRAM':>12} {'linear':>12}")
-
-    def row(label: str, d: dict) -> None:
-        click.echo(
-            f"{label:<34} {_kib(d['internalBytes']):>12} {_kib(d['internalWithoutLinearBytes']):>12} "
-            f"{_kib(d['psramBytes']):>12} {_kib(d['podLinearBytes']):>12}" + ("" if d["quiet"] else "  (not quiet)")
-        )
-
-    row("idle", r["idle"])
-    row(f"{w['apps']} apps", r["apps"])
-    for i, c in enumerate(r["churn"], 1):
-        row(f"round {i}: apps deleted", c["deleted"])
-        row(f"round {i}: apps re-applied", c["apps"])
-    click.echo("")
-    click.echo(f"{'marginal cost of one':<34} {'internal':>12} {'PSRAM':>12} {'linear':>12}")
-    for kind, m in r["marginal"].items():
-        label = f"{kind} (slope over {m['objects']})"
-        click.echo(
-            f"{label:<34} {_kib(m['internalBytes']):>12} {_kib(m['psramBytes']):>12} {_kib(m['linearBytes']):>12}"
-        )
-    d = r["deployment"]
-    click.echo("")
-    click.echo(
-        f"Deployment of {d['replicas']}: {_kib(d['internalBytes'])} internal with its pods, "
-        f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods; "
-        f"{_kib(d['afterDeleteInternalBytes'])} left after deleting it"
-    )
-    m = r["metricsApi"]
-    click.echo(f"metrics API: {_kib(m['retainedInternalBytes'])} kept after {m['requests']} requests")
-    click.echo("")
-    click.echo(f"{'thread':<16} {'budget':>10} {'peak':>10} {'threads':>8}")
-    for s in sorted(r["stacks"], key=lambda s: s["name"]):
-        flag = "  OVER" if s["peak"] > s["budget"] else ""
-        click.echo(f"{s['name']:<16} {s['budget']:>10} {s['peak']:>10} {s['threads']:>8}{flag}")
+    _point_rows(r)
+    _cost_rows(r)
+    if "stacks" in r:
+        click.echo("")
+        click.echo(f"{'thread':<16} {'budget':>10} {'peak':>10} {'threads':>8}")
+        for s in sorted(r["stacks"], key=lambda s: s["name"]):
+            flag = "  OVER" if s["peak"] > s["budget"] else ""
+            click.echo(f"{s['name']:<16} {s['budget']:>10} {s['peak']:>10} {s['threads']:>8}{flag}")
+    if "error" in r:
+        click.echo("")
+        click.echo(f"the run ended early: {r['error']}")
+        for line in r.get("nodeLogTail", []):
+            click.echo(f"  node log: {line}")
     click.echo("")
     for v in r["verdicts"].values():
         mark = "ok  " if v["ok"] else "MISS"

@@ -1,0 +1,72 @@
+"""`k32 bench memory --json`, run short (3 apps, 1 round): the report is well formed and its
+figures are consistent with each other. Whether the targets are met is the bench's verdict
+(its exit status), not this test's: a missed target exits 1 and still gives a full report."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from k32.bench.memory_targets import TARGETS
+from k32.build.firmware import REPO_ROOT, build_dir_for
+
+APPS, ROUNDS = 3, 1
+POINT_KEYS = {"internalBytes", "psramBytes", "podLinearBytes", "podBulkBytes", "internalWithoutLinearBytes", "quiet"}
+
+
+def test_32_bit_builds_have_their_own_trees():
+    assert build_dir_for("sim", m32=True) == REPO_ROOT / "build" / "host32"
+    assert build_dir_for("s3", m32=True) == REPO_ROOT / "build" / "host32-s3"
+    assert build_dir_for("s3") == REPO_ROOT / "build" / "host-s3"
+
+
+@pytest.mark.slow
+@pytest.mark.bench
+def test_bench_memory_json_is_consistent():
+    p = subprocess.run(
+        [sys.executable, "-m", "k32.cli", "bench", "memory", "--json", "--apps", str(APPS), "--rounds", str(ROUNDS)],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert "error" not in r, (r["error"], r.get("nodeLogTail"))
+    assert r["board"] == "s3" and "32-bit" in r["build"]
+    assert r["workload"] == {"apps": APPS, "rounds": ROUNDS}
+    for point in [r["idle"], r["apps"]] + [c[k] for c in r["churn"] for k in ("deleted", "apps")]:
+        assert POINT_KEYS <= point.keys(), point
+    assert len(r["churn"]) == ROUNDS
+
+    idle, apps = r["idle"], r["apps"]
+    # No pods idle; with the apps, each pod's linear memory in PSRAM (the s3 board has it).
+    assert idle["podLinearBytes"] == 0 and idle["podBulkBytes"] == 0
+    assert apps["podLinearBytes"] > 0 and apps["podBulkBytes"] > apps["podLinearBytes"]
+    assert apps["podBulkRegion"] == "psram"
+    assert apps["internalWithoutLinearBytes"] > idle["internalWithoutLinearBytes"]
+    # Deleting the apps gives their linear memory back.
+    assert all(c["deleted"]["podLinearBytes"] == 0 for c in r["churn"])
+
+    m = r["marginal"]
+    assert set(m) == {"pod", "service", "ingress", "configmap"}
+    for kind, cost in m.items():
+        assert cost["objects"] > 0
+        assert cost["internalBytes"] > 0, (kind, cost)
+    # A pod's linear memory is its own (per-pod), and larger than nothing; a ConfigMap has none.
+    assert m["pod"]["linearBytes"] > 0 and m["configmap"]["linearBytes"] == 0
+    assert m["pod"]["internalBytes"] > m["configmap"]["internalBytes"]
+
+    d = r["deployment"]
+    assert d["replicas"] > 0 and d["internalBytes"] > 0
+    assert r["metricsApi"]["requests"] > 0
+
+    rows = r["stacks"]
+    assert rows and all({"name", "budget", "peak", "threads"} <= row.keys() for row in rows)
+    assert any(row["name"] == "api" and row["peak"] > 0 for row in rows), rows
+
+    v = r["verdicts"]
+    assert set(v) == set(TARGETS)
+    assert all(isinstance(x["ok"], bool) for x in v.values())
+    # The exit status is the verdicts' sum, no more and no less.
+    assert p.returncode == (0 if all(x["ok"] for x in v.values()) else 1)
