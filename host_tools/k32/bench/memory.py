@@ -21,6 +21,8 @@ from .memory_targets import DEPLOYMENT_REPLICAS, MARGINAL_OBJECTS, METRICS_REQUE
 POD_START_TIMEOUT_S = 120.0
 POD_GONE_TIMEOUT_S = 120.0
 API_TIMEOUT_S = 30.0
+BUSY_RETRIES = 10
+BUSY_RETRY_S = 0.5
 
 
 class BenchError(RuntimeError):
@@ -36,10 +38,17 @@ class Bench:
 
     # ---- API ------------------------------------------------------------------------------
     def _request(self, method: str, path: str, body: dict | None = None):
-        try:
-            return self.api.request(method, path, body)
-        except HttpError as e:
-            raise BenchError(str(e)) from None
+        """One API request; a 503 (every connection slot busy for a moment, the node's own
+        clients included) is tried again a few times, as client libraries do."""
+        for _ in range(BUSY_RETRIES):
+            try:
+                r = self.api.request(method, path, body)
+            except HttpError as e:
+                raise BenchError(str(e)) from None
+            if r.status != 503:
+                return r
+            time.sleep(BUSY_RETRY_S)
+        return r
 
     def create(self, collection: str, body: dict) -> None:
         r = self._request("POST", collection, body)
