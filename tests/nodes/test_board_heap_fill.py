@@ -129,9 +129,15 @@ def test_worker_takes_pods_until_the_scheduler_refuses_then_recovers(cluster):
     msg = cond["message"]
     assert msg.startswith("0/2 nodes are available: "), msg
     assert "Insufficient memory" in msg or "Too many pods" in msg, msg
-    events = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
-    failed = [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
-    assert failed and failed[0]["message"] == msg, [e["reason"] for e in events]
+
+    # The scheduler writes the pod's condition first and its Event after it, so the Event may
+    # not be there yet when the condition is.
+    def failed_scheduling():
+        events = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
+        return [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
+
+    failed = wait_until(failed_scheduling, POD_START_TIMEOUT_S, 0.5)
+    assert failed and failed[0]["message"] == msg, api(cluster, "GET", "/api/v1/namespaces/default/events")[1]
     # Full: the worker still answers and stays inside its heap.
     full_heap = worker_heap(cluster)
     assert full_heap <= b["heap_internal"]["bytes"]
