@@ -14,13 +14,7 @@ bool finished(const Dependent& d) { return d.phase == "Succeeded" || d.phase == 
 bool release(api::ApiServer* api, const api::ResourceInfo& r, const Dependent& d, const std::string& owner_uid) {
   json::Value old;
   if (!api->store()->get(d.resource, d.ns, d.name, &old) || old.path_str({"metadata", "uid"}) != d.uid) return false;
-  json::Value obj = old;
-  json::Value kept = json::Value::array();
-  for (const auto& o : old["metadata"]["ownerReferences"].items())
-    if (o["uid"].as_string() != owner_uid) kept.push(o);
-  json::Value& md = obj.at_or_insert("metadata");
-  if (kept.items().empty()) md.erase("ownerReferences");
-  else md.set("ownerReferences", kept);
+  json::Value obj = without_owner(old, owner_uid);
   json::Value stored;
   return api->local_update(r, old, std::move(obj), "", &stored).ok();
 }

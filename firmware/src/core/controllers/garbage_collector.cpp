@@ -35,13 +35,7 @@ bool GarbageCollector::strip_owner(const Dependent& d, const std::string& owner_
   const api::ResourceInfo* r = resource_by_store_id(d.resource);
   json::Value old;
   if (!r || !api_->store()->get(d.resource, d.ns, d.name, &old)) return true;  // gone already
-  json::Value obj = old;
-  json::Value kept = json::Value::array();
-  for (const auto& o : old["metadata"]["ownerReferences"].items())
-    if (o["uid"].as_string() != owner_uid) kept.push(o);
-  json::Value& md = obj.at_or_insert("metadata");
-  if (kept.items().empty()) md.erase("ownerReferences");
-  else md.set("ownerReferences", kept);
+  json::Value obj = without_owner(old, owner_uid);
   json::Value stored;
   return api_->local_update(*r, old, std::move(obj), "", &stored).ok();
 }

@@ -215,5 +215,16 @@ bool OwnerIndex::take_dirty() {
   return d;
 }
 
+json::Value without_owner(const json::Value& obj, const std::string& owner_uid) {
+  json::Value out = obj;
+  json::Value kept = json::Value::array();
+  for (const auto& o : obj["metadata"]["ownerReferences"].items())
+    if (o["uid"].as_string() != owner_uid) kept.push(o);
+  json::Value& md = out.at_or_insert("metadata");
+  if (kept.items().empty()) md.erase("ownerReferences");
+  else md.set("ownerReferences", kept);
+  return out;
+}
+
 }  // namespace controllers
 }  // namespace k32

@@ -98,6 +98,9 @@ class OwnerIndex {
 // Where an owner reference points, for a dependent in namespace `ns`: resource "" when the
 // API serves no such kind; a cluster-scoped owner has no namespace.
 OwnerKey owner_key(const OwnerRef& o, const std::string& ns);
+// A copy of `obj` without the owner reference to `owner_uid` (ownerReferences dropped when none
+// is left): what the collector's orphaning and a controller's release both write.
+json::Value without_owner(const json::Value& obj, const std::string& owner_uid);
 // The served kind with this store id ("apps/replicasets"), or nullptr.
 const api::ResourceInfo* resource_by_store_id(const std::string& store_id);
 
