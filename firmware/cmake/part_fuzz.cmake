@@ -10,7 +10,7 @@ endif()
 
 # Only the code that reads outside bytes (and what it calls): the rest of k32core is not
 # needed by any target and would only lengthen the instrumented build.
-set(K32_FUZZ_LIB_DIRS json yaml util http api/protobuf_body console patch openapi/schema store calls/http_exchange
+set(K32_FUZZ_LIB_DIRS json yaml util http api/protobuf_body api/metrics_store console patch openapi/schema store calls/http_exchange
     calls/call_headers)
 set(K32_FUZZ_LIB_SRC "")
 foreach(d ${K32_FUZZ_LIB_DIRS})

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "check.h"
-#include "core/api/metrics_api.h"
+#include "core/api/metrics_store.h"
 #include "core/json/json.h"
 
 using namespace k32;
@@ -66,6 +66,9 @@ int main() {
   CHECK(!m->take_report("n1", bad, &err) && err.find("non-negative") != std::string::npos);
   CHECK(!m->pod_usage("uid-b", &pu));
   CHECK(!m->take_report("n1", report(18000000, 1, std::string(40, 'u'), 1, 1, 1), &err));
+  // A uid kubectl top could never look up (here with a NUL inside) is refused, not kept.
+  CHECK(!m->take_report("n1", report(18000000, 1, std::string("uid-\0c", 6), 1, 1, 1), &err) &&
+        err.find("letters, digits and dashes") != std::string::npos);
   CHECK(!m->take_report("", report(1, 1, "", 0, 0, 0), &err));
   json::Value no_pods = report(1, 1, "", 0, 0, 0);
   no_pods.set("pods", "none");
