@@ -3,14 +3,15 @@
  * echo.events channel (CHANNEL_IPC) and logs the channel events it receives. */
 #include "k32_pod.h"
 
-/* One Wasm page holds everything (the example's limits.memory is 64Ki): the buffers are
- * sized so data + stack stay well inside it. */
-static uint8_t body[16384];
+/* The module never grows its memory, so a node gives it only its data and shadow stack (not a
+ * whole 64 KiB page) and charges it that much: every byte here is RAM each echo pod holds. A
+ * body up to 2 KiB is echoed (larger ones get 413), a channel event up to 512 bytes logged. */
+static uint8_t body[2048];
 static char greeting[256];
 static char method[16];
 static char path[512];
 static char topic[128];
-static uint8_t event[1024];
+static uint8_t event[512];
 
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   int32_t g = k32_env_get("GREETING", 8, greeting, sizeof greeting);
@@ -60,7 +61,7 @@ K32_EXPORT(k32_event) int32_t k32_event(void) {
   if (t < 0 || d < 0) return 0;
   if (t > (int32_t)sizeof topic) t = sizeof topic;
   if (d > (int32_t)sizeof event) d = sizeof event;
-  static char line[1200];
+  static char line[sizeof "event " + sizeof topic + 2 + sizeof event];
   uint32_t n = 0;
   const char* pre = "event ";
   for (uint32_t i = 0; pre[i]; i++) line[n++] = pre[i];

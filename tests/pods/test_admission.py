@@ -1,7 +1,9 @@
 """Admission: a pod's memory is charged as the larger of its request and its limit (a Wasm
 container's linear memory grows to its limit), by the scheduler and by the kubelet, and a
 pod bound with spec.nodeName (no scheduler) is checked by the kubelet: it fails with the
-kubelet's OutOfmemory reason instead of running past the node's budget."""
+kubelet's OutOfmemory reason instead of running past the node's budget. The pods run the
+grower image, whose memory grows (echo's never does, so it is charged only what it can
+reach: tests/nodes/test_board_echo_pods.py)."""
 
 import pytest
 from pods_helpers import apply, get_pod, nodes, wait_until
@@ -20,7 +22,7 @@ metadata: {{name: {name}}}
 spec:
 {bind}  containers:
   - name: c
-    image: wasm://embedded/echo
+    image: wasm://embedded/grower
     resources: {{requests: {{memory: {request}}}, limits: {{memory: {limit}}}}}
 """
 

@@ -84,8 +84,8 @@ bool fail_alloc(Error* err, const char* what) {
 // The bytes a module's defined memory may be trimmed to (Limits::trim_to_heap_base), or 0
 // to keep whole pages: only a module that never reads its memory's size, exports an
 // immutable i32 __heap_base, and whose active data segments all end below it.
-uint64_t trimmed_memory_bytes(const Store* s, const Module* m) {
-  if (!s->limits.trim_to_heap_base || m->sizes_memory || m->memories.n <= m->nmem_imports) return 0;
+uint64_t trimmed_memory_bytes(const Limits& limits, const Module* m) {
+  if (!limits.trim_to_heap_base || m->sizes_memory || m->memories.n <= m->nmem_imports) return 0;
   uint64_t heap_base = 0;
   for (uint32_t i = 0; i < m->exports.n; i++) {
     const Export& e = m->exports[i];
@@ -126,7 +126,7 @@ bool allocate_own(Store* s, const Module* m, Instance* inst, Error* err) {
   }
   if (m->memories.n > m->nmem_imports) {
     const Limits32& l = m->memories[0];
-    inst->memory = memory_new(s, l.min, l.max, trimmed_memory_bytes(s, m));
+    inst->memory = memory_new(s, l.min, l.max, trimmed_memory_bytes(s->limits, m));
     if (!inst->memory) return fail_alloc(err, "linear memory");
   }
   for (uint32_t i = m->nglobal_imports; i < m->globals.n; i++) {
@@ -169,6 +169,18 @@ Trap run_segments(const Module* m, Instance* inst) {
 }
 
 }  // namespace
+
+uint64_t module_memory_reach(const Module* m, const Limits& limits) {
+  if (m->nmem_imports) return UINT64_MAX;
+  if (m->memories.n == 0) return 0;
+  if (uint64_t trimmed = trimmed_memory_bytes(limits, m)) return trimmed;
+  const Limits32& l = m->memories[0];
+  // Without memory.grow the memory keeps its initial pages.
+  uint32_t most = m->sizes_memory ? l.max : l.min;
+  if (most == kNoMax) return UINT64_MAX;
+  uint64_t pages = most < limits.max_memory_pages ? most : limits.max_memory_pages;
+  return pages * kPageSize;
+}
 
 uint64_t const_value(const Instance* inst, const ConstExpr& e) {
   switch (e.op) {

@@ -100,6 +100,12 @@ struct Global;
 Module* module_load(const uint8_t* bytes, size_t len, const Allocator& a, Error* err);
 void module_free(Module* m);
 size_t module_code_bytes(const Module* m);  // compiled code + metadata, for reports
+// The most linear memory an instance of `m` can ever hold under `limits`: its bytes below
+// __heap_base when trimmed (Limits::trim_to_heap_base), else its initial pages when it has no
+// memory.grow or its declared maximum pages
+// (capped by limits.max_memory_pages), 0 without a memory of its own; UINT64_MAX when it
+// imports its memory or declares no maximum (it may grow up to whatever it is allowed).
+uint64_t module_memory_reach(const Module* m, const Limits& limits);
 
 // ---- stores: one per pod ----
 Store* store_new(const Allocator& a, const Limits& limits);

@@ -1,5 +1,5 @@
 // Kubelet admission: memory is charged per container as the larger of request and limit
-// (linear memory grows to the limit), bound pods add up, pod slots count, and the
+// (linear memory grows to the limit, unless the image cannot), bound pods add up, pod slots count, and the
 // rejection reads as a kubelet's (OutOfmemory / OutOfpods with requested/used/capacity).
 #include <string>
 
@@ -59,6 +59,22 @@ int main() {
   r = admit_pod(pod(R"({"limits":{"memory":"64Ki"}})"), small, 84 * 1024, 1);
   CHECK(!r.admitted && r.reason == "OutOfmemory");
   CHECK(r.message.find("requested: 86016, used: 86016, capacity: 98304") != std::string::npos);
+
+  // an image built into the firmware whose linear memory never grows is charged what it can
+  // reach (echo: its data and shadow stack, well under one page), not its larger limit
+  json::Value echo;
+  json::ParseError pe;
+  CHECK(json::parse(R"({"spec":{"containers":[{"name":"e","image":"wasm://embedded/echo",)"
+                    R"("resources":{"limits":{"memory":"64Ki"}}}]}})",
+                    &echo, &pe));
+  r = admit_pod(echo, small, 0, 0);
+  CHECK(r.admitted && r.charge > small.overhead && r.charge < 84 * 1024);
+  // a request above the reach is charged as written
+  CHECK(json::parse(R"({"spec":{"containers":[{"name":"e","image":"wasm://embedded/echo",)"
+                    R"("resources":{"requests":{"memory":"60Ki"},"limits":{"memory":"64Ki"}}}]}})",
+                    &echo, &pe));
+  r = admit_pod(echo, small, 0, 0);
+  CHECK(r.admitted && r.charge == 80 * 1024);
 
   // a malformed quantity is the container's config error, not an admission matter
   r = admit_pod(pod(R"({"limits":{"memory":"lots"}})"), node, 0, 0);

@@ -1,5 +1,7 @@
 #include "core/kubelet/pod_instance.h"
 
+#include <vector>
+
 #include "core/kubelet/image_source.h"
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/module_cache.h"
@@ -30,6 +32,17 @@ void* pod_alloc(void* ctx, size_t bytes) { return pod_alloc_in(ctx, bytes, port:
 void* pod_alloc_bulk(void* ctx, size_t bytes) { return pod_alloc_in(ctx, bytes, port::Region::Psram); }
 void pod_free(void*, void* p) { port::mem_free(p); }
 const wasm::Allocator kPodAllocator{&pod_alloc, &pod_free, nullptr, &pod_alloc_bulk};
+
+// The interpreter limits every container gets; instantiate_container narrows the memory to
+// the container's limits.memory.
+wasm::Limits container_limits(uint32_t max_pages) {
+  wasm::Limits lim;
+  lim.max_memory_pages = max_pages;
+  lim.value_stack_slots = kValueStackSlots;
+  lim.call_depth = kCallDepth;
+  lim.trim_to_heap_base = true;
+  return lim;
+}
 
 std::string out_of_heap(const std::string& what) {
   return "not enough memory on the node for " + what + " (" +
@@ -94,12 +107,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
                                                      : "image " + c->image + " is not a valid Wasm module: " + werr.message;
     return false;
   }
-  wasm::Limits lim;
-  lim.max_memory_pages = c->max_pages;
-  lim.value_stack_slots = kValueStackSlots;
-  lim.call_depth = kCallDepth;
-  lim.trim_to_heap_base = true;
-  c->store = wasm::store_new(alloc, lim);
+  c->store = wasm::store_new(alloc, container_limits(c->max_pages));
   if (!c->store) {
     *reason = "CreateContainerError";
     *message = out_of_heap("the container's interpreter stacks");
@@ -183,6 +191,37 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   }
   note_memory(c);
   return true;
+}
+
+bool image_memory_reach(const std::string& image, uint64_t* bytes) {
+  ImageRef ref;
+  std::string err, reason, message;
+  if (!parse_image_ref(image, &ref, &err) || ref.source != "embedded") return false;
+  // One answer per image name: embedded images do not change while the firmware runs, and
+  // the answer costs a module load (shared with running pods of the image through the cache).
+  struct Known {
+    std::string name;
+    uint64_t reach;
+  };
+  static port::Mutex mu;
+  static std::vector<Known>* known = new std::vector<Known>();  // never destroyed, like the module cache
+  {
+    port::LockGuard<port::Mutex> lock(mu);
+    for (const Known& k : *known)
+      if (k.name == ref.name) return (*bytes = k.reach) != UINT64_MAX;
+  }
+  ImageBytes img;
+  if (!load_image(ref, "", &img, &reason, &message)) return false;
+  if (!ref.pin.empty() && ref.pin != img.sha256) return false;
+  wasm::Error werr{};
+  wasm::Module* m =
+      module_acquire("wasm://embedded/" + ref.name + "@sha256:" + img.sha256, img.data, img.len, kPodAllocator, &werr);
+  if (!m) return false;  // not cached: a module that failed for want of heap may load later
+  uint64_t reach = wasm::module_memory_reach(m, container_limits(UINT32_MAX));
+  module_release(m);
+  port::LockGuard<port::Mutex> lock(mu);
+  known->push_back(Known{ref.name, reach});
+  return (*bytes = reach) != UINT64_MAX;
 }
 
 void release_container(Container* c) {

@@ -1,5 +1,6 @@
 // Turning a container's image into a running Wasm instance, and back.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "core/kubelet/pod_runtime.h"
@@ -13,6 +14,11 @@ namespace kubelet {
 bool instantiate_container(Container* c, const std::string& sd_dir, std::string* reason, std::string* message);
 // Frees the instance, store and module (caller holds c->call_mu).
 void release_container(Container* c);
+// The most linear memory a container of `image` can ever hold (wasm::module_memory_reach
+// under the limits every container gets, before its limits.memory caps it), when the node
+// can tell before running it: images built into the firmware, whose bytes every node has.
+// False for other images, ones that may grow without bound, or a module that does not load.
+bool image_memory_reach(const std::string& image, uint64_t* bytes);
 // Capability bits of securityContext.capabilities.add; unknown names go to *unknown.
 uint32_t capabilities_of(const json::Value& container, std::string* unknown);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/kubelet/pod_event.h"
+#include "core/kubelet/pod_instance.h"
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -155,6 +156,11 @@ bool pod_memory_charge(const json::Value& pod, int64_t* out, std::string* err) {
       if (!parse_quantity(s, &v)) {
         if (err) *err = "container " + c["name"].str() + ": resources " + kind + ".memory \"" + s + "\" is not a quantity";
         return false;
+      }
+      if (kind[0] == 'l') {
+        uint64_t reach = 0;
+        if (kubelet::image_memory_reach(c["image"].as_string(), &reach) && reach < static_cast<uint64_t>(v))
+          v = static_cast<int64_t>(reach);
       }
       if (v > most) most = v;
     }

@@ -32,8 +32,10 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
 bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err);
 
 // The memory a pod may take on a node: per container the larger of requests.memory and
-// limits.memory. A Wasm container's linear memory grows up to its limit, so a limit above
-// the request is memory the node must have, not a hint.
+// what it can reach, its limits.memory or less when its image can never grow that far (an
+// image built into the firmware, kubelet::image_memory_reach). A Wasm container's linear
+// memory grows up to its limit, so a limit above the request is memory the node must have,
+// unless the image cannot take it.
 bool pod_memory_charge(const json::Value& pod, int64_t* out, std::string* err);
 
 class Scheduler {

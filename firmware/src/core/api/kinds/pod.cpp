@@ -3,6 +3,8 @@
 #include "core/api/kinds/kind_strategy.h"
 #include "core/api/pod_update.h"
 #include "core/api/qos_class.h"
+#include "core/kubelet/pod_instance.h"
+#include "core/sched/quantity.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -47,6 +49,31 @@ void validate_pod_spec(const json::Value& spec, const std::string& base, FieldEr
 
 void validate(const json::Value& obj, FieldErrors* errs) { validate_pod_spec(obj["spec"], "spec", errs); }
 
+// A container without a memory request gets one from its image when the image cannot reach
+// its limit (or has none): a module that never grows its linear memory, such as echo with its
+// 28 KiB, never holds more, so the scheduler and the kubelet charge what it can really take
+// (as a LimitRange's default request would) and the limit stays its cap. Where the image is
+// unknown before it runs, kube-apiserver's rule stands: the request is the limit.
+void default_memory_requests(json::Value& spec) {
+  for (auto& c : spec.at_or_insert("containers").items()) {
+    if (!c.is_object() || c.path({"resources", "requests", "memory"})) continue;
+    uint64_t reach = 0;
+    if (!kubelet::image_memory_reach(c["image"].as_string(), &reach)) continue;
+    const json::Value* lim = c.path({"resources", "limits", "memory"});
+    int64_t limit = 0;
+    if (lim && !sched::parse_quantity(lim->is_int() ? text::to_string(lim->as_int()) : lim->as_string(), &limit)) continue;
+    const int64_t ki = static_cast<int64_t>((reach + 1023) / 1024);  // quantities in whole Ki
+    if (lim && ki * 1024 >= limit) continue;
+    json::Value& res = c.at_or_insert("resources");
+    if (res.is_null()) res = json::Value::object();
+    if (!res.is_object()) continue;
+    json::Value& req = res.at_or_insert("requests");
+    if (req.is_null()) req = json::Value::object();
+    if (!req.is_object()) continue;
+    req.set("memory", text::to_string(ki > 0 ? ki : 1) + "Ki");
+  }
+}
+
 void defaults(json::Value* obj) {
   json::Value& spec = obj->at_or_insert("spec");
   if (!spec.find("restartPolicy")) spec.set("restartPolicy", "Always");
@@ -63,7 +90,10 @@ void defaults(json::Value* obj) {
         if (!p.find("protocol")) p.set("protocol", "TCP");
   }
   // Inserting "status" may move obj's members, so the class is worked out before, from spec.
+  // The class follows the resources the user wrote: a request defaulted from the image
+  // below does not make a pod the user gave only limits Burstable.
   std::string qos = qos_class(spec);
+  default_memory_requests(spec);
   json::Value& st = obj->at_or_insert("status");
   if (!st.find("phase")) st.set("phase", "Pending");
   if (!st.find("qosClass")) st.set("qosClass", qos);
