@@ -263,13 +263,24 @@ void Kubelet::report(Pod& p) {
 
 AdmitResult Kubelet::admit(const json::Value& obj) {
   int64_t used_mem = 0, used_pods = 0;
+  std::vector<std::shared_ptr<Pod>> held;
   {
     port::LockGuard<port::Mutex> lock(mu_);
-    for (auto& kv : pods_) {
-      if (kv.second->stopping) continue;
-      used_mem += kv.second->memory_charge;
-      used_pods++;
+    for (auto& kv : pods_)
+      if (!kv.second->stopping) held.push_back(kv.second);
+  }
+  for (const auto& p : held) {
+    // A pod is charged what it was admitted with, or what it really holds when that is
+    // more: a container without a memory request or limit was admitted with only the
+    // overhead, and its linear memory (up to the default pages) must not let the next pod
+    // in past the heap.
+    int64_t bytes = cfg_.budget.overhead;
+    for (const auto& c : p->containers) {
+      port::LockGuard<port::Mutex> lock(c->store_mu);
+      if (c->store) bytes += static_cast<int64_t>(wasm::store_linear_bytes(c->store));
     }
+    used_mem += bytes > p->memory_charge ? bytes : p->memory_charge;
+    used_pods++;
   }
   AdmitResult r = admit_pod(obj, cfg_.budget, used_mem, used_pods);
   if (r.admitted) return r;
