@@ -77,6 +77,9 @@ def test_board_sdkconfig_lines(tmp_path, name, size):
     assert ("CONFIG_SPIRAM=y" in sdk) == board.psram
     assert ("CONFIG_FREERTOS_UNICORE=y" in sdk) == (board.cores == 1)
     assert f"CONFIG_ESP_MAIN_TASK_STACK_SIZE={board.budgets['main_stack']['bytes']}" in sdk
+    # the firmware component's build reads where the interpreter's dispatch loop goes
+    assert (tmp_path / "board.cmake").read_text() == f'set(K32_WASM_LOOP "{board.wasm_loop}")\n'
+    assert board.wasm_loop == ("flash" if name == "esp32" else "iram")
 
 
 def test_sdkconfig_refuses_the_simulator(tmp_path, capsys):

@@ -93,6 +93,9 @@ def test_bad_profile_is_named(tmp_path, monkeypatch):
     (tmp_path / "esp32.yaml").write_text(text.replace("offset: 0x200000", "offset: 0x100000"))
     with pytest.raises(BoardError, match=r"partitions\[2\]|partitions\[3\]"):
         boards.load_board("esp32")
+    (tmp_path / "esp32.yaml").write_text(text.replace("wasm_loop: flash", "wasm_loop: sram"))
+    with pytest.raises(BoardError, match=r"esp32.yaml: wasm_loop: must be one of iram, flash, got 'sram'"):
+        boards.load_board("esp32")
 
 
 @pytest.mark.parametrize("board", ["s3", "esp32", "sim"])

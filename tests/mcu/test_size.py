@@ -52,3 +52,13 @@ def test_src_text_over_the_limit_fails(tmp_path, monkeypatch):
     _obj(tmp_path, "k32app.dir/src/app", "a", "int h(int x) { return x + 1; }\n")
     monkeypatch.setattr(size, "SRC_TEXT_MAX", 1)
     assert not size.measure(tmp_path)["verdicts"]["src_text"]["ok"]
+
+
+def test_dispatch_loop_reported_apart(tmp_path):
+    """execute()'s own .text (the part a board may put in IRAM) is counted apart from the rest
+    of src/wasm (here a C function carrying execute()'s mangled name, and a cold one)."""
+    loop = "int _ZN3k324wasm7executeEv(int x) { return x * 7 + (x >> 3); }\n"
+    _obj(tmp_path, "k32wasm.dir/src/wasm", "exec", loop + "int cold(int x) { return x / 3; }\n")
+    r = size.measure(tmp_path)
+    got = r["verdicts"]["wasm_loop_text"]["bytes"]
+    assert 0 < got < r["components"]["wasm"]["text"]

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "internal.h"
+#include "exec_hot.h"
 #include "fused.h"
 #include "ops.h"
 
@@ -26,6 +27,19 @@
 #define K32_WASM_ABSOLUTE_DISPATCH 0
 #endif
 #endif
+
+// Hot and cold handlers. exec_hot.h defines K32_HOT_<label> as K32_HOT for each handler the
+// profile of the benchmark set found hot; K32_IS_HOT(label) is 1 for those, 0 for the rest
+// (the usual preprocessor probe: K32_HOT supplies a second argument, which is picked).
+// K32_HANDLER(label, body) then picks K32_HANDLER_1 or K32_HANDLER_0, which execute() and
+// exec_cold() define.
+#define K32_HOT ~, 1
+#define K32_PROBE_2ND(a, b, ...) b
+#define K32_PROBE(...) K32_PROBE_2ND(__VA_ARGS__, 0, 0)
+#define K32_IS_HOT(label) K32_PROBE(K32_HOT_##label)
+#define K32_CAT_(a, b) a##b
+#define K32_CAT(a, b) K32_CAT_(a, b)
+#define K32_HANDLER(label, ...) K32_CAT(K32_HANDLER_, K32_IS_HOT(label))(label, __VA_ARGS__)
 
 // Every handler of the executor as K32_R(opcode, label suffix), expanded twice: into the
 // opcodes (a constexpr table mapping each opcode to its entry) and, inside execute(), into the
@@ -254,6 +268,22 @@ inline void profile_count(int32_t prev, int32_t cur) {
 #endif
 }  // namespace
 
+// What a handler run out of line reads and writes of execute()'s state (the `cold` block
+// copies it in and back); `taken` reports a taken jump, which execute() then counts.
+struct ColdState {
+  Store* s;
+  Instance* inst;
+  uint8_t* mem;
+  uint64_t memsize;
+  uint64_t acc;
+  Trap trap;
+  bool taken;
+};
+// Runs cold handler `id` on the instruction whose operands start at pc; returns where the next
+// instruction starts, or nullptr with cs->trap set. Kept out of execute() (noinline) so that
+// the dispatch loop is only the hot handlers: small enough for the fast code memory.
+__attribute__((noinline)) const uint32_t* exec_cold(uint32_t id, uint64_t* fp, const uint32_t* pc, ColdState* cs);
+
 // The dispatch loop: every handler is a label of this one function, so it is the unit the
 // port places in its fastest code memory (K32_FAST_CODE); slow paths live out of line.
 K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results) {
@@ -318,7 +348,8 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   uint64_t memsize = 0;
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
   uint32_t base = 0;
-  uint64_t acc = 0;  // the accumulator (ops.h)
+  uint64_t acc = 0;      // the accumulator (ops.h)
+  uint32_t cold_id = 0;  // which out-of-line handler the `cold` block runs (exec_ops.inc)
 
 #if defined(K32_WASM_SINGLE_DISPATCH)
 // One shared dispatch point (the fuzzing build): every handler jumps there. Same behaviour,
@@ -400,12 +431,12 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define DST_A(v) acc = (v)
 // One binary handler: a = CV(source A), b = CV(source B), result RES(expr) to the sink.
 #define BINH(label, SA, SB, DST, CV, RES, expr) \
-  L_##label : { \
+  K32_HANDLER(label, { \
     auto a = CV(SA(0)); \
     auto b = CV(SB(1)); \
     DST(RES(expr)); \
     NEXT_AT(3); \
-  }
+  })
 #define RES32(x) uint64_t(uint32_t(x))
 #define RES64(x) uint64_t(x)
 #define RESF(x) (x)
@@ -432,58 +463,58 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define BINF32A(name, expr) BINALL(name, f32, RESF, IMMF32, expr)
 #define BINF64A(name, expr) BINALL(name, f64, RESF, IMMF64, expr)
 #define JCMPH(label, SA, SB, T, cmp) \
-  L_##label : { \
+  K32_HANDLER(label, { \
     if (T(SA(0)) cmp T(SB(1))) { \
       JUMP(pc + 2); \
       NEXT(); \
     } \
     NEXT_AT(3); \
-  }
+  })
 #define JCMP(idx, T, cmp) \
   JCMPH(jc##idx, SRC_S, SRC_S, T, cmp) \
   JCMPH(jci##idx, SRC_S, IMM32, T, cmp) \
   JCMPH(jcai##idx, SRC_A, IMM32, T, cmp) \
   JCMPH(jcsa##idx, SRC_S, SRC_A, T, cmp)
 #define BIN64(name, expr) \
-  L_##name : { \
+  K32_HANDLER(name, { \
     uint64_t a = S(0); \
     uint64_t b = S(1); \
     S(2) = uint64_t(expr); \
     NEXT_AT(3); \
-  }
+  })
 #define BINF32(name, expr) \
-  L_##name : { \
+  K32_HANDLER(name, { \
     float a = f32(S(0)); \
     float b = f32(S(1)); \
     S(2) = (expr); \
     NEXT_AT(3); \
-  }
+  })
 #define BINF64(name, expr) \
-  L_##name : { \
+  K32_HANDLER(name, { \
     double a = f64(S(0)); \
     double b = f64(S(1)); \
     S(2) = (expr); \
     NEXT_AT(3); \
-  }
+  })
 #define UN(name, expr) \
-  L_##name : { \
+  K32_HANDLER(name, { \
     uint64_t a = S(0); \
     S(1) = (expr); \
     NEXT_AT(2); \
-  }
+  })
 // Loads and stores: effective address forms base (slot + offset), wrap (x + k, at 2^32) and
 // abs (a constant), each with accumulator variants (ops.h).
 #define EA_BASE(x) (uint64_t(U32(x)) + pc[1])
 #define EA_WRAP(x) uint64_t(uint32_t(U32(x) + pc[1]))
 #define LOADH(label, EA, DST, dst_word, T, conv, words) \
-  L_##label : { \
+  K32_HANDLER(label, { \
     uint64_t ea = EA; \
     if (ea + sizeof(T) > memsize) goto trap_oob; \
     T v; \
     std::memcpy(&v, mem + ea, sizeof(T)); \
     DST(dst_word, (conv)); \
     NEXT_AT(words); \
-  }
+  })
 #define LD_S(i, v) fp[pc[i]] = (v)
 #define LD_A(i, v) acc = (v)
 #define LOAD(name, T, conv) \
@@ -497,13 +528,13 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3) \
   LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)
 #define STOREH(label, EA, VAL, T, words) \
-  L_##label : { \
+  K32_HANDLER(label, { \
     uint64_t ea = EA; \
     if (ea + sizeof(T) > memsize) goto trap_oob; \
     T v = T(VAL); \
     std::memcpy(mem + ea, &v, sizeof(T)); \
     NEXT_AT(words); \
-  }
+  })
 #define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
 #define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
 #define STORE64(name, T) \
@@ -533,6 +564,22 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
     for (uint32_t k_ = 0, n_ = (keep); k_ < n_; k_++) d_[k_] = s_[k_]; \
   } while (0)
 
+// an add-immediate's sum (fused.h: kAddX, kAddK), the first part of the add-* pairs
+#define ADD_I() uint32_t(U32(S(op::kAddX)) + pc[op::kAddK])
+// The handlers of exec_ops.inc: a hot one is a label and its body; a cold one a label whose
+// stub hands its number to exec_cold() (the `cold` block below). The body of a cold one is
+// compiled only into exec_cold().
+#define K32_HANDLER_1(label, ...) \
+  L_##label : { \
+    (void)__COUNTER__; \
+    __VA_ARGS__ \
+  }
+#define K32_HANDLER_0(label, ...) \
+  L_##label : { \
+    cold_id = uint32_t(__COUNTER__ - kColdBase); \
+    goto cold; \
+  }
+
   goto do_call;
 
 #if defined(K32_WASM_SINGLE_DISPATCH)
@@ -541,51 +588,6 @@ dispatch:
 #endif
 L_bad:
   TRAP(HostError, "internal error: bad opcode");
-L_unreachable:
-  TRAP(Unreachable, nullptr);
-L_select : {
-  uint64_t a = S(0), b = S(1);
-  S(3) = U32(S(2)) ? a : b;
-  NEXT_AT(4);
-}
-L_select_is : {  // the first operand an immediate
-  uint64_t b = S(1);
-  S(3) = U32(S(2)) ? uint64_t(pc[0]) : b;
-  NEXT_AT(4);
-}
-L_select_si : {  // the second
-  uint64_t a = S(0);
-  S(3) = U32(S(2)) ? a : uint64_t(pc[1]);
-  NEXT_AT(4);
-}
-L_select_ii:
-  S(3) = U32(S(2)) ? uint64_t(pc[0]) : uint64_t(pc[1]);
-  NEXT_AT(4);
-L_select_a : {  // the condition in the accumulator
-  uint64_t a = S(0), b = S(1);
-  S(3) = U32(acc) ? a : b;
-  NEXT_AT(4);
-}
-L_select_a_is : {
-  uint64_t b = S(1);
-  S(3) = U32(acc) ? uint64_t(pc[0]) : b;
-  NEXT_AT(4);
-}
-L_select_a_si : {
-  uint64_t a = S(0);
-  S(3) = U32(acc) ? a : uint64_t(pc[1]);
-  NEXT_AT(4);
-}
-L_select_a_ii:
-  S(3) = U32(acc) ? uint64_t(pc[0]) : uint64_t(pc[1]);
-  NEXT_AT(4);
-L_copy:
-  S(1) = S(0);
-  NEXT_AT(2);
-L_copy2:
-  S(1) = S(0);
-  S(3) = S(2);
-  NEXT_AT(4);
 // [n, (src, dst) x n]: the copies in order; pc ends past them
 #define COPY_RUN() \
   do { \
@@ -602,46 +604,23 @@ L_copyn_jmp:
   COPY_RUN();
   JUMP(pc);
   NEXT();
-L_global_get:
-  S(0) = inst->globals[pc[1]]->bits;
-  NEXT_AT(2);
-L_global_set:
-  inst->globals[pc[1]]->bits = S(0);
-  NEXT_AT(2);
-L_table_get : {
-  uint64_t* sp = fp + pc[0];
-  Table* t = inst->tables[pc[1]];
-  pc += 2;
-  uint32_t i = U32(sp[-1]);
-  if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
-  sp[-1] = t->elems[i];
-  NEXT();
-}
-L_table_set : {
-  uint64_t* sp = fp + pc[0];
-  Table* t = inst->tables[pc[1]];
-  pc += 2;
-  uint32_t i = U32(sp[-2]);
-  if (i >= t->size) TRAP(TableOutOfBounds, nullptr);
-  t->elems[i] = sp[-1];
-  NEXT();
-}
-L_i32_const:
-  S(0) = pc[1];
-  NEXT_AT(2);
-L_i64_const:
-  S(0) = uint64_t(pc[1]) | uint64_t(pc[2]) << 32;
-  NEXT_AT(3);
-L_ref_null:
-  S(0) = 0;
-  NEXT_AT(1);
-L_ref_is_null:
-  S(1) = S(0) == 0;
-  NEXT_AT(2);
-L_ref_func:
-  S(0) = uint64_t(uintptr_t(inst->funcs[pc[1]]));
-  NEXT_AT(2);
-
+// an add-immediate, then copies or a call: the handler continues in the one of the second part
+L_add_copyn:
+  S(op::kAddSum) = ADD_I();
+  if (pc[op::kAddEnd + op::kCopyCount] == 1) {  // the usual case: `p = p + 4; q = p`
+    S(op::kAddEnd + op::kCopyFirst + 1) = S(op::kAddEnd + op::kCopyFirst);
+    NEXT_AT(op::kAddEnd + op::kCopyFirst + 2);
+  }
+  pc += op::kAddEnd;
+  goto L_copyn;
+L_add_copyn_jmp:
+  S(op::kAddSum) = ADD_I();
+  pc += op::kAddEnd;
+  goto L_copyn_jmp;
+L_add_call_direct:
+  S(op::kAddSum) = ADD_I();
+  pc += op::kAddEnd;
+  goto L_call_direct;
 L_jmp:
   JUMP(pc);
   NEXT();
@@ -689,7 +668,6 @@ L_br_table_a : {
   JUMP(e);
   NEXT();
 }
-  FOR_EACH_COMPARE(JCMP)
 
 L_ret1:
   fp[0] = S(1);
@@ -785,309 +763,19 @@ do_call : {
   NEXT();
 }
 
-#include "exec_fused.inc"
+#include "exec_ops.inc"
 
-  // ---- memory ----
-  LOAD(I32Load, uint32_t, v)
-  LOAD(I64Load, uint64_t, v)
-  LOAD(I32Load8S, int8_t, uint32_t(int32_t(v)))
-  LOAD(I32Load8U, uint8_t, v)
-  LOAD(I32Load16S, int16_t, uint32_t(int32_t(v)))
-  LOAD(I32Load16U, uint16_t, v)
-  LOAD(I64Load8S, int8_t, uint64_t(int64_t(v)))
-  LOAD(I64Load8U, uint8_t, v)
-  LOAD(I64Load16S, int16_t, uint64_t(int64_t(v)))
-  LOAD(I64Load16U, uint16_t, v)
-  LOAD(I64Load32S, int32_t, uint64_t(int64_t(v)))
-  LOAD(I64Load32U, uint32_t, v)
-  STORE(I32Store, uint32_t)
-  STORE64(I64Store, uint64_t)
-  STORE(I32Store8, uint8_t)
-  STORE(I32Store16, uint16_t)
-L_MemorySize:
-  S(0) = inst->memory->pages;
-  NEXT_AT(1);
-L_MemoryGrow : {
-  uint32_t old;
-  uint32_t delta = U32(S(0));
-  S(1) = memory_grow(s, inst->memory, delta, &old) ? old : 0xFFFFFFFFu;
-  pc += 2;
-  RELOAD();
-  NEXT();
-}
-
-  // ---- i32 ----
-  UN(I32Eqz, U32(a) == 0)
-  BIN32(I32Eq, a == b)
-  BIN32(I32Ne, a != b)
-  BIN32(I32LtS, int32_t(a) < int32_t(b))
-  BIN32(I32LtU, a < b)
-  BIN32(I32GtS, int32_t(a) > int32_t(b))
-  BIN32(I32GtU, a > b)
-  BIN32(I32LeS, int32_t(a) <= int32_t(b))
-  BIN32(I32LeU, a <= b)
-  BIN32(I32GeS, int32_t(a) >= int32_t(b))
-  BIN32(I32GeU, a >= b)
-  UN(I64Eqz, a == 0)
-  BIN64I(I64Eq, a == b)
-  BIN64I(I64Ne, a != b)
-  BIN64I(I64LtS, I64(a) < I64(b))
-  BIN64I(I64LtU, a < b)
-  BIN64I(I64GtS, I64(a) > I64(b))
-  BIN64I(I64GtU, a > b)
-  BIN64I(I64LeS, I64(a) <= I64(b))
-  BIN64I(I64LeU, a <= b)
-  BIN64I(I64GeS, I64(a) >= I64(b))
-  BIN64I(I64GeU, a >= b)
-  BINF32(F32Eq, uint64_t(a == b))
-  BINF32(F32Ne, uint64_t(a != b))
-  BINF32(F32Lt, uint64_t(a < b))
-  BINF32(F32Gt, uint64_t(a > b))
-  BINF32(F32Le, uint64_t(a <= b))
-  BINF32(F32Ge, uint64_t(a >= b))
-  BINF64(F64Eq, uint64_t(a == b))
-  BINF64(F64Ne, uint64_t(a != b))
-  BINF64(F64Lt, uint64_t(a < b))
-  BINF64(F64Gt, uint64_t(a > b))
-  BINF64(F64Le, uint64_t(a <= b))
-  BINF64(F64Ge, uint64_t(a >= b))
-  UN(I32Clz, U32(a) ? uint64_t(__builtin_clz(U32(a))) : 32)
-  UN(I32Ctz, U32(a) ? uint64_t(__builtin_ctz(U32(a))) : 32)
-  UN(I32Popcnt, uint64_t(__builtin_popcount(U32(a))))
-  BIN32(I32Add, a + b)
-  BIN32(I32Sub, a - b)
-  BIN32(I32Mul, a * b)
-L_I32DivS : {
-  int32_t a = I32(S(0)), b = I32(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  if (a == INT32_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
-  S(2) = uint32_t(a / b);
-  NEXT_AT(3);
-}
-L_I32DivU : {
-  uint32_t a = U32(S(0)), b = U32(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = a / b;
-  NEXT_AT(3);
-}
-L_I32RemS : {
-  int32_t a = I32(S(0)), b = I32(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = b == -1 ? 0 : uint32_t(a % b);
-  NEXT_AT(3);
-}
-L_I32RemU : {
-  uint32_t a = U32(S(0)), b = U32(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = a % b;
-  NEXT_AT(3);
-}
-  // by a constant the compiler saw was neither 0 nor -1: nothing can trap
-  BINH(I32DivS_i, SRC_S, IMM32, DST_S, I32, RES32, a / b)
-  BINH(I32DivU_i, SRC_S, IMM32, DST_S, U32, RES32, a / b)
-  BINH(I32RemS_i, SRC_S, IMM32, DST_S, I32, RES32, a % b)
-  BINH(I32RemU_i, SRC_S, IMM32, DST_S, U32, RES32, a % b)
-  BIN32(I32And, a & b)
-  BIN32(I32Or, a | b)
-  BIN32(I32Xor, a ^ b)
-  BIN32(I32Shl, a << (b & 31))
-  BIN32(I32ShrS, uint32_t(int32_t(a) >> (b & 31)))
-  BIN32(I32ShrU, a >> (b & 31))
-  BIN32(I32Rotl, rotl32(a, b))
-  BIN32(I32Rotr, rotr32(a, b))
-  // ---- i64 ----
-  UN(I64Clz, a ? uint64_t(__builtin_clzll(a)) : 64)
-  UN(I64Ctz, a ? uint64_t(__builtin_ctzll(a)) : 64)
-  UN(I64Popcnt, uint64_t(__builtin_popcountll(a)))
-  BIN64I(I64Add, a + b)
-  BIN64I(I64Sub, a - b)
-  BIN64I(I64Mul, a * b)
-L_I64DivS : {
-  int64_t a = I64(S(0)), b = I64(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  if (a == INT64_MIN && b == -1) TRAP(IntegerOverflow, nullptr);
-  S(2) = uint64_t(a / b);
-  NEXT_AT(3);
-}
-L_I64DivU : {
-  uint64_t a = S(0), b = S(1);
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = a / b;
-  NEXT_AT(3);
-}
-L_I64RemS : {
-  int64_t a = I64(S(0)), b = I64(S(1));
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = b == -1 ? 0 : uint64_t(a % b);
-  NEXT_AT(3);
-}
-L_I64RemU : {
-  uint64_t a = S(0), b = S(1);
-  if (b == 0) TRAP(IntegerDivideByZero, nullptr);
-  S(2) = a % b;
-  NEXT_AT(3);
-}
-  BIN64I(I64And, a & b)
-  BIN64I(I64Or, a | b)
-  BIN64I(I64Xor, a ^ b)
-  BIN64I(I64Shl, a << (b & 63))
-  BIN64I(I64ShrS, uint64_t(I64(a) >> (b & 63)))
-  BIN64I(I64ShrU, a >> (b & 63))
-  BIN64I(I64Rotl, rotl64(a, b))
-  BIN64I(I64Rotr, rotr64(a, b))
-  // ---- f32 ---- (abs/neg/copysign act on the sign bit only, NaN payloads untouched)
-  UN(F32Abs, a & 0x7FFFFFFFu)
-  UN(F32Neg, (a ^ 0x80000000u) & 0xFFFFFFFFu)
-  UN(F32Ceil, bits(quiet_round(f32(a), std::ceil(f32(a)))))
-  UN(F32Floor, bits(quiet_round(f32(a), std::floor(f32(a)))))
-  UN(F32Trunc, bits(quiet_round(f32(a), std::trunc(f32(a)))))
-  UN(F32Nearest, bits(std::nearbyint(f32(a))))
-  UN(F32Sqrt, bits(std::sqrt(f32(a))))
-  BINF32A(F32Add, bits(a + b))
-  BINF32A(F32Sub, bits(a - b))
-  BINF32A(F32Mul, bits(a * b))
-  BINF32A(F32Div, bits(a / b))
-  BIN64(F32Min, fmin32(a, b))
-  BIN64(F32Max, fmax32(a, b))
-  BIN64(F32Copysign, (a & 0x7FFFFFFFu) | (b & 0x80000000u))
-  // ---- f64 ----
-  UN(F64Abs, a & 0x7FFFFFFFFFFFFFFFull)
-  UN(F64Neg, a ^ 0x8000000000000000ull)
-  UN(F64Ceil, bits(quiet_round(f64(a), std::ceil(f64(a)))))
-  UN(F64Floor, bits(quiet_round(f64(a), std::floor(f64(a)))))
-  UN(F64Trunc, bits(quiet_round(f64(a), std::trunc(f64(a)))))
-  UN(F64Nearest, bits(std::nearbyint(f64(a))))
-  UN(F64Sqrt, bits(std::sqrt(f64(a))))
-  BINF64A(F64Add, bits(a + b))
-  BINF64A(F64Sub, bits(a - b))
-  BINF64A(F64Mul, bits(a * b))
-  BINF64A(F64Div, bits(a / b))
-  BIN64(F64Min, fmin64(a, b))
-  BIN64(F64Max, fmax64(a, b))
-  BIN64(F64Copysign, (a & 0x7FFFFFFFFFFFFFFFull) | (b & 0x8000000000000000ull))
-  // ---- conversions ----
-  UN(I32WrapI64, a & 0xFFFFFFFFu)
-#define TRUNC(name, F, conv, lo, hi, IT, W) \
-  L_##name : { \
-    F x = conv(S(0)); \
-    if (x != x) TRAP(InvalidConversion, nullptr); \
-    if (!(x > (lo) && x < (hi))) TRAP(IntegerOverflow, nullptr); \
-    S(1) = W(IT(x)); \
-    NEXT_AT(2); \
+cold : {  // a handler not in exec_hot.h: its body runs out of line, then dispatch goes on here
+  ColdState cs{s, inst, mem, memsize, acc, trap_ok(), false};
+  const uint32_t* next = exec_cold(cold_id, fp, pc, &cs);
+  if (!next) {
+    trap = cs.trap;
+    goto done;
   }
-  TRUNC(I32TruncF32S, float, f32, -2147483904.0f, 2147483648.0f, int32_t, uint32_t)
-  TRUNC(I32TruncF32U, float, f32, -1.0f, 4294967296.0f, uint32_t, uint32_t)
-  TRUNC(I32TruncF64S, double, f64, -2147483649.0, 2147483648.0, int32_t, uint32_t)
-  TRUNC(I32TruncF64U, double, f64, -1.0, 4294967296.0, uint32_t, uint32_t)
-  UN(I64ExtendI32S, uint64_t(int64_t(I32(a))))
-  UN(I64ExtendI32U, a & 0xFFFFFFFFu)
-  TRUNC(I64TruncF32S, float, f32, -9223373136366403584.0f, 9223372036854775808.0f, int64_t, uint64_t)
-  TRUNC(I64TruncF32U, float, f32, -1.0f, 18446744073709551616.0f, uint64_t, uint64_t)
-  TRUNC(I64TruncF64S, double, f64, -9223372036854777856.0, 9223372036854775808.0, int64_t, uint64_t)
-  TRUNC(I64TruncF64U, double, f64, -1.0, 18446744073709551616.0, uint64_t, uint64_t)
-  UN(F32ConvertI32S, bits(float(I32(a))))
-  UN(F32ConvertI32U, bits(float(U32(a))))
-  UN(F32ConvertI64S, bits(float(I64(a))))
-  UN(F32ConvertI64U, bits(float(a)))
-  UN(F32DemoteF64, bits(float(f64(a))))
-  UN(F64ConvertI32S, bits(double(I32(a))))
-  UN(F64ConvertI32U, bits(double(U32(a))))
-  UN(F64ConvertI64S, bits(double(I64(a))))
-  UN(F64ConvertI64U, bits(double(a)))
-  UN(F64PromoteF32, bits(double(f32(a))))
-  UN(I32Extend8S, uint32_t(int32_t(int8_t(a))))
-  UN(I32Extend16S, uint32_t(int32_t(int16_t(a))))
-  UN(I64Extend8S, uint64_t(int64_t(int8_t(a))))
-  UN(I64Extend16S, uint64_t(int64_t(int16_t(a))))
-  UN(I64Extend32S, uint64_t(int64_t(int32_t(a))))
-  UN(I32TruncSatF32S, uint32_t(sat<int32_t>(f32(a), -2147483904.0f, 2147483648.0f, INT32_MIN, INT32_MAX)))
-  UN(I32TruncSatF32U, sat<uint32_t>(f32(a), -1.0f, 4294967296.0f, 0u, UINT32_MAX))
-  UN(I32TruncSatF64S, uint32_t(sat<int32_t>(f64(a), -2147483649.0, 2147483648.0, INT32_MIN, INT32_MAX)))
-  UN(I32TruncSatF64U, sat<uint32_t>(f64(a), -1.0, 4294967296.0, 0u, UINT32_MAX))
-  UN(I64TruncSatF32S, uint64_t(sat<int64_t>(f32(a), -9223373136366403584.0f, 9223372036854775808.0f, INT64_MIN, INT64_MAX)))
-  UN(I64TruncSatF32U, sat<uint64_t>(f32(a), -1.0f, 18446744073709551616.0f, uint64_t(0), UINT64_MAX))
-  UN(I64TruncSatF64S, uint64_t(sat<int64_t>(f64(a), -9223372036854777856.0, 9223372036854775808.0, INT64_MIN, INT64_MAX)))
-  UN(I64TruncSatF64U, sat<uint64_t>(f64(a), -1.0, 18446744073709551616.0, uint64_t(0), UINT64_MAX))
-
-  // ---- bulk memory and tables ----
-L_MemoryInit : {
-  uint64_t* sp = fp + *pc++;
-  uint32_t seg = *pc++;
-  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
-  sp -= 3;
-  const DataSeg& d = inst->module->datas[seg];
-  uint32_t len = inst->data_dropped[seg] ? 0 : d.len;
-  if (uint64_t(src) + n > len || uint64_t(dst) + n > memsize) goto trap_oob;
-  if (n) std::memcpy(mem + dst, inst->module->data_bytes.p + d.first + src, n);
-  NEXT();
-}
-L_DataDrop:
-  inst->data_dropped[pc[1]] = 1;
-  NEXT_AT(2);
-L_MemoryCopy : {
-  uint64_t* sp = fp + *pc++;
-  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
-  sp -= 3;
-  if (uint64_t(src) + n > memsize || uint64_t(dst) + n > memsize) goto trap_oob;
-  if (n) std::memmove(mem + dst, mem + src, n);
-  NEXT();
-}
-L_MemoryFill : {
-  uint64_t* sp = fp + *pc++;
-  uint32_t n = U32(sp[-1]), val = U32(sp[-2]), dst = U32(sp[-3]);
-  sp -= 3;
-  if (uint64_t(dst) + n > memsize) goto trap_oob;
-  if (n) std::memset(mem + dst, int(val & 0xFF), n);
-  NEXT();
-}
-L_TableInit : {
-  uint64_t* sp = fp + *pc++;
-  uint32_t seg = pc[0];
-  Table* t = inst->tables[pc[1]];
-  pc += 2;
-  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
-  sp -= 3;
-  const uint64_t* refs = inst->elem_refs[seg];
-  uint32_t len = refs ? inst->module->elems[seg].count : 0;
-  if (uint64_t(src) + n > len || uint64_t(dst) + n > t->size) TRAP(TableOutOfBounds, nullptr);
-  for (uint32_t i = 0; i < n; i++) t->elems[dst + i] = refs[src + i];
-  NEXT();
-}
-L_ElemDrop:
-  inst->elem_refs[pc[1]] = nullptr;
-  NEXT_AT(2);
-L_TableCopy : {
-  uint64_t* sp = fp + *pc++;
-  Table* d = inst->tables[pc[0]];
-  Table* st = inst->tables[pc[1]];
-  pc += 2;
-  uint32_t n = U32(sp[-1]), src = U32(sp[-2]), dst = U32(sp[-3]);
-  sp -= 3;
-  if (uint64_t(src) + n > st->size || uint64_t(dst) + n > d->size) TRAP(TableOutOfBounds, nullptr);
-  if (n) std::memmove(d->elems + dst, st->elems + src, size_t(n) * 8);
-  NEXT();
-}
-L_TableGrow : {
-  uint64_t* sp = fp + *pc++;
-  Table* t = inst->tables[*pc++];
-  uint32_t n = U32(sp[-1]);
-  uint64_t init = sp[-2];
-  --sp;
-  uint32_t old;
-  sp[-1] = table_grow(s, t, n, init, &old) ? old : 0xFFFFFFFFu;
-  NEXT();
-}
-L_TableSize:
-  fp[pc[0]] = inst->tables[pc[1]]->size;
-  NEXT_AT(2);
-L_TableFill : {
-  uint64_t* sp = fp + *pc++;
-  Table* t = inst->tables[*pc++];
-  uint32_t n = U32(sp[-1]), i = U32(sp[-3]);
-  uint64_t v = sp[-2];
-  sp -= 3;
-  if (uint64_t(i) + n > t->size) TRAP(TableOutOfBounds, nullptr);
-  for (uint32_t k = 0; k < n; k++) t->elems[i + k] = v;
+  acc = cs.acc;
+  pc = next;
+  if (cs.taken) BUDGET();  // it took a jump
+  RELOAD();                // memory.grow may have moved the memory
   NEXT();
 }
 
@@ -1107,6 +795,57 @@ done:
 #undef BUDGET
 #undef JUMP
 #undef RELOAD
+#undef K32_HANDLER_0
+#undef K32_HANDLER_1
+}
+
+// The cold handlers of exec_ops.inc as the cases of one switch, with the macros their bodies
+// use redefined for a function: continuing returns the next instruction, a trap returns
+// nullptr, a taken jump sets cs->taken (the hot handlers' numbers are skipped, not cases).
+const uint32_t* exec_cold(uint32_t id, uint64_t* fp, const uint32_t* pc, ColdState* cs) {
+  Store* const s = cs->s;
+  Instance* const inst = cs->inst;
+  uint8_t* const mem = cs->mem;
+  const uint64_t memsize = cs->memsize;
+  uint64_t& acc = cs->acc;
+  (void)s;
+#undef NEXT_AT
+#define S(i) fp[pc[i]]
+#define NEXT() return pc
+#define NEXT_AT(n) return pc + (n)
+#define TRAP(c, msg) \
+  do { \
+    cs->trap = trap_make(TrapCode::c, msg); \
+    return nullptr; \
+  } while (0)
+#define JUMP(at) \
+  do { \
+    pc = (at) + int32_t(*(at)); \
+    cs->taken = true; \
+  } while (0)
+#define RELOAD() \
+  do { \
+  } while (0)
+#define K32_HANDLER_1(label, ...) static_assert(__COUNTER__ >= 0, "hot: its body is in execute()");
+#define K32_HANDLER_0(label, ...) \
+  case __COUNTER__ - kColdBase: { \
+    __VA_ARGS__ \
+  }
+  switch (id) {
+#include "exec_ops.inc"
+    default: break;
+  }
+  TRAP(HostError, "internal error: bad cold handler");
+trap_oob:
+  TRAP(MemoryOutOfBounds, nullptr);
+#undef NEXT
+#undef NEXT_AT
+#undef S
+#undef TRAP
+#undef JUMP
+#undef RELOAD
+#undef K32_HANDLER_0
+#undef K32_HANDLER_1
 }
 
 #ifdef K32_WASM_PROFILE

@@ -15,6 +15,7 @@ from .ingress import ingress as ingress_bench
 from .memory_cli import memory_cmd as memory_bench
 from .pods import pods as pods_bench
 from .wasm import wasm as wasm_bench
+from .wasm_hot import wasm_hot
 
 
 @click.group()
@@ -23,6 +24,7 @@ def bench():
 
 
 bench.add_command(wasm_bench)
+bench.add_command(wasm_hot)
 bench.add_command(ingress_bench)
 bench.add_command(pods_bench)
 bench.add_command(calls_bench)

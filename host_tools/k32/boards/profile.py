@@ -17,6 +17,7 @@ from k32 import REPO_ROOT
 BOARDS_DIR = REPO_ROOT / "boards"
 COMMON_FILE = "common.yaml"
 REGIONS = ("internal", "psram")
+WASM_LOOP_PLACES = ("iram", "flash")
 ROLES = ("control-plane", "worker")  # what a node runs as (k32-node --role)
 # Budget name -> the key it must carry ("bytes" or "count"); every board profile gives each one.
 BUDGET_KEYS = {
@@ -99,6 +100,9 @@ class Board:
     partitions: tuple = ()
     data_partition: str | None = None
     cores: int | None = None  # CPU cores of the chip (2: the node's tasks are pinned to core 1)
+    # Where the interpreter's dispatch loop runs: "iram" (the port build puts it in instruction
+    # RAM, as IRAM_ATTR does) or "flash" (through the instruction cache, like all other code).
+    wasm_loop: str = "flash"
     roles: tuple = ("control-plane", "worker")  # what a node built for the profile may run as
     source: Path | None = None
 
@@ -236,9 +240,13 @@ def load_board(name: str, flash_size: str | None = None) -> Board:
     cores = d.get("cores")
     if cores not in (1, 2):
         raise BoardError(f"{path}: cores: must be 1 or 2 (the chip's CPU cores), got {cores!r}")
+    wasm_loop = d.get("wasm_loop", "flash")
+    if wasm_loop not in WASM_LOOP_PLACES:
+        raise BoardError(f"{path}: wasm_loop: must be one of {', '.join(WASM_LOOP_PLACES)}, got {wasm_loop!r}")
     return Board(
         **common,
         cores=cores,
+        wasm_loop=wasm_loop,
         flash_size=size,
         flash_sizes=tuple(sizes),
         flash_mode=fl["mode"],

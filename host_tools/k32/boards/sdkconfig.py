@@ -2,7 +2,8 @@
 
     python -m k32.boards.sdkconfig --board s3 [--flash-size 16MB] --out-dir BUILD/k32
 
-writes partitions.csv and sdkconfig.board (read by ESP-IDF after firmware/sdkconfig.defaults).
+writes partitions.csv and sdkconfig.board (read by ESP-IDF after firmware/sdkconfig.defaults),
+and board.cmake: the profile's choices the firmware component's build applies (K32_WASM_LOOP).
 The firmware's CMakeLists.txt runs it while configuring, so PlatformIO, idf.py and the compile
 check all get the same lines."""
 
@@ -17,6 +18,7 @@ from k32.boards.partition_table import to_csv
 
 PARTITIONS_CSV = "partitions.csv"
 SDKCONFIG_BOARD = "sdkconfig.board"
+BOARD_CMAKE = "board.cmake"
 
 
 def lines(board: Board, csv_path: Path) -> list[str]:
@@ -52,6 +54,7 @@ def write(board: Board, out_dir: Path) -> tuple[Path, Path]:
     _write_if_changed(csv, to_csv(board.partitions))
     sdk = out_dir / SDKCONFIG_BOARD
     _write_if_changed(sdk, "\n".join(lines(board, csv)) + "\n")
+    _write_if_changed(out_dir / BOARD_CMAKE, f'set(K32_WASM_LOOP "{board.wasm_loop}")\n')
     return csv, sdk
 
 

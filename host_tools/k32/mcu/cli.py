@@ -48,6 +48,10 @@ def size(build_dir, as_json):
             f"src/wasm .text {_kb(v['wasm_text']['bytes'])} (the interpreter's target: "
             f"{_kb(v['wasm_text']['reference'])}, information)"
         )
+        click.echo(
+            f"src/wasm dispatch loop (execute) .text {_kb(v['wasm_loop_text']['bytes'])} "
+            "(what a board with wasm_loop: iram places in instruction RAM)"
+        )
     if not r["verdicts"]["src_text"]["ok"]:
         raise SystemExit(1)
 

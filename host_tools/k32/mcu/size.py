@@ -13,6 +13,9 @@ MCU_BUILD_DIR = REPO_ROOT / "build" / "mcu"
 SRC_TEXT_MAX = 1024 * 1024  # the whole portable firmware (src/) on a board's app partition
 WASM_TEXT_REFERENCE = 80 * 1024  # the interpreter's size target (information, not a verdict)
 KINDS = ("text", "rodata", "data", "bss")
+# The interpreter's dispatch loop (k32::wasm::execute, its hot handlers): the code a board with
+# wasm_loop: iram places in instruction RAM; the cold handlers (exec_cold) stay in flash.
+WASM_LOOP_SECTION = ".text._ZN3k324wasm7executeE"
 
 
 class SizeError(RuntimeError):
@@ -53,6 +56,7 @@ def measure(build_dir: Path = MCU_BUILD_DIR) -> dict:
     out = subprocess.run([size_tool, "-A", "-d", *map(str, objs)], capture_output=True, text=True, check=True)
     comps: dict[str, dict] = {}
     current = None
+    loop_text = 0
     for line in out.stdout.splitlines():
         if line.rstrip().endswith(":") and not line.startswith("."):
             path = line.rstrip()[:-1].strip()
@@ -61,6 +65,8 @@ def measure(build_dir: Path = MCU_BUILD_DIR) -> dict:
         fields = line.split()
         if current is None or len(fields) < 2 or not fields[1].isdigit():
             continue
+        if current == "wasm" and fields[0].startswith(WASM_LOOP_SECTION):
+            loop_text += int(fields[1])
         kind = _kind(fields[0])
         if kind:
             comp = comps.setdefault(current, dict.fromkeys(KINDS, 0))
@@ -77,6 +83,10 @@ def measure(build_dir: Path = MCU_BUILD_DIR) -> dict:
                 "bytes": wasm_text,
                 "reference": WASM_TEXT_REFERENCE,
                 "note": "information: the interpreter's size target",
+            },
+            "wasm_loop_text": {
+                "bytes": loop_text,
+                "note": "information: execute(), the dispatch loop a board with wasm_loop: iram puts in IRAM",
             },
         },
     }
