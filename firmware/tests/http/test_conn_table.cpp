@@ -82,7 +82,7 @@ int main() {
 
   // 10.0.0.2 at its cap with both busy: its next connection is refused, others untouched.
   CHECK(t.to_busy(s4));
-  CHECK_EQ(t.admit(c[5].server, "10.0.0.2"), -1);
+  CHECK_EQ(t.admit(c[5].server, "10.0.0.2"), http::ConnTable::kClientBusy);
   CHECK(still_open(c[1]) && still_open(c[3]) && still_open(c[4]));
 
   // Back to waiting after an answer: the clock restarts, so s4 now waited less than s3.

@@ -91,5 +91,31 @@ int main() {
   CHECK_EQ(http::request(ep, "PUT", "/d?q=z", {}, "xyz", 2000, 4096, &resp), 0);
   CHECK_EQ(resp.status, 200);
   CHECK_EQ(resp.body, std::string("PUT /d q=z body=xyz"));
+
+  // One connection per client address. The handler goes on after its answer is sent (as a
+  // thread may, or be descheduled there): the client, already done with the answer,
+  // connects again at once and must be served once that connection ends, not refused.
+  http::Server& one = *new http::Server;
+  cfg.max_per_client = 1;
+  auto lingering = [](http::Request& req, http::ResponseWriter& w) {
+    w.send(200, "text/plain", req.path);
+    port::sleep_ms(100);
+  };
+  started = false;
+  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+    uint8_t r[2];
+    port::random_fill(r, sizeof r);
+    cfg.port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
+    started = one.start(cfg, lingering, &err);
+  }
+  CHECK(started);
+  if (!started) TEST_MAIN_END();
+  http::Endpoint one_ep{"127.0.0.1", cfg.port};
+  for (const char* path : {"/first", "/again"}) {
+    http::ClientResponse r;
+    CHECK_EQ(http::request(one_ep, "GET", path, {}, "", 2000, 4096, &r), 0);
+    CHECK_EQ(r.status, 200);
+    CHECK_EQ(r.body, std::string(path));
+  }
   TEST_MAIN_END();
 }

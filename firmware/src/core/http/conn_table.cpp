@@ -65,9 +65,9 @@ int ConnTable::admit(port::Socket s, const char* peer) {
     if (std::strcmp(slots_[i].peer, peer) == 0) ++mine;
   }
   if (mine >= per_client_) {
-    if (!evict_oldest(peer)) return -1;
+    if (!evict_oldest(peer)) return kClientBusy;
   } else if (live_n >= live_cap_) {
-    if (!evict_oldest(nullptr)) return -1;
+    if (!evict_oldest(nullptr)) return kServerBusy;
   }
   for (uint32_t i = 0; i < nslots_; ++i) {
     Slot& sl = slots_[i];
@@ -79,7 +79,7 @@ int ConnTable::admit(port::Socket s, const char* peer) {
     sl.state.store(Waiting);
     return static_cast<int>(i);
   }
-  return -1;  // every slot is still winding down: refuse rather than wait
+  return kServerBusy;  // every slot is still winding down: refuse rather than wait
 }
 
 bool ConnTable::to_busy(int slot) {

@@ -20,9 +20,12 @@ class ConnTable {
  public:
   // At most `live` connections, at most `per_client` of them from one address.
   void init(uint32_t live, uint32_t per_client);
+  // What admit returns when no room can be made (every connection in the way is busy).
+  static constexpr int kServerBusy = -1;  // the server's cap
+  static constexpr int kClientBusy = -2;  // this client's own cap
   // Accept thread only. A slot for socket s from `peer` (in state Waiting), closing the
-  // longest-waiting connection to make room when a cap is reached; -1 when no room can be
-  // made (every connection in the way is busy).
+  // longest-waiting connection to make room when a cap is reached; kServerBusy or
+  // kClientBusy when no room can be made.
   int admit(port::Socket s, const char* peer);
   // Connection thread: a complete request head arrived. False when the connection was
   // closed to make room meanwhile (then the request must not be served).

@@ -22,6 +22,8 @@ struct ConnArg {
 // A fatal TLS alert (internal_error) as a plaintext record: what a TLS client that cannot be
 // served must see, instead of HTTP text it would take for a broken handshake.
 const unsigned char kTlsRefusal[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50};
+// How often a connection that found no room looks again while it may wait (admit_soon).
+constexpr uint32_t kAdmitRetryMs = 5;
 }  // namespace
 
 void send_plain_error(Conn* c, int status, const std::string& message) {
@@ -60,6 +62,20 @@ void Server::refuse(port::Socket s, int status, const char* why) {
   port::tcp_close(s);
 }
 
+int Server::admit_soon(port::Socket s, const char* peer) {
+  // A client that reads an answer, closes and connects again can be faster than the thread
+  // that sent the answer: for a moment that connection still counts (busy) against the
+  // client's own cap, though the client holds no more connections than before. Its busy
+  // connections get the refusal's wait to end or go idle before the new one is refused. A
+  // server full of other clients' busy connections refuses at once.
+  uint64_t until = port::monotonic_ms() + K32_HTTP_REFUSAL_WAIT_MS;
+  for (;;) {
+    int slot = conns_.admit(s, peer);
+    if (slot != ConnTable::kClientBusy || port::monotonic_ms() >= until) return slot;
+    port::sleep_ms(kAdmitRetryMs);
+  }
+}
+
 void Server::accept_main(void* self) {
   Server* srv = static_cast<Server*>(self);
   for (;;) {
@@ -69,7 +85,7 @@ void Server::accept_main(void* self) {
       port::sleep_ms(50);
       continue;
     }
-    int slot = srv->conns_.admit(s, peer);
+    int slot = srv->admit_soon(s, peer);
     if (slot < 0) {
       srv->refuse(s, 503, "too many connections");
       continue;

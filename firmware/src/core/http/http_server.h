@@ -52,6 +52,8 @@ class Server {
 
  private:
   static void accept_main(void* self);
+  // conns_.admit, waiting up to the refusal's wait while only the client's own cap is full.
+  int admit_soon(port::Socket s, const char* peer);
   static void conn_main(void* arg);
   void serve(Conn* c, const std::string& peer, int slot, uint64_t head_deadline);
   void refuse(port::Socket s, int status, const char* why);
