@@ -117,5 +117,37 @@ int main() {
     CHECK_EQ(r.status, 200);
     CHECK_EQ(r.body, std::string(path));
   }
+
+  // Two per client: one connection still sending its first request (connected, nothing
+  // sent yet) keeps its place while another connection of the same client ends, instead
+  // of being closed for the client's next one.
+  http::Server& pair_srv = *new http::Server;
+  cfg.max_per_client = 2;
+  started = false;
+  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
+    uint8_t r[2];
+    port::random_fill(r, sizeof r);
+    cfg.port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
+    started = pair_srv.start(cfg, lingering, &err);
+  }
+  CHECK(started);
+  if (!started) TEST_MAIN_END();
+  http::Endpoint two_ep{"127.0.0.1", cfg.port};
+  int cerr = 0;
+  port::Socket slow = port::tcp_connect("127.0.0.1", cfg.port, 1000, &cerr);
+  CHECK(slow != port::kNoSocket);
+  port::sleep_ms(50);  // admitted before the others
+  for (const char* path : {"/b", "/c"}) {
+    http::ClientResponse r;
+    CHECK_EQ(http::request(two_ep, "GET", path, {}, "", 2000, 4096, &r), 0);
+    CHECK_EQ(r.status, 200);
+  }
+  const std::string head = "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  port::tcp_send_all(slow, head.data(), head.size());
+  std::string got;
+  char buf[512];
+  for (int n; (n = port::tcp_recv(slow, buf, sizeof buf, 2000)) > 0;) got.append(buf, static_cast<size_t>(n));
+  port::tcp_close(slow);
+  CHECK(got.find(" 200 ") != std::string::npos && got.find("/slow") != std::string::npos);
   TEST_MAIN_END();
 }

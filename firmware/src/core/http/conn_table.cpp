@@ -27,7 +27,7 @@ uint32_t ConnTable::live() const {
   return n;
 }
 
-bool ConnTable::evict_oldest(const char* peer) {
+bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
   for (;;) {
     int victim = -1;
     uint32_t oldest_age = 0;
@@ -36,6 +36,7 @@ bool ConnTable::evict_oldest(const char* peer) {
       Slot& sl = slots_[i];
       if (sl.state.load() != Waiting) continue;
       if (peer && std::strcmp(sl.peer, peer) != 0) continue;
+      if (!fresh_too && !sl.answered.load()) continue;
       uint32_t age = now - sl.since.load();
       if (victim < 0 || age >= oldest_age) {
         victim = static_cast<int>(i);
@@ -56,7 +57,7 @@ bool ConnTable::evict_oldest(const char* peer) {
   }
 }
 
-int ConnTable::admit(port::Socket s, const char* peer) {
+int ConnTable::admit(port::Socket s, const char* peer, bool close_fresh) {
   uint32_t live_n = 0, mine = 0;
   for (uint32_t i = 0; i < nslots_; ++i) {
     uint8_t st = slots_[i].state.load();
@@ -65,9 +66,9 @@ int ConnTable::admit(port::Socket s, const char* peer) {
     if (std::strcmp(slots_[i].peer, peer) == 0) ++mine;
   }
   if (mine >= per_client_) {
-    if (!evict_oldest(peer)) return kClientBusy;
+    if (!evict_oldest(peer, close_fresh)) return kClientBusy;
   } else if (live_n >= live_cap_) {
-    if (!evict_oldest(nullptr)) return kServerBusy;
+    if (!evict_oldest(nullptr, true)) return kServerBusy;
   }
   for (uint32_t i = 0; i < nslots_; ++i) {
     Slot& sl = slots_[i];
@@ -75,6 +76,7 @@ int ConnTable::admit(port::Socket s, const char* peer) {
     std::strncpy(sl.peer, peer, sizeof sl.peer - 1);
     sl.peer[sizeof sl.peer - 1] = 0;
     sl.since.store(now32());
+    sl.answered.store(false);
     sl.sock.store(s);
     sl.state.store(Waiting);
     return static_cast<int>(i);
@@ -90,6 +92,7 @@ bool ConnTable::to_busy(int slot) {
 void ConnTable::to_waiting(int slot) {
   Slot& sl = slots_[slot];
   sl.since.store(now32());
+  sl.answered.store(true);
   uint8_t expect = Busy;
   sl.state.compare_exchange_strong(expect, Waiting);
 }

@@ -66,12 +66,15 @@ int Server::admit_soon(port::Socket s, const char* peer) {
   // A client that reads an answer, closes and connects again can be faster than the thread
   // that sent the answer: for a moment that connection still counts (busy) against the
   // client's own cap, though the client holds no more connections than before. Its busy
-  // connections get the refusal's wait to end or go idle before the new one is refused. A
-  // server full of other clients' busy connections refuses at once.
+  // connections get the refusal's wait to end or go idle before the new one is refused or
+  // takes the place of one of the client's connections still waiting for its first request
+  // (which that client may be sending right now). A server full of other clients' busy
+  // connections refuses at once.
   uint64_t until = port::monotonic_ms() + K32_HTTP_REFUSAL_WAIT_MS;
   for (;;) {
-    int slot = conns_.admit(s, peer);
-    if (slot != ConnTable::kClientBusy || port::monotonic_ms() >= until) return slot;
+    bool last = port::monotonic_ms() >= until;
+    int slot = conns_.admit(s, peer, /*close_fresh=*/last);
+    if (slot != ConnTable::kClientBusy || last) return slot;
     port::sleep_ms(kAdmitRetryMs);
   }
 }
