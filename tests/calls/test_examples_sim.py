@@ -12,11 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from k32 import REPO_ROOT
-from k32.testing.clusters import ESP32_WORKER_PODS
 from k32.testing.poll import wait_until
-
-# The worker's probe pod shares the ESP32 worker with other files' pods (the session cluster).
-pytestmark = pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 
 EGRESS = REPO_ROOT / "examples" / "egress.yaml"
 POLICY = REPO_ROOT / "examples" / "egress-policy.yaml"

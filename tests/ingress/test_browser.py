@@ -11,8 +11,6 @@ from browser_cdp import Browser, chromium_binary
 from browser_png import decode
 from ingress_helpers import apply, get, ingress_address, wait_until
 
-from k32.testing.clusters import ESP32_WORKER_PODS
-
 REPO = Path(__file__).resolve().parents[2]
 LIVE_TIMEOUT_S = 20.0
 # The cluster topic is published every 2 s (app.js); three periods is generous.
@@ -39,7 +37,6 @@ def page(sim_cluster, tmp_path_factory):
         browser.close()
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS + "; a worker stopped so by an earlier test is not Ready")
 def test_page_goes_live_and_lists_every_node(page, sim_cluster):
     assert page.wait_for("document.getElementById('live').textContent === 'live'", LIVE_TIMEOUT_S), (
         "no SSE 'cluster' event reached the page"

@@ -13,7 +13,6 @@ from kubernetes import client, watch
 from pods_helpers import nodes, wait_until
 
 from k32.build.tools import kubectl
-from k32.testing.clusters import ESP32_WORKER_PODS
 
 IMAGE = "kube32.io/embedded/echo"
 IMAGE2 = "wasm://embedded/echo"  # the same module under its other name: a new template
@@ -100,7 +99,6 @@ class PodCountWatch:
         assert self.error is None, f"the pod watch failed: {self.error!r}"
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.parametrize("version", VERSIONS)
 def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, version):
     ns = "deploy-" + version.replace(".", "")
@@ -325,7 +323,6 @@ def test_scale_subresource_and_validation(sim_cluster):
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 def test_scale_patches_are_retried_on_conflict(sim_cluster):
     """A /scale patch that names no resourceVersion is applied to whatever the object is by
     then, as kube-apiserver does: neither the controller's status writes nor other clients'

@@ -9,8 +9,6 @@ from datetime import UTC, datetime
 import pytest
 from pods_helpers import apply, delete, get_pod, nodes, wait_until
 
-from k32.testing.clusters import ESP32_WORKER_PODS
-
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{9})Z (.*)$")
 
 
@@ -26,7 +24,6 @@ def _stamped_lines(out: str) -> list[tuple[datetime, str]]:
     return parsed
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 @pytest.mark.parametrize("role", ["control-plane", "worker"])
 def test_logs_timestamps(sim_cluster, role):

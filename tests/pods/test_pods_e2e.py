@@ -19,7 +19,6 @@ from pods_helpers import (
     worker_name,
 )
 
-from k32.testing.clusters import ESP32_WORKER_PODS
 from k32.testing.poll import poll_until
 
 
@@ -62,7 +61,6 @@ def test_pod_server_errors(sim_cluster):
     assert b"does not run on this node" in body
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_worker_pod_runs_there_and_stops_on_delete(sim_cluster):
     w = worker_name(sim_cluster)
@@ -99,7 +97,6 @@ spec:
     assert status == 404
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_run_to_completion_on_a_worker(sim_cluster):
     w = worker_name(sim_cluster)
@@ -126,7 +123,6 @@ spec:
     delete(sim_cluster, "hello-once")
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_crash_loop_backoff_and_previous_logs(sim_cluster):
     w = worker_name(sim_cluster)
@@ -309,7 +305,6 @@ spec:
     delete(sim_cluster, "printenv")
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_logs_tail_follow_and_errors(sim_cluster):
     w = worker_name(sim_cluster)
@@ -390,7 +385,6 @@ spec:
         delete(sim_cluster, name)
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_on_failure_exit_code_and_bad_limit(sim_cluster):
     w = worker_name(sim_cluster)

@@ -15,13 +15,9 @@ import urllib.error
 import urllib.request
 
 import pytest
-from verbs_helpers import apply, echo_pod, ensure_namespace, kubectl_binaries, wait_running, worker_name
+from verbs_helpers import apply, delete_pods, echo_pod, ensure_namespace, kubectl_binaries, wait_running, worker_name
 
 from k32.boards import load_common
-from k32.testing.clusters import ESP32_WORKER_PODS
-
-# Two pods on the ESP32 worker (the module's fixture).
-pytestmark = pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 
 NS = "verbs-pf"
 LIMITS = load_common()
@@ -36,20 +32,23 @@ VARIANTS = [(v, {}) for v in sorted(KUBECTLS)] + [
 def pod(sim_cluster):
     ensure_namespace(sim_cluster, NS)
     w = worker_name(sim_cluster)
-    apply(sim_cluster, echo_pod("web", NS, w, labels={"app": "web"}))
-    apply(
-        sim_cluster,
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Service",
-                "metadata": {"name": "web", "namespace": NS},
-                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
-            }
-        ),
-    )
-    wait_running(sim_cluster, "web", NS)
-    return "web"
+    try:
+        apply(sim_cluster, echo_pod("web", NS, w, labels={"app": "web"}))
+        apply(
+            sim_cluster,
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Service",
+                    "metadata": {"name": "web", "namespace": NS},
+                    "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+                }
+            ),
+        )
+        wait_running(sim_cluster, "web", NS)
+        yield "web"
+    finally:  # also when it did not start: the next file's pods need the worker's memory
+        delete_pods(sim_cluster, NS)
 
 
 @contextlib.contextmanager

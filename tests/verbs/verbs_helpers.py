@@ -44,9 +44,13 @@ def worker_name(cluster) -> str:
     return next(n for n, v in nodes(cluster).items() if v["role"] == "worker")
 
 
+# What the echo module needs, and what a classic ESP32 worker's pod memory (96 KiB) holds.
+ECHO_LIMIT_BYTES = 64 * 1024
+
+
 def echo_pod(name: str, ns: str, node: str, labels: dict | None = None) -> str:
     """A Pod manifest: the embedded echo module (answers "<GREETING>\\n<METHOD> <path>\\n<body>")
-    pinned to `node`."""
+    pinned to `node`, limited to ECHO_LIMIT_BYTES."""
     labels = labels or {"app": name}
     return json.dumps(
         {
@@ -61,7 +65,7 @@ def echo_pod(name: str, ns: str, node: str, labels: dict | None = None) -> str:
                         "image": "wasm://embedded/echo",
                         "env": [{"name": "GREETING", "value": f"hello from {name}"}],
                         "ports": [{"containerPort": 8080, "name": "http"}],
-                        "resources": {"limits": {"memory": "128Ki"}},
+                        "resources": {"limits": {"memory": f"{ECHO_LIMIT_BYTES // 1024}Ki"}},
                     }
                 ],
             },
@@ -72,6 +76,13 @@ def echo_pod(name: str, ns: str, node: str, labels: dict | None = None) -> str:
 def ensure_namespace(cluster, ns: str) -> None:
     doc = json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
     p = cluster.kubectl("apply", "-f", "-", input=doc)
+    assert p.returncode == 0, p.stderr
+
+
+def delete_pods(cluster, ns: str) -> None:
+    """Deletes every pod in `ns` and waits until they are gone, so the worker's memory is free
+    for the next file's pods on the same session cluster (a board worker holds few)."""
+    p = cluster.kubectl("delete", "pods", "--all", "-n", ns, "--wait=true", "--timeout=60s")
     assert p.returncode == 0, p.stderr
 
 

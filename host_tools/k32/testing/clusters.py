@@ -18,8 +18,9 @@ KUBECONFIG_NAME = "kubeconfig"
 BOARDS_ENV = "K32_TEST_BOARDS"
 # Why tests that put several pods on one worker fail in board mode today (board_mode_xfail).
 ESP32_WORKER_PODS = (
-    "an ESP32 worker holds one 64Ki echo pod (96 KiB of pod memory), and a second pod without "
-    "limits runs it out of heap (the node stops) instead of being refused"
+    "an ESP32 worker holds one 64Ki echo pod: each pod is charged its limit plus pod_overhead "
+    "against 96 KiB of pod memory, so a second pod on it is refused (scheduler: Insufficient "
+    "memory; kubelet: Failed), though echo reaches far less than its limit"
 )
 
 
