@@ -1,9 +1,10 @@
 // Heap profile by call site, for finding where the node's heap goes (simulator only, off
 // unless K32_HEAP_SITES=<file> is set): every live allocation is booked to the call stack
-// that made it. Writing a path into <file>.req makes the node dump its live sites to that
-// path (one line per site: live bytes, live allocations, allocations ever, then the return
-// addresses) and delete the request; `addr2line -f -C -i -e k32-node` names the addresses.
-// A diagnostic beside the accounting in memory_host.cpp: it never changes what is booked.
+// that made it and the region it was booked in. Writing a path into <file>.req makes the node
+// dump its live sites to that path (one line per site: live bytes, live allocations,
+// allocations ever, the region "internal" or "psram", then the return addresses) and delete
+// the request; `addr2line -f -C -i -e k32-node` names the addresses. A diagnostic beside the
+// accounting in memory_host.cpp: it never changes what is booked.
 #include "heap_sites_host.h"
 
 #include <execinfo.h>
@@ -26,6 +27,7 @@ constexpr int kPollMs = 200;
 
 struct Site {
   uint32_t hash;
+  uint32_t region;  // as memory_host.cpp books it: 0 internal, 1 PSRAM
   uint32_t depth;
   void* frames[kFrames];
   int64_t live_bytes;
@@ -53,8 +55,8 @@ void dump(const char* out_path) {
   for (uint32_t i = 1; i < kSlots; ++i) {
     const Site& s = g_sites[i];
     if (!s.hash || (s.live_bytes == 0 && s.live_count == 0)) continue;
-    std::fprintf(f, "%lld %lld %llu", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
-                 static_cast<unsigned long long>(s.total));
+    std::fprintf(f, "%lld %lld %llu %s", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
+                 static_cast<unsigned long long>(s.total), s.region ? "psram" : "internal");
     for (uint32_t k = 0; k < s.depth; ++k) std::fprintf(f, " %p", s.frames[k]);
     std::fputc('\n', f);
   }
@@ -101,14 +103,14 @@ bool enabled() {
 
 }  // namespace
 
-uint32_t heap_site_take(uint64_t bytes) {
+uint32_t heap_site_take(uint64_t bytes, uint32_t region) {
   if (t_inside || !enabled()) return 0;
   t_inside = true;
   void* raw[kFrames + kSkip];
   int n = backtrace(raw, kFrames + kSkip);
   t_inside = false;
   int depth = n > kSkip ? n - kSkip : 0;
-  uint32_t h = 2166136261u;
+  uint32_t h = (2166136261u ^ region) * 16777619u;
   for (int k = 0; k < depth; ++k) {
     uintptr_t a = reinterpret_cast<uintptr_t>(raw[kSkip + k]);
     h = (h ^ static_cast<uint32_t>(a)) * 16777619u;
@@ -120,9 +122,10 @@ uint32_t heap_site_take(uint64_t bytes) {
     Site& s = g_sites[i];
     if (s.hash == 0) {
       s.hash = h;
+      s.region = region;
       s.depth = static_cast<uint32_t>(depth);
       std::memcpy(s.frames, raw + kSkip, sizeof(void*) * depth);
-    } else if (s.hash != h || s.depth != static_cast<uint32_t>(depth) ||
+    } else if (s.hash != h || s.region != region || s.depth != static_cast<uint32_t>(depth) ||
                std::memcmp(s.frames, raw + kSkip, sizeof(void*) * depth) != 0) {
       continue;
     }

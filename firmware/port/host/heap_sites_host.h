@@ -6,7 +6,7 @@ namespace k32 {
 namespace port {
 
 // Books `bytes` to the caller's call stack; returns the site to hand back on free (0: not booked).
-uint32_t heap_site_take(uint64_t bytes);
+uint32_t heap_site_take(uint64_t bytes, uint32_t region);
 void heap_site_drop(uint32_t site, uint64_t bytes);
 
 }  // namespace port

@@ -1,6 +1,8 @@
 // Allocator with accounting. Every heap allocation of the node (including the C++
 // containers, through the global operator new below) is counted here, so the simulator
 // reports the same "heap in use" a board's heap_caps accounting would.
+#include <execinfo.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -73,7 +75,7 @@ void* mem_alloc(size_t bytes, Region region) {
   h->size = bytes;
   h->region = r;
   h->magic = kMagic;
-  h->site = heap_site_take(bytes);
+  h->site = heap_site_take(bytes, r);
   return h + 1;
 }
 
@@ -119,6 +121,10 @@ void* operator new(size_t n) {
     std::fprintf(stderr, "[PORT] out of heap: %zu bytes refused (internal %llu of %llu B, PSRAM %llu of %llu B in use)\n", n,
                  static_cast<unsigned long long>(m.internal_in_use), static_cast<unsigned long long>(K32_HEAP_INTERNAL_BYTES),
                  static_cast<unsigned long long>(m.psram_in_use), static_cast<unsigned long long>(K32_HEAP_PSRAM_BYTES));
+    // Who asked: return addresses for `addr2line -f -C -e k32-node` (backtrace_symbols_fd
+    // writes without allocating).
+    void* frames[24];
+    backtrace_symbols_fd(frames, backtrace(frames, 24), 2);
     std::abort();
   }
   return p;

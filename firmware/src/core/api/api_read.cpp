@@ -33,6 +33,64 @@ bool parse_selectors(const http::Request& req, LabelSelector* ls, FieldSelector*
   return true;
 }
 
+// Where a list stands while it is read item by item: the continue token (the namespace/name
+// of the last item returned) and the limit decide which items go out.
+struct ListCursor {
+  const LabelSelector& ls;
+  const FieldSelector& fs;
+  uint64_t limit;
+  bool skipping;
+  const std::string& cont;
+  size_t taken = 0;
+  size_t remaining = 0;
+  std::string next;
+  // Whether `o` goes into the list.
+  bool take(const json::Value& o) {
+    std::string key = o.path_str({"metadata", "namespace"}) + "/" + o.path_str({"metadata", "name"});
+    if (skipping) {
+      if (key <= cont) return false;
+      skipping = false;
+    }
+    if (!ls.matches(o["metadata"]["labels"]) || !fs.matches(o)) return false;
+    if (limit && taken >= limit) {
+      ++remaining;
+      return false;
+    }
+    if (limit && taken + 1 == limit) next = key;
+    ++taken;
+    return true;
+  }
+  // The list's metadata: its resourceVersion, and where the next page starts.
+  json::Value metadata(uint64_t rv) const {
+    json::Value md = json::Value::object();
+    md.set("resourceVersion", text::to_string(static_cast<int64_t>(rv)));
+    if (remaining) {
+      md.set("continue", next);
+      md.set("remainingItemCount", static_cast<int64_t>(remaining));
+    }
+    return md;
+  }
+};
+
+// A stored list written as a chunked response, one item at a time as the store parses it:
+// the node holds one item's tree and text at a time, not every item's tree and the whole
+// body (the kubelet lists its pods every sync; with ten pods that was over 100 KB of
+// internal RAM for a moment). The metadata comes after the items, where the resourceVersion
+// and the continue token are known; JSON clients read an object's keys in any order.
+void stream_list(store::ObjectStore* store, http::ResponseWriter& w, const RequestInfo& info, ListCursor& cur) {
+  json::Value kind(list_kind(*info.res)), version(info.res->group_version());
+  if (!w.begin_stream(200, "application/json")) return;
+  bool ok = w.write_chunk("{\"kind\":" + json::dump(kind) + ",\"apiVersion\":" + json::dump(version) + ",\"items\":[");
+  uint64_t rv = 0;
+  store->for_each(info.res->store_id(), info.ns, &rv, [&](json::Value& o) {
+    if (!cur.take(o)) return true;
+    // Items of a list carry no kind/apiVersion on real servers; clients tolerate both.
+    ok = w.write_chunk((cur.taken > 1 ? "," : "") + json::dump(o));
+    return ok;
+  });
+  if (ok && w.write_chunk("],\"metadata\":" + json::dump(cur.metadata(rv)) + "}")) w.end_stream();
+}
+
 }  // namespace
 
 std::vector<json::Value> ApiServer::list_objects(const RequestInfo& info, uint64_t* rv) {
@@ -86,50 +144,29 @@ void ApiServer::do_list(http::Request& req, http::ResponseWriter& w, const Reque
     send_error(w, bad_request("limit must be a non-negative integer"));
     return;
   }
-  // The continue token is the namespace/name of the last item returned.
-  std::string cont = req.query_param("continue");
-  uint64_t rv = 0;
-  std::vector<json::Value> all = list_objects(info, &rv);
-  std::vector<json::Value> items;
-  bool skipping = !cont.empty();
-  size_t remaining = 0;
-  std::string next;
-  for (auto& o : all) {
-    std::string key = o.path_str({"metadata", "namespace"}) + "/" + o.path_str({"metadata", "name"});
-    if (skipping) {
-      if (key <= cont) continue;
-      skipping = false;
-    }
-    if (!ls.matches(o["metadata"]["labels"]) || !fs.matches(o)) continue;
-    if (limit && items.size() >= limit) {
-      ++remaining;
-      continue;
-    }
-    if (limit && items.size() + 1 == limit) next = key;
-    items.push_back(std::move(o));
+  const std::string cont = req.query_param("continue");
+  ListCursor cur{ls, fs, limit, !cont.empty(), cont};
+  if (!wants_table(req) && !info.res->strategy->compute) {
+    stream_list(store_, w, info, cur);
+    return;
   }
-  std::string rv_s = text::to_string(static_cast<int64_t>(rv));
+  // A table (kubectl get) or a computed list (built whole by its strategy anyway).
+  uint64_t rv = 0;
+  std::vector<json::Value> items;
+  for (auto& o : list_objects(info, &rv))
+    if (cur.take(o)) items.push_back(std::move(o));
   if (wants_table(req)) {
-    json::Value t = make_table(*info.res, items, include_of(req), port::wall_time_s(), rv_s);
-    if (remaining) t.at_or_insert("metadata").set("continue", next);
+    json::Value t = make_table(*info.res, items, include_of(req), port::wall_time_s(), text::to_string(static_cast<int64_t>(rv)));
+    if (cur.remaining) t.at_or_insert("metadata").set("continue", cur.next);
     send_json(w, 200, t);
     return;
   }
   json::Value list = json::Value::object();
   list.set("kind", list_kind(*info.res));
   list.set("apiVersion", info.res->group_version());
-  json::Value md = json::Value::object();
-  md.set("resourceVersion", rv_s);
-  if (remaining) {
-    md.set("continue", next);
-    md.set("remainingItemCount", static_cast<int64_t>(remaining));
-  }
-  list.set("metadata", md);
+  list.set("metadata", cur.metadata(rv));
   json::Value arr = json::Value::array();
-  for (auto& o : items) {
-    // Items of a list carry no kind/apiVersion on real servers; clients tolerate both.
-    arr.push(std::move(o));
-  }
+  for (auto& o : items) arr.push(std::move(o));
   list.set("items", arr);
   send_json(w, 200, list);
 }

@@ -178,12 +178,24 @@ bool ObjectStore::get(const std::string& r, const std::string& ns, const std::st
 }
 
 std::vector<json::Value> ObjectStore::list(const std::string& r, const std::string& ns, uint64_t* rv) {
+  std::vector<json::Value> out;
+  for_each(r, ns, rv, [&out](json::Value& o) {
+    out.push_back(std::move(o));
+    return true;
+  });
+  return out;
+}
+
+void ObjectStore::for_each(const std::string& r, const std::string& ns, uint64_t* rv,
+                           const std::function<bool(json::Value&)>& fn) {
   std::string prefix = r;
   prefix.push_back(kSep);
   if (!ns.empty()) {
     prefix += ns;
     prefix.push_back(kSep);
   }
+  // The versions current now (shared, not copied), so the list is one resourceVersion's view
+  // while writes go on; each is parsed only when its turn comes.
   std::vector<BlobPtr> blobs;
   {
     port::LockGuard<port::Mutex> lock(mu_);
@@ -191,12 +203,12 @@ std::vector<json::Value> ObjectStore::list(const std::string& r, const std::stri
       blobs.push_back(it->second.blob);
     if (rv) *rv = rv_;
   }
-  std::vector<json::Value> out(blobs.size());
   for (size_t i = 0; i < blobs.size(); ++i) {
-    parse_blob(*blobs[i], prefix, &out[i]);
+    json::Value o;
+    parse_blob(*blobs[i], prefix, &o);
     blobs[i].reset();  // a version deleted meanwhile goes as soon as it is parsed
+    if (!fn(o)) return;
   }
-  return out;
 }
 
 // ---- watch history accounting ----

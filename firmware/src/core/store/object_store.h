@@ -71,6 +71,9 @@ class ObjectStore {
   bool get(const std::string& resource, const std::string& ns, const std::string& name, json::Value* out);
   // ns empty lists every namespace. Items come in namespace/name order.
   std::vector<json::Value> list(const std::string& resource, const std::string& ns, uint64_t* rv);
+  // The same objects handed to fn one at a time, each parsed only for its call (a list
+  // streamed to a client never holds every object's tree at once); fn returns false to stop.
+  void for_each(const std::string& resource, const std::string& ns, uint64_t* rv, const std::function<bool(json::Value&)>& fn);
 
   // The store sets metadata.resourceVersion; the write is durable before these return Ok.
   Result create(const std::string& resource, const std::string& ns, const std::string& name, json::Value obj,
