@@ -227,12 +227,28 @@ inline I sat(F x, F lo_excl, F hi_excl, I lo, I hi) {
 }
 
 // The tick's slow path, out of line because every taken jump and call has a copy of the
-// test: the fuel left after this event (-1: no fuel limit), or why the run must stop.
+// test: spends one unit of fuel (a negative fuel is no limit), or says why the run must stop
+// (true, *stop set). Fuel and the stop reason go through pointers, and GCC may not turn them
+// back into values (noipa): a value argument had GCC load and store the fuel around the tick
+// test of every taken jump, on the fast path (1-3 % more instructions on the benchmark set).
 constexpr int64_t kStopInterrupted = -2, kStopNoFuel = -3;
-__attribute__((noinline)) int64_t tick_expired(const Store* s, int64_t fuel) {
-  if (s->interrupt.load(std::memory_order_relaxed)) return kStopInterrupted;
-  if (fuel < 0) return -1;
-  return fuel == 0 ? kStopNoFuel : fuel - 1;
+#if defined(__clang__)
+#define K32_NOIPA
+#else
+#define K32_NOIPA __attribute__((noipa))
+#endif
+__attribute__((noinline)) K32_NOIPA bool tick_expired(const Store* s, int64_t* fuel, int64_t* stop) {
+  if (s->interrupt.load(std::memory_order_relaxed)) {
+    *stop = kStopInterrupted;
+    return true;
+  }
+  if (*fuel < 0) return false;  // no fuel limit
+  if (*fuel == 0) {
+    *stop = kStopNoFuel;
+    return true;
+  }
+  --*fuel;
+  return false;
 }
 
 #ifdef K32_WASM_PROFILE
@@ -393,13 +409,8 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define BUDGET() \
   do { \
     if (__builtin_expect(--tick == 0, 0)) { \
-      int64_t f_ = tick_expired(s, fuel); \
-      if (f_ < -1) { \
-        stop = f_; \
-        goto tick_stop; \
-      } \
-      fuel = f_; \
-      tick = f_ >= 0 ? 1 : kTick; \
+      if (tick_expired(s, &fuel, &stop)) goto tick_stop; \
+      tick = fuel >= 0 ? 1 : kTick; \
     } \
   } while (0)
 #define RELOAD() \
