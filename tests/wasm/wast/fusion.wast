@@ -5804,3 +5804,46 @@
 (assert_trap (invoke "offset not fused" (i32.const 65534)) "out of bounds memory access")
 (assert_return (invoke "target between" (i32.const 0) (i32.const 5)) (i32.const 97))
 (assert_return (invoke "target between" (i32.const 3) (i32.const 5)) (i32.const 5))
+
+;; Copies, then a jump on a slot (`t = a % b; a = b; b = t; if (b)`): the copies run first, so
+;; a condition that is a copy's destination is tested with its new value; br_if jumps on
+;; nonzero, `if` on zero; a branch target between the copies and the jump keeps them apart.
+(module
+  (func (export "gcd") (param i32 i32) (result i32) (local i32)
+    (block (loop
+      (br_if 1 (i32.eqz (local.get 1)))
+      (local.set 2 (i32.rem_u (local.get 0) (local.get 1)))
+      (local.set 0 (local.get 1))
+      (local.set 1 (local.get 2))
+      (br_if 0 (local.get 1))))
+    (local.get 0))
+  (func (export "copy then if") (param i32 i32) (result i32) (local i32 i32)
+    (local.set 2 (local.get 1))
+    (local.set 3 (local.get 0))
+    (if (result i32) (local.get 2)
+      (then (i32.add (local.get 3) (i32.const 1000))) (else (i32.sub (local.get 3) (i32.const 1000)))))
+  (func (export "cond not copied") (param i32 i32) (result i32) (local i32)
+    (block
+      (local.set 2 (local.get 1))
+      (br_if 0 (local.get 0))
+      (return (local.get 2)))
+    (i32.add (local.get 2) (i32.const 1)))
+  (func (export "target between") (param i32 i32) (result i32) (local i32)
+    (local.set 2 (local.get 0))
+    (block (loop
+      (br_if 1 (local.get 2))
+      (local.set 2 (local.get 1))
+      (local.set 1 (i32.const 9))
+      (br 0)))
+    (local.get 2)))
+(assert_return (invoke "gcd" (i32.const 48) (i32.const 18)) (i32.const 6))
+(assert_return (invoke "gcd" (i32.const 17) (i32.const 5)) (i32.const 1))
+(assert_return (invoke "gcd" (i32.const 7) (i32.const 0)) (i32.const 7))
+(assert_return (invoke "gcd" (i32.const 0) (i32.const 9)) (i32.const 9))
+(assert_return (invoke "copy then if" (i32.const 5) (i32.const 1)) (i32.const 1005))
+(assert_return (invoke "copy then if" (i32.const 5) (i32.const 0)) (i32.const -995))
+(assert_return (invoke "cond not copied" (i32.const 1) (i32.const 41)) (i32.const 42))
+(assert_return (invoke "cond not copied" (i32.const 0) (i32.const 41)) (i32.const 41))
+(assert_return (invoke "target between" (i32.const 0) (i32.const 3)) (i32.const 3))
+(assert_return (invoke "target between" (i32.const 0) (i32.const 0)) (i32.const 9))
+(assert_return (invoke "target between" (i32.const 4) (i32.const 0)) (i32.const 4))
