@@ -31,8 +31,18 @@ def test_known_failure():
 """
 
 
-def run_inner(tmp_path, *args: str, env_boards: str | None = None) -> subprocess.CompletedProcess:
-    (tmp_path / "test_inner.py").write_text(textwrap.dedent(INNER))
+# A board_mode_xfail mark whose test passes: the defect is fixed and the mark must go.
+STALE_MARK = """
+import pytest
+
+@pytest.mark.board_mode_xfail(reason="fixed since")
+def test_fixed_meanwhile():
+    pass
+"""
+
+
+def run_inner(tmp_path, *args: str, env_boards: str | None = None, source: str = INNER) -> subprocess.CompletedProcess:
+    (tmp_path / "test_inner.py").write_text(textwrap.dedent(source))
     env = {k: v for k, v in os.environ.items() if k != BOARDS_ENV}
     if env_boards is not None:
         env[BOARDS_ENV] = env_boards
@@ -64,6 +74,13 @@ def test_board_mode_starts_s3_control_planes_and_esp32_workers(tmp_path):
     assert "2 passed, 1 skipped, 1 xfailed" in out, out
     assert "board mode: needs more than the board" in out, out
     assert "board mode: a known board-mode defect" in out, out
+
+
+def test_a_stale_xfail_mark_fails_the_board_mode_run(tmp_path):
+    board = run_inner(tmp_path, "--board-mode", source=STALE_MARK)
+    assert board.returncode == 1, board.stdout + board.stderr
+    assert "XPASS(strict)" in board.stdout and "board mode: fixed since" in board.stdout, board.stdout
+    assert run_inner(tmp_path, source=STALE_MARK).returncode == 0  # the mark means nothing elsewhere
 
 
 def test_other_boards_from_the_environment(tmp_path):

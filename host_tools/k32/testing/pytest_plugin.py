@@ -44,7 +44,9 @@ def pytest_configure(config):
         raise pytest.UsageError(str(e))
     config.addinivalue_line("markers", "board_mode_skip(reason): skipped when test clusters run in board mode")
     config.addinivalue_line(
-        "markers", "board_mode_xfail(reason): a known failure in board mode, expected to fail there until fixed"
+        "markers",
+        "board_mode_xfail(reason): a known failure in board mode, expected to fail there until fixed "
+        "(strict: a pass there fails the run)",
     )
 
 
@@ -65,7 +67,8 @@ def pytest_collection_modifyitems(config, items):
     """`@pytest.mark.board_mode_skip(reason=...)`: what a board cannot hold (more pods than an
     ESP32 worker takes, objects larger than its budgets) is skipped in board mode, with why.
     `@pytest.mark.board_mode_xfail(reason=...)`: a defect the board's budgets show and that is
-    not fixed yet; the test still runs there, and XPASS says when the marker can go."""
+    not fixed yet; the test still runs there. Strict: once it passes, the run fails (XPASS
+    strict) until the mark is removed, so marks of fixed defects do not pile up."""
     if not board_mode():
         return
     for item in items:
@@ -74,7 +77,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=_reason(item, mark)))
         mark = item.get_closest_marker("board_mode_xfail")
         if mark is not None:
-            item.add_marker(pytest.mark.xfail(reason=_reason(item, mark), strict=False))
+            item.add_marker(pytest.mark.xfail(reason=_reason(item, mark), strict=True))
 
 
 def pytest_sessionfinish(session, exitstatus):
