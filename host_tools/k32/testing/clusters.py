@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from k32.sim.cluster import BOARD, SimCluster, SimError, find_free_base_port
+from k32.sim.cluster import BOARD, SimCluster, SimError, find_free_base_port, layout, layout_free
 
 from .stack_peaks import RECORDED
 
@@ -45,6 +45,21 @@ class TestCluster(SimCluster):
     """A SimCluster whose thread peaks are recorded every time it stops."""
 
     __test__ = False  # not a pytest test class
+    # make_test_cluster chose the ports because they were free; they may move before the
+    # first start (up), never after (again() keeps them, as a rebooted board does).
+    ports_may_move = False
+
+    def up(self, on_progress=None) -> dict:
+        if self.ports_may_move:
+            # A first start can build the node binaries for minutes before it binds, and
+            # ports that were free when chosen get taken meanwhile (outgoing connections draw
+            # theirs from the same range): build first, then move to free ports if needed.
+            self.ports_may_move = False
+            self._binary(on_progress or (lambda msg: None))
+            if not layout_free(self.nodes):
+                self.base_port = find_free_base_port(self.workers)
+                self.nodes = layout(self.workers, self.base_port)
+        return super().up(on_progress)
 
     def down(self) -> list[str]:
         try:
@@ -87,7 +102,7 @@ def make_test_cluster(
     if board is None:
         board, default_worker = boards_for_tests()
         worker_board = worker_board or default_worker
-    return TestCluster(
+    cluster = TestCluster(
         state_dir,
         workers=workers,
         base_port=find_free_base_port(workers),
@@ -99,6 +114,8 @@ def make_test_cluster(
         worker_board=worker_board,
         m32=m32,
     )
+    cluster.ports_may_move = True
+    return cluster
 
 
 def k8s_api_client(cluster: SimCluster):
