@@ -11,8 +11,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from access_helpers import apply, pod_server, probe_pod, wait_until
 
-from k32.testing.clusters import ESP32_WORKER_PODS
-
 W1 = "kube32-worker-1"
 ROUNDS = 5
 CALL_WINDOW_S = 2.5  # keep calling this long after the pod first answers (the old gap was ~2 s)
@@ -107,7 +105,6 @@ def call_until_quiet(cluster, pod: str, ns: str = "default") -> list[str]:
     return answers
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_deny_all_holds_from_the_first_call(cluster, outside):
     url = f"http://127.0.0.1:{outside.server_address[1]}/"
@@ -125,7 +122,6 @@ def test_deny_all_holds_from_the_first_call(cluster, outside):
     assert Counter.hits == 0, f"the outside host got {Counter.hits} calls from deny-all pods"
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_new_namespace_calls_are_not_refused_as_not_loaded(cluster, outside):
     url = f"http://127.0.0.1:{outside.server_address[1]}/"

@@ -17,8 +17,6 @@ from access_helpers import (
     wait_until,
 )
 
-from k32.testing.clusters import ESP32_WORKER_PODS
-
 CP = "kube32-control-plane"
 W1 = "kube32-worker-1"
 POD_START_S = 60
@@ -119,7 +117,6 @@ def token_cluster(tmp_path_factory):
         cluster.down()
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 def test_token_mode_logs_need_the_token(token_cluster):
     logs = "/kube32/logs?pod=default/echo-w"
     # The API refuses the same logs without the token; the worker must too.
@@ -134,7 +131,6 @@ def test_token_mode_logs_need_the_token(token_cluster):
     assert p.returncode == 0, p.stderr
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 def test_token_mode_pod_routing_needs_the_token(token_cluster):
     for node, pod in ((W1, "default/echo-w"), (CP, "default/echo-cp")):
         status, _, body = pod_server(token_cluster, node, headers={"X-Kube32-Pod": pod})
@@ -143,7 +139,6 @@ def test_token_mode_pod_routing_needs_the_token(token_cluster):
         assert status == 200 and "greeting" in body, (node, body)
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 def test_token_mode_nodes_still_reach_each_other(token_cluster):
     # ingress -> worker pod (relay), control plane pod -> worker pod and worker pod ->
     # control plane pod (service calls): each hop carries the token.

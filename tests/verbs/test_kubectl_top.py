@@ -21,8 +21,6 @@ from verbs_helpers import (
     worker_name,
 )
 
-from k32.testing.clusters import ESP32_WORKER_PODS
-
 NS = "verbs-top"
 KUBECTLS = kubectl_binaries()
 
@@ -125,7 +123,6 @@ def test_node_metrics_are_the_nodes_heap(sim_cluster):
 
 
 @pytest.mark.slow
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)  # two pods on the ESP32 worker (`pods`)
 def test_pod_metrics_are_linear_memory_and_interpreter_time(sim_cluster, pods):
     items = pod_metrics(sim_cluster)
     busy, idle = items["busy"]["containers"][0], items["idle"]["containers"][0]
@@ -164,7 +161,6 @@ def test_kubectl_top_nodes(sim_cluster, version):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version", sorted(KUBECTLS))
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)  # two pods on the ESP32 worker (`pods`)
 def test_kubectl_top_pods(sim_cluster, pods, version):
     pod_metrics(sim_cluster)
     p = run_kubectl(sim_cluster, KUBECTLS[version], "top", "pods", "-n", NS)

@@ -18,9 +18,9 @@ KUBECONFIG_NAME = "kubeconfig"
 BOARDS_ENV = "K32_TEST_BOARDS"
 # Why tests that put several pods on one worker fail in board mode today (board_mode_xfail).
 ESP32_WORKER_PODS = (
-    "an ESP32 worker holds one 64Ki echo pod: each pod is charged its limit plus pod_overhead "
-    "against 96 KiB of pod memory, so a second pod on it is refused (scheduler: Insufficient "
-    "memory; kubelet: Failed), though echo reaches far less than its limit"
+    "an ESP32 worker (96 KiB of pod memory) holds one pod of examples/echo.yaml: it requests "
+    "64Ki, charged with pod_overhead (84 KiB), so a second one on that worker is refused "
+    "(the kubelet rejects it: not enough memory), though echo reaches far less than 64Ki"
 )
 
 
