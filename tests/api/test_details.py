@@ -24,8 +24,8 @@ def ns(sim_cluster):
     return sim_cluster
 
 
-def pod(name, resources=None, env=None):
-    c = {"name": "c", "image": "wasm://embedded/hello", "env": env or [{"name": "A", "value": "1"}]}
+def pod(name, resources=None, env=None, image="wasm://embedded/hello"):
+    c = {"name": "c", "image": image, "env": env or [{"name": "A", "value": "1"}]}
     if resources:
         c["resources"] = resources
     return json.dumps(
@@ -44,15 +44,22 @@ def get_pod(cluster, name):
 
 @pytest.mark.slow
 def test_qos_class_follows_resources_and_survives_the_kubelet(ns):
-    kubectl(ns, "apply", "-f", "-", input=pod("qos-none"))
+    kubectl(ns, "apply", "-f", "-", input=pod("qos-none", image="wasm://embedded/grower"))
     kubectl(ns, "apply", "-f", "-", input=pod("qos-burst", {"requests": {"memory": "64Ki"}}))
-    kubectl(ns, "apply", "-f", "-", input=pod("qos-guar", {"limits": {"memory": "64Ki", "cpu": "100m"}}))
+    # grower grows its memory: its request is its limit. (hello never grows: the API server
+    # defaults its request to the little it can reach, and a pod with only limits is Burstable.)
+    guaranteed = pod("qos-guar", {"limits": {"memory": "64Ki", "cpu": "100m"}}, image="wasm://embedded/grower")
+    kubectl(ns, "apply", "-f", "-", input=guaranteed)
+    kubectl(ns, "apply", "-f", "-", input=pod("qos-small", {"limits": {"memory": "64Ki", "cpu": "100m"}}))
     # The kubelet writes status once it has the pod; the class must stay what the API set.
     wait_until(lambda: get_pod(ns, "qos-none")["status"].get("containerStatuses"), 60, 0.5)
     assert get_pod(ns, "qos-none")["status"].get("containerStatuses"), get_pod(ns, "qos-none")
     assert get_pod(ns, "qos-none")["status"]["qosClass"] == "BestEffort"
     assert get_pod(ns, "qos-burst")["status"]["qosClass"] == "Burstable"
     assert get_pod(ns, "qos-guar")["status"]["qosClass"] == "Guaranteed"
+    small = get_pod(ns, "qos-small")
+    assert small["status"]["qosClass"] == "Burstable", small
+    assert small["spec"]["containers"][0]["resources"]["requests"]["memory"].endswith("Ki"), small["spec"]
 
 
 def test_pod_spec_fields_are_immutable_but_image(ns):

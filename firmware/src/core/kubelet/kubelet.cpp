@@ -292,8 +292,7 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
   st.set("message", r.message);
   st.set("hostIP", cfg_.node_ip);
   st.set("startTime", text::rfc3339(port::wall_time_s()));
-  // The class the API server gave the pod from its resources as written (a request it
-  // defaulted from the image does not change it).
+  // The class the API server gave the pod.
   if (obj["status"]["qosClass"].is_string()) st.set("qosClass", obj["status"]["qosClass"]);
   json::Value body = json::Value::object();
   body.set("status", std::move(st));

@@ -90,10 +90,10 @@ void defaults(json::Value* obj) {
         if (!p.find("protocol")) p.set("protocol", "TCP");
   }
   // Inserting "status" may move obj's members, so the class is worked out before, from spec.
-  // The class follows the resources the user wrote: a request defaulted from the image
-  // below does not make a pod the user gave only limits Burstable.
-  std::string qos = qos_class(spec);
+  // The class follows the resources as defaulted, as with a LimitRange's default request: a
+  // pod given only limits whose image cannot reach them is Burstable.
   default_memory_requests(spec);
+  std::string qos = qos_class(spec);
   json::Value& st = obj->at_or_insert("status");
   if (!st.find("phase")) st.set("phase", "Pending");
   if (!st.find("qosClass")) st.set("qosClass", qos);
