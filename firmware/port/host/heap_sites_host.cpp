@@ -2,7 +2,8 @@
 // unless K32_HEAP_SITES=<file> is set): every live allocation is booked to the call stack
 // that made it and the region it was booked in. Writing a path into <file>.req makes the node
 // dump its live sites to that path (one line per site: live bytes, live allocations,
-// allocations ever, the region "internal" or "psram", then the return addresses) and delete
+// allocations ever, the region "internal" or "psram", the most bytes it ever held live at
+// once (what a short-lived peak took), then the return addresses) and delete
 // the request; `addr2line -f -C -i -e k32-node` names the addresses. A diagnostic beside the
 // accounting in memory_host.cpp: it never changes what is booked.
 #include "heap_sites_host.h"
@@ -33,6 +34,7 @@ struct Site {
   int64_t live_bytes;
   int64_t live_count;
   uint64_t total;
+  int64_t peak_bytes;  // the most live_bytes ever was
 };
 
 Site* g_sites = nullptr;  // kSlots entries from the OS allocator; slot 0 means "no site"
@@ -55,8 +57,8 @@ void dump(const char* out_path) {
   for (uint32_t i = 1; i < kSlots; ++i) {
     const Site& s = g_sites[i];
     if (!s.hash || (s.live_bytes == 0 && s.live_count == 0)) continue;
-    std::fprintf(f, "%lld %lld %llu %s", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
-                 static_cast<unsigned long long>(s.total), s.region ? "psram" : "internal");
+    std::fprintf(f, "%lld %lld %llu %s %lld", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
+                 static_cast<unsigned long long>(s.total), s.region ? "psram" : "internal", static_cast<long long>(s.peak_bytes));
     for (uint32_t k = 0; k < s.depth; ++k) std::fprintf(f, " %p", s.frames[k]);
     std::fputc('\n', f);
   }
@@ -130,6 +132,7 @@ uint32_t heap_site_take(uint64_t bytes, uint32_t region) {
       continue;
     }
     s.live_bytes += static_cast<int64_t>(bytes);
+    if (s.live_bytes > s.peak_bytes) s.peak_bytes = s.live_bytes;
     s.live_count += 1;
     s.total += 1;
     return i;

@@ -152,7 +152,9 @@ void IngressController::write_status() {
 std::string IngressController::telemetry_json() {
   json::Value t = json::Value::object();
   json::Value nodes = json::Value::array();
-  for (const auto& n : store_->list("nodes", "", nullptr)) {
+  // One stored object parsed at a time (ObjectStore::for_each): only the few fields taken
+  // from each are kept, never every pod's whole tree at once.
+  store_->for_each("nodes", "", nullptr, [&nodes](json::Value& n) {
     json::Value e = json::Value::object();
     e.set("name", n.path_str({"metadata", "name"}));
     bool ready = false;
@@ -163,17 +165,19 @@ std::string IngressController::telemetry_json() {
     for (const auto& a : n["status"]["addresses"].items())
       if (a["type"].str() == "InternalIP") e.set("ip", a["address"]);
     nodes.push(std::move(e));
-  }
+    return true;
+  });
   t.set("nodes", nodes);
   json::Value pods = json::Value::array();
-  for (const auto& p : store_->list("pods", "", nullptr)) {
+  store_->for_each("pods", "", nullptr, [&pods](json::Value& p) {
     json::Value e = json::Value::object();
     e.set("namespace", p.path_str({"metadata", "namespace"}));
     e.set("name", p.path_str({"metadata", "name"}));
     e.set("phase", p["status"]["phase"].as_string("Pending"));
     e.set("node", p["spec"]["nodeName"].as_string());
     pods.push(std::move(e));
-  }
+    return true;
+  });
   t.set("pods", pods);
   port::MemStats m = port::mem_stats();
   t.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));

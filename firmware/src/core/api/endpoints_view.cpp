@@ -22,12 +22,13 @@ std::vector<json::Value> selected_pods(store::ObjectStore* st, const json::Value
   if (!sel.is_object() || sel.members().empty()) return out;
   LabelSelector ls;
   for (const auto& m : sel.members()) ls.reqs.push_back({Requirement::Eq, m.first, {m.second.as_string()}});
-  for (auto& pod : st->list("pods", service.path_str({"metadata", "namespace"}), nullptr)) {
-    if (pod["status"]["phase"].str() != "Running") continue;
-    if (!pod["metadata"]["deletionTimestamp"].is_null()) continue;
-    if (!ls.matches(pod["metadata"]["labels"])) continue;
-    out.push_back(std::move(pod));
-  }
+  // One pod parsed at a time: only the selected ones are kept.
+  st->for_each("pods", service.path_str({"metadata", "namespace"}), nullptr, [&](json::Value& pod) {
+    if (pod["status"]["phase"].str() == "Running" && pod["metadata"]["deletionTimestamp"].is_null() &&
+        ls.matches(pod["metadata"]["labels"]))
+      out.push_back(std::move(pod));
+    return true;
+  });
   return out;
 }
 

@@ -145,7 +145,12 @@ std::string pod_template_hash(const json::Value& tpl, int64_t collision_count) {
 }
 
 void DeploymentController::pass(int64_t now_s, int64_t* wake_s) {
-  for (const auto& d : api_->store()->list("apps/deployments", "", nullptr)) sync(d, now_s, wake_s);
+  // One Deployment parsed at a time; sync writes through the API, which the store allows
+  // while for_each runs (its lock is not held during the call).
+  api_->store()->for_each("apps/deployments", "", nullptr, [&](json::Value& d) {
+    sync(d, now_s, wake_s);
+    return true;
+  });
 }
 
 std::vector<json::Value> DeploymentController::owned_replicasets(const json::Value& d) {

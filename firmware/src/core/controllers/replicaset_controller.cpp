@@ -53,7 +53,11 @@ PodCounts count_pods(const std::vector<Dependent>& pods, const std::string& owne
 
 void ReplicaSetController::pass(int64_t now_s, int64_t* wake_s) {
   // ReplicaSets are few (a Deployment keeps revisionHistoryLimit of them); pods are not listed.
-  for (const auto& rs : api_->store()->list("apps/replicasets", "", nullptr)) sync(rs, now_s, wake_s);
+  // One parsed at a time, as DeploymentController::pass.
+  api_->store()->for_each("apps/replicasets", "", nullptr, [&](json::Value& rs) {
+    sync(rs, now_s, wake_s);
+    return true;
+  });
 }
 
 bool ReplicaSetController::create_pod(const json::Value& rs, std::string* err) {

@@ -59,10 +59,11 @@ int NodeLifecycle::mark_pods_not_ready(const std::string& node) {
   // As kube-controller-manager's MarkPodsNotReady: the pods of a node nobody hears from are
   // no longer Ready, so Endpoints move them to notReadyAddresses and callers stop picking them.
   int marked = 0;
-  for (auto& pod : store_->list("pods", "", nullptr)) {
-    if (pod["spec"]["nodeName"].as_string() != node) continue;
+  // One pod parsed at a time (the store's lock is not held while this runs, so it may write).
+  store_->for_each("pods", "", nullptr, [&](json::Value& pod) {
+    if (pod["spec"]["nodeName"].as_string() != node) return true;
     json::Value* conds = pod.at_or_insert("status").find("conditions");
-    if (!conds) continue;
+    if (!conds) return true;
     bool changed = false;
     for (auto& c : conds->items()) {
       if (c["type"].str() == "Ready" && c["status"].str() != "False") {
@@ -71,14 +72,15 @@ int NodeLifecycle::mark_pods_not_ready(const std::string& node) {
         changed = true;
       }
     }
-    if (!changed) continue;
+    if (!changed) return true;
     uint64_t rv = 0;
     text::parse_uint(pod.path_str({"metadata", "resourceVersion"}), UINT64_MAX, &rv);
     json::Value stored;
     if (store_->update("pods", pod.path_str({"metadata", "namespace"}), pod.path_str({"metadata", "name"}), pod, rv, &stored) ==
         store::Result::Ok)
       ++marked;
-  }
+    return true;
+  });
   return marked;
 }
 
