@@ -20,7 +20,6 @@
 //   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
 //   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
 //   kCopyNJmp      `a = b; continue`             values moved around a loop, then its jump
-//   kCopyNJmpIf    `t = a % b; a = b; b = t; if (b)`  … then a jump on a slot (a gcd step)
 //
 // A paired instruction keeps the first instruction's operand words where they were and puts
 // the second's right after them (the second's opcode word is not written), so the compiler
@@ -58,8 +57,6 @@ enum : uint32_t {
   kAddJmpIf,                // add, then a kJmpIf [cond, target]
   kAddJmpUnless,            // add, then a kJmpUnless [cond, target]
   kAddCallDirect,           // add, then a kCallDirect [offset, base]
-  kCopyNJmpIf,              // copies [n, (src, dst) x n], then a kJmpIf [cond, target]
-  kCopyNJmpUnless,          // copies, then a kJmpUnless [cond, target]
   // + idx_load_index(load) * 2 + (0: value to dst, 1: to the accumulator): kFuse's
   // `a + (x << k)` (or `a + x`, k 0), then a load there: [a, x, k, dst, offset]
   kIdxLoad,
@@ -184,7 +181,6 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
   K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kAddCallDirect, add_call_direct)                        \
-  K32_R(op::kCopyNJmpIf, copyn_jmp_if) K32_R(op::kCopyNJmpUnless, copyn_jmp_unless)                  \
   K32_R(op::kIdxLoad + 0, idx_load) K32_R(op::kIdxLoad + 1, idx_load_a)                            \
   K32_R(op::kIdxLoad + 2, idx_load8s) K32_R(op::kIdxLoad + 3, idx_load8s_a)                        \
   K32_R(op::kIdxLoad + 4, idx_load8u) K32_R(op::kIdxLoad + 5, idx_load8u_a)                        \
