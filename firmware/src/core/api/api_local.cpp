@@ -18,11 +18,17 @@ http::Request controller_request(const char* method) {
 
 }  // namespace
 
+ApiError heap_room(size_t body_bytes);  // api_server.cpp
+
 ApiError ApiServer::local_create(const ResourceInfo& r, const std::string& ns, json::Value obj, json::Value* stored) {
   RequestInfo info;
   info.res = &r;
   info.ns = ns;
   info.name = obj.path_str({"metadata", "name"});
+  // Held to the heap reserve as an API client's write is (a ReplicaSet creating its pods
+  // took the reserve, and the node's next allocation of its own failed).
+  ApiError full = heap_room(json::dump(obj).size());
+  if (!full.ok()) return full;
   std::vector<std::string> warnings;
   return write_object(info, nullptr, std::move(obj), true, controller_request("POST"), stored, &warnings);
 }
@@ -34,6 +40,8 @@ ApiError ApiServer::local_update(const ResourceInfo& r, const json::Value& old, 
   info.ns = old.path_str({"metadata", "namespace"});
   info.name = old.path_str({"metadata", "name"});
   info.subresource = sub;
+  ApiError full = heap_room(json::dump(obj).size());
+  if (!full.ok()) return full;
   std::vector<std::string> warnings;
   return write_object(info, &old, std::move(obj), false, controller_request("PUT"), stored, &warnings);
 }

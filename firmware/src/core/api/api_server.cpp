@@ -186,15 +186,25 @@ bool ApiServer::parse_resource_path(const std::string& path, RequestInfo* info, 
   return true;
 }
 
+// A write of a body this size leaves the node its heap reserve (ok), or the 507 that refuses
+// it before it starts: an allocation failing half-way would end the node. API requests and
+// the in-process writers (controllers, ApiServer::local_* in api_local.cpp) are held to it alike.
+ApiError heap_room(size_t body_bytes) {
+  const uint64_t need = static_cast<uint64_t>(body_bytes) * K32_WRITE_HEAP_FACTOR;
+  const uint64_t avail = port::mem_available(port::Region::Any);
+  if (avail < need + K32_HEAP_RESERVE_BYTES)
+    return heap_full(avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0, need);
+  return ApiError();
+}
+
 void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
   const std::string& m = req.method;
   // A write the heap cannot hold is refused before it starts (an allocation failing half-way
   // would end the node); deletes always run, since they give memory back.
   if (m == "POST" || m == "PUT" || m == "PATCH") {
-    const uint64_t need = static_cast<uint64_t>(req.body.size()) * K32_WRITE_HEAP_FACTOR;
-    const uint64_t avail = port::mem_available(port::Region::Any);
-    if (avail < need + K32_HEAP_RESERVE_BYTES) {
-      send_error(w, heap_full(avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0, need));
+    ApiError full = heap_room(req.body.size());
+    if (!full.ok()) {
+      send_error(w, full);
       return;
     }
   }
