@@ -192,6 +192,8 @@ bool local_ip_of(Socket s, char* ip, size_t cap);
 int tcp_peek(Socket s, uint32_t timeout_ms);
 // True when the peer has closed the connection (nothing consumed, never blocks).
 bool tcp_peer_closed(Socket s);
+// True when bytes are waiting to be read (nothing consumed, never blocks; false at end of stream).
+bool tcp_readable(Socket s);
 // True when the other end of an accepted loopback connection is a socket owned by the
 // user this process runs as (the kernel's socket table says who). The simulator's TCP
 // console stands in for a board's UART, which needs physical access; this keeps other

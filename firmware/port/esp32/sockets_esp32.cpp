@@ -184,6 +184,11 @@ int tcp_peek(Socket s, uint32_t timeout_ms) {
   return c;
 }
 
+bool tcp_readable(Socket s) {
+  unsigned char c;
+  return lwip_recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 bool tcp_peer_closed(Socket s) {
   unsigned char c;
   ssize_t r = lwip_recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -202,6 +202,13 @@ int tcp_peek(Socket s, uint32_t timeout_ms) {
   return c;
 }
 
+bool tcp_readable(Socket s) {
+  unsigned char c;
+  ssize_t r;
+  do { r = ::recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT); } while (r < 0 && errno == EINTR);
+  return r > 0;
+}
+
 bool tcp_peer_closed(Socket s) {
   unsigned char c;
   ssize_t r = ::recv(s, &c, 1, MSG_PEEK | MSG_DONTWAIT);

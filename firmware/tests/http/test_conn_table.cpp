@@ -2,6 +2,9 @@
 // that has waited longest is closed (its peer reads end-of-stream) for the new one; a
 // client address at its own cap gives way among its own connections; busy connections
 // are never closed for room, and when every one in the way is busy the new one is refused.
+// A connection gives way only after waiting long enough with nothing of a request arrived:
+// one that just connected or just got an answer is about to send, and closing it under a
+// request (a POST is never retried) is a request lost without an answer.
 #include <string>
 #include <vector>
 
@@ -51,7 +54,7 @@ int main() {
 
   // Server cap 3, per-client cap 2: "a" and "b" stand for two client addresses.
   http::ConnTable t;
-  t.init(3, 2);
+  t.init(3, 2, 0);
   std::vector<Pair> c;
   for (int i = 0; i < 6; i++) c.push_back(connect_pair());
   int s0 = t.admit(c[0].server, "10.0.0.1");
@@ -102,7 +105,7 @@ int main() {
   // Without close_fresh, a client at its cap gives way only with a connection that already
   // answered a request, never one still waiting for its first.
   http::ConnTable f;
-  f.init(4, 2);
+  f.init(4, 2, 0);
   std::vector<Pair> d;
   for (int i = 0; i < 4; i++) d.push_back(connect_pair());
   int fresh = f.admit(d[0].server, "10.0.0.5");
@@ -122,6 +125,44 @@ int main() {
   for (auto& p : d) {
     port::tcp_close(p.client);
     port::tcp_close(p.server);
+  }
+
+  // Per-client cap 2, giving way after 150 ms of waiting. Two fresh connections (their
+  // client has not sent yet) are not closed for a third from the same address: it is
+  // refused, and both may still send their request.
+  {
+    const uint32_t kIdle = 150;
+    http::ConnTable g;
+    g.init(8, 2, kIdle);
+    std::vector<Pair> p;
+    for (int i = 0; i < 4; i++) p.push_back(connect_pair());
+    int a = g.admit(p[0].server, "10.0.0.7");
+    int b = g.admit(p[1].server, "10.0.0.7");
+    CHECK(a >= 0 && b >= 0);
+    CHECK_EQ(g.admit(p[2].server, "10.0.0.7"), http::ConnTable::kClientBusy);
+    CHECK(still_open(p[0]) && still_open(p[1]));
+
+    // After the wait, one whose request bytes are already there is still passed over (its
+    // thread has not seen them yet); the one with nothing arrived gives way.
+    port::sleep_ms(kIdle + 50);
+    CHECK(port::tcp_send_all(p[0].client, "GET / HTTP/1.1\r\n", 16));
+    port::sleep_ms(20);  // loopback delivery
+    int c2 = g.admit(p[2].server, "10.0.0.7");
+    CHECK(c2 >= 0);
+    CHECK(closed_for_room(p[1]));
+    CHECK(still_open(p[0]));
+    CHECK(g.to_busy(a));  // its thread sees the request: served
+    g.release(b);
+
+    // Only busy or fresh ones in the way: refused again, nobody closed.
+    CHECK_EQ(g.admit(p[3].server, "10.0.0.7"), http::ConnTable::kClientBusy);
+    CHECK(still_open(p[2]));
+    for (int s : {a, c2}) g.release(s);
+    CHECK_EQ(g.live(), 0u);
+    for (auto& q : p) {
+      port::tcp_close(q.client);
+      port::tcp_close(q.server);
+    }
   }
   for (auto& p : c) {
     port::tcp_close(p.client);

@@ -9,9 +9,10 @@ namespace {
 uint32_t now32() { return static_cast<uint32_t>(port::monotonic_ms()); }
 }  // namespace
 
-void ConnTable::init(uint32_t live, uint32_t per_client) {
+void ConnTable::init(uint32_t live, uint32_t per_client, uint32_t evict_idle_ms) {
   live_cap_ = live ? live : 1;
   per_client_ = per_client ? per_client : 1;
+  evict_idle_ms_ = evict_idle_ms;
   // Twice the cap: an evicted connection keeps its slot (Closing) for the moment its
   // thread needs to notice and leave, while its replacement already has one.
   nslots_ = live_cap_ * 2;
@@ -28,6 +29,9 @@ uint32_t ConnTable::live() const {
 }
 
 bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
+  // Slots found with bytes waiting in this call are marked with its number: their request
+  // is arriving (the thread marks them Busy as soon as it sees it), so they are passed over.
+  const uint32_t call = ++evict_calls_;
   for (;;) {
     int victim = -1;
     uint32_t oldest_age = 0;
@@ -37,7 +41,9 @@ bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
       if (sl.state.load() != Waiting) continue;
       if (peer && std::strcmp(sl.peer, peer) != 0) continue;
       if (!fresh_too && !sl.answered.load()) continue;
+      if (sl.arriving == call) continue;
       uint32_t age = now - sl.since.load();
+      if (age < evict_idle_ms_) continue;
       if (victim < 0 || age >= oldest_age) {
         victim = static_cast<int>(i);
         oldest_age = age;
@@ -45,15 +51,24 @@ bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
     }
     if (victim < 0) return false;
     Slot& sl = slots_[victim];
-    uint8_t expect = Waiting;
-    // Lost the race: the connection just got a request (Busy) or ended; look again.
-    if (!sl.state.compare_exchange_strong(expect, Closing)) continue;
+    // Pinned before the socket is read: its thread cannot close it (and the number be
+    // reused) until the check and the shutdown are done.
     sl.pins.fetch_add(1);
     port::Socket s = sl.sock.load();
-    // Wakes the thread blocked in recv (end of stream); it then closes and frees the slot.
-    if (s != port::kNoSocket) port::tcp_shutdown(s);
+    bool closed = false;
+    if (s != port::kNoSocket && port::tcp_readable(s)) {
+      sl.arriving = call;
+    } else {
+      uint8_t expect = Waiting;
+      // Lost the race: the connection just got a request (Busy) or ended; look again.
+      if (sl.state.compare_exchange_strong(expect, Closing)) {
+        // Wakes the thread blocked in recv (end of stream); it then closes and frees the slot.
+        if (s != port::kNoSocket) port::tcp_shutdown(s);
+        closed = true;
+      }
+    }
     sl.pins.fetch_sub(1);
-    return true;
+    if (closed) return true;
   }
 }
 

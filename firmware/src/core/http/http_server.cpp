@@ -1,6 +1,8 @@
 #include "core/http/http_server.h"
 
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "core/http/conn_reader.h"
 #include "core/util/log.h"
@@ -24,10 +26,27 @@ struct ConnArg {
 const unsigned char kTlsRefusal[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50};
 // How often a connection that found no room looks again while it may wait (admit_soon).
 constexpr uint32_t kAdmitRetryMs = 5;
+
+// Closing a socket with unread bytes resets the connection, and a reset can reach the
+// client before it read the answer already sent (it then sees "connection reset" instead
+// of the status). So the sending side is closed first and what the client still sends is
+// read and dropped, until it closes too or the refusal wait is over.
+void close_after_answer(port::Socket s) {
+  port::tcp_shutdown_write(s);
+  uint64_t deadline = port::monotonic_ms() + K32_HTTP_REFUSAL_WAIT_MS;
+  std::unique_ptr<char[]> buf(new (std::nothrow) char[K32_HTTP_DRAIN_CHUNK]);
+  if (!buf) return;
+  for (uint64_t now = port::monotonic_ms(); now < deadline; now = port::monotonic_ms()) {
+    if (port::tcp_recv(s, buf.get(), K32_HTTP_DRAIN_CHUNK, static_cast<uint32_t>(deadline - now)) <= 0) return;
+  }
+}
 }  // namespace
 
 void send_plain_error(Conn* c, int status, const std::string& message) {
   ResponseWriter w(c, false, false);
+  // A client told to come back (busy, not ready) is told when: Kubernetes clients retry a
+  // 503 only when it carries Retry-After.
+  if (status == 503) w.add_header("Retry-After", "1");
   w.send(status, "text/plain; charset=utf-8", message + "\n");
 }
 
@@ -35,7 +54,7 @@ bool Server::start(const ServerConfig& cfg, Handler handler, std::string* err) {
   cfg_ = cfg;
   handler_ = std::move(handler);
   int e = 0;
-  conns_.init(cfg.max_connections, cfg.max_per_client);
+  conns_.init(cfg.max_connections, cfg.max_per_client, cfg.evict_idle_ms);
   listener_ = port::tcp_listen(cfg.bind_ip.c_str(), cfg.port, static_cast<int>(cfg.max_connections), &e);
   if (listener_ == port::kNoSocket) {
     if (err) *err = cfg.name + ": cannot listen on " + cfg.bind_ip + ":" + text::to_string(cfg.port) + ": " + std::strerror(-e);
@@ -58,6 +77,7 @@ void Server::refuse(port::Socket s, int status, const char* why) {
   } else if (first >= 0 && first < 0x100) {
     Conn c(s);
     send_plain_error(&c, status, why);
+    close_after_answer(s);
   }
   port::tcp_close(s);
 }
@@ -128,6 +148,8 @@ void Server::conn_main(void* p) {
     srv->serve(&c, arg->peer, arg->slot, ready_ms + srv->cfg_.head_ms);
   }
   port::tls_session_free(tls);
+  // The connection may end with an error answer before its request was read in full.
+  if (!refuse) close_after_answer(arg->sock);
   srv->conns_.release(arg->slot);
   port::tcp_close(arg->sock);
   delete arg;
@@ -139,21 +161,27 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
   port::local_ip_of(s->socket(), local, sizeof local);
   for (bool first = true;; first = false) {
     std::string head;
-    ReadStatus st = ReadStatus::Ok;
-    if (!first) {
+    ReadStatus st;
+    if (first) {
+      uint64_t now = port::monotonic_ms();
+      st = now < head_deadline ? reader.wait_data(static_cast<uint32_t>(head_deadline - now)) : ReadStatus::Timeout;
+    } else {
       // Kept alive: the next request may come within the idle timeout; once it starts,
       // its head has the head deadline.
       st = reader.wait_data(cfg_.idle_timeout_ms);
       head_deadline = port::monotonic_ms() + cfg_.head_ms;
     }
-    if (st == ReadStatus::Ok) st = reader.read_head_by(&head, cfg_.max_head_bytes, head_deadline);
+    if (st != ReadStatus::Ok) return;  // nothing of a request came (or room was made by closing it)
+    // A request is arriving: from here on the connection is not closed to make room (a
+    // client whose request is cut off without an answer cannot tell whether it ran). False
+    // only when it was closed for room in the instant before its first bytes arrived.
+    if (!conns_.to_busy(slot)) return;
+    st = reader.read_head_by(&head, cfg_.max_head_bytes, head_deadline);
     if (st == ReadStatus::TooLarge) {
       send_plain_error(s, 431, "request head larger than " + text::to_string(cfg_.max_head_bytes) + " bytes");
       return;
     }
     if (st != ReadStatus::Ok) return;
-    // Closed meanwhile to make room for another client: this request is not served.
-    if (!conns_.to_busy(slot)) return;
     Request req;
     req.peer_ip = peer;
     req.local_ip = local;

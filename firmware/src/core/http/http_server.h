@@ -2,8 +2,9 @@
 // keep-alive, Content-Length and chunked request bodies, Expect: 100-continue.
 // Against connection exhaustion: a TLS handshake and a request head each have a deadline,
 // kept-alive connections an idle timeout, and when the server (or one client address) is
-// at its cap the connection that has waited longest for a request is closed for the new
-// one (ConnTable); only when every connection is busy is a new one refused.
+// at its cap the connection that has waited longest for a request (long enough, with
+// nothing of one arrived) is closed for the new one (ConnTable); when none can give way,
+// the new one is refused with 503 and Retry-After. A request that arrived is answered.
 #pragma once
 #include <atomic>
 #include <functional>
@@ -34,6 +35,7 @@ struct ServerConfig {
   uint32_t handshake_ms = K32_HTTP_HANDSHAKE_MS;          // TLS: connect to handshake done
   uint32_t head_ms = K32_HTTP_HEAD_MS;                    // first head: from connect (after TLS)
   uint32_t idle_timeout_ms = K32_HTTP_KEEPALIVE_IDLE_MS;  // kept alive, waiting for a request
+  uint32_t evict_idle_ms = K32_HTTP_EVICT_IDLE_MS;        // waiting this long: may be closed for room
   uint32_t body_timeout_ms = K32_HTTP_BODY_IDLE_MS;       // a body's stall
   uint32_t body_total_ms = K32_HTTP_BODY_MS;              // a whole body, from its head
   // When set, connections that open with a TLS handshake get TLS; others stay plain.

@@ -1,0 +1,179 @@
+"""Closing connections to make room never loses a request.
+
+The S3 control plane holds a few API connections per client address (every test client,
+kubectl and the node's own kubelet among them, is 127.0.0.1). When a client opens one
+more, a connection of that address that waits for a request is closed for it, but only
+one that has waited HTTP_EVICT_IDLE_MS with nothing arrived: a connection that just got
+an answer, or just connected, is about to carry a request, and closing it under one
+answers nothing (kubectl reported `Post ...: EOF` for a pod it created; Kubernetes
+clients never retry a POST). When no connection can give way, the newcomer is refused
+with 503 and Retry-After, which kubectl retries by itself.
+
+Real sockets against a real S3-profile node; each round checks its own timing (a round
+on a loaded machine that took longer than the wait proves nothing and is run again)."""
+
+import http.client
+import json
+import socket
+import time
+
+import pytest
+
+from k32.boards import load_board, load_common
+from k32.testing.clusters import make_test_cluster
+
+BOARD = "s3"
+CLIENT_CAP = load_board(BOARD).budgets["client_connections"]["count"]
+EVICT_IDLE_S = load_common()["HTTP_EVICT_IDLE_MS"] / 1000
+ROUNDS = 10  # rounds tried before giving up on getting one within the wait
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = make_test_cluster(tmp_path_factory.mktemp("room"), workers=0, board=BOARD)
+    c.up()
+    yield c
+    c.down()
+
+
+def api(cluster) -> tuple[str, int]:
+    cp = cluster.status()["nodes"][0]
+    return cp["ip"], cp["apiPort"]
+
+
+def headers(cluster) -> dict:
+    return {"Authorization": f"Bearer {cluster.token}"} if cluster.token else {}
+
+
+def raw_answer(sock: socket.socket, request: bytes) -> bytes:
+    """Sends `request` and reads the answer's head (b"" when the server closed without one)."""
+    sock.sendall(request)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        try:
+            chunk = sock.recv(4096)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def newcomer_answer(cluster) -> tuple[bytes, float]:
+    """One more connection from the same address, a GET on it: its answer's head, and when
+    it connected (the moment the server made room or refused)."""
+    s = socket.create_connection(api(cluster), timeout=10)
+    at = time.monotonic()
+    try:
+        return raw_answer(s, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), at
+    finally:
+        s.close()
+
+
+def check_newcomer(answer: bytes) -> None:
+    assert answer, "the newcomer's connection was closed without an answer"
+    status = answer.split(b"\r\n", 1)[0]
+    assert status.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")), answer[:200]
+    if status.startswith(b"HTTP/1.1 503"):
+        assert b"\r\nretry-after: " in answer.lower(), f"a refusal without Retry-After: {answer[:200]!r}"
+
+
+def create_configmap(conn: http.client.HTTPConnection, cluster, name: str) -> int:
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}})
+    h = {"Content-Type": "application/json", **headers(cluster)}
+    conn.request("POST", "/api/v1/namespaces/default/configmaps", body=body, headers=h)
+    resp = conn.getresponse()
+    resp.read()
+    return resp.status
+
+
+def test_connection_that_just_got_an_answer_keeps_its_next_request(cluster):
+    """CLIENT_CAP kept-alive connections, each just answered; one more connection from the
+    same address must not close any of them: each one's next request (a POST) is answered."""
+    ip, port = api(cluster)
+    for rnd in range(ROUNDS):
+        conns = [http.client.HTTPConnection(ip, port, timeout=10) for _ in range(CLIENT_CAP)]
+        try:
+            first_answer = None
+            for c in conns:
+                c.request("GET", "/version", headers=headers(cluster))
+                r = c.getresponse()
+                r.read()
+                first_answer = first_answer or time.monotonic()
+                assert r.status in (200, 503), r.status  # 503: the node's own kubelet held a slot
+            answer, at = newcomer_answer(cluster)
+            check_newcomer(answer)
+            if at - first_answer >= EVICT_IDLE_S:
+                continue  # too slow to prove anything: those connections had waited long enough
+            for i, c in enumerate(conns):
+                if c.sock is None:
+                    continue  # refused with 503 above (it said Connection: close)
+                try:
+                    status = create_configmap(c, cluster, f"room-{rnd}-{i}")
+                except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+                    pytest.fail(
+                        f"connection {i}, answered {time.monotonic() - first_answer:.3f} s ago, was closed "
+                        f"under its POST for a newcomer: {e!r}"
+                    )
+                assert status == 201, status
+            return
+        finally:
+            for c in conns:
+                c.close()
+    pytest.fail(f"no round of {ROUNDS} finished within {EVICT_IDLE_S} s")
+
+
+def test_connection_that_just_opened_keeps_its_first_request(cluster):
+    """CLIENT_CAP connections just opened (no request sent yet, as a client between connect
+    and write); one more from the same address must not close any of them."""
+    ip, port = api(cluster)
+    for _ in range(ROUNDS):
+        socks = [socket.create_connection((ip, port), timeout=10) for _ in range(CLIENT_CAP)]
+        opened = time.monotonic()
+        try:
+            answer, at = newcomer_answer(cluster)
+            check_newcomer(answer)
+            if at - opened >= EVICT_IDLE_S:
+                continue
+            auth = f"Authorization: Bearer {cluster.token}\r\n".encode() if cluster.token else b""
+            for i, s in enumerate(socks):
+                got = raw_answer(s, b"GET /version HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n")
+                assert got, f"connection {i}, opened {at - opened:.3f} s before the newcomer, was closed for it"
+                status = got.split(b"\r\n", 1)[0]
+                # 503: refused at accept because the node's kubelet held a slot then; an answer.
+                assert status.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")), got[:200]
+            return
+        finally:
+            for s in socks:
+                s.close()
+    pytest.fail(f"no round of {ROUNDS} finished within {EVICT_IDLE_S} s")
+
+
+def test_connection_idle_past_the_wait_gives_way(cluster):
+    """Connections that waited longer than HTTP_EVICT_IDLE_MS do give way: the newcomer is
+    served and the longest-waiting connection sees the server close it."""
+    ip, port = api(cluster)
+    conns = [http.client.HTTPConnection(ip, port, timeout=10) for _ in range(CLIENT_CAP)]
+    try:
+        for c in conns:
+            c.request("GET", "/version", headers=headers(cluster))
+            r = c.getresponse()
+            r.read()
+        time.sleep(EVICT_IDLE_S * 2)
+        answer, _ = newcomer_answer(cluster)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+        closed = 0
+        for c in conns:
+            if c.sock is None:
+                closed += 1
+                continue
+            c.sock.settimeout(2)
+            try:
+                closed += c.sock.recv(1) == b""
+            except (ConnectionResetError, TimeoutError):
+                closed += 0
+        assert closed >= 1, "no idle connection was closed for the newcomer"
+    finally:
+        for c in conns:
+            c.close()
