@@ -102,31 +102,6 @@ int main() {
   for (int s : {s1, s4, s5}) t.release(s);
   CHECK_EQ(t.live(), 0u);
 
-  // Without close_fresh, a client at its cap gives way only with a connection that already
-  // answered a request, never one still waiting for its first.
-  http::ConnTable f;
-  f.init(4, 2, 0);
-  std::vector<Pair> d;
-  for (int i = 0; i < 4; i++) d.push_back(connect_pair());
-  int fresh = f.admit(d[0].server, "10.0.0.5");
-  int done = f.admit(d[1].server, "10.0.0.5");
-  CHECK(fresh >= 0 && done >= 0);
-  CHECK(f.to_busy(done));
-  CHECK_EQ(f.admit(d[2].server, "10.0.0.5", false), http::ConnTable::kClientBusy);
-  CHECK(still_open(d[0]) && still_open(d[1]));
-  f.to_waiting(done);  // answered: now idle between requests
-  int again = f.admit(d[2].server, "10.0.0.5", false);
-  CHECK(again >= 0);
-  CHECK(closed_for_room(d[1]));
-  CHECK(still_open(d[0]));
-  f.release(done);
-  CHECK(f.admit(d[3].server, "10.0.0.5", true) >= 0);  // allowed: the fresh one goes too
-  CHECK(closed_for_room(d[0]));
-  for (auto& p : d) {
-    port::tcp_close(p.client);
-    port::tcp_close(p.server);
-  }
-
   // Per-client cap 2, giving way after 150 ms of waiting. Two fresh connections (their
   // client has not sent yet) are not closed for a third from the same address: it is
   // refused, and both may still send their request.

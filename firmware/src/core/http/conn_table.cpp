@@ -28,7 +28,7 @@ uint32_t ConnTable::live() const {
   return n;
 }
 
-bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
+bool ConnTable::evict_oldest(const char* peer) {
   // Slots found with bytes waiting in this call are marked with its number: their request
   // is arriving (the thread marks them Busy as soon as it sees it), so they are passed over.
   const uint32_t call = ++evict_calls_;
@@ -40,7 +40,6 @@ bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
       Slot& sl = slots_[i];
       if (sl.state.load() != Waiting) continue;
       if (peer && std::strcmp(sl.peer, peer) != 0) continue;
-      if (!fresh_too && !sl.answered.load()) continue;
       if (sl.arriving == call) continue;
       uint32_t age = now - sl.since.load();
       if (age < evict_idle_ms_) continue;
@@ -72,7 +71,7 @@ bool ConnTable::evict_oldest(const char* peer, bool fresh_too) {
   }
 }
 
-int ConnTable::admit(port::Socket s, const char* peer, bool close_fresh) {
+int ConnTable::admit(port::Socket s, const char* peer) {
   uint32_t live_n = 0, mine = 0;
   for (uint32_t i = 0; i < nslots_; ++i) {
     uint8_t st = slots_[i].state.load();
@@ -81,9 +80,9 @@ int ConnTable::admit(port::Socket s, const char* peer, bool close_fresh) {
     if (std::strcmp(slots_[i].peer, peer) == 0) ++mine;
   }
   if (mine >= per_client_) {
-    if (!evict_oldest(peer, close_fresh)) return kClientBusy;
+    if (!evict_oldest(peer)) return kClientBusy;
   } else if (live_n >= live_cap_) {
-    if (!evict_oldest(nullptr, true)) return kServerBusy;
+    if (!evict_oldest(nullptr)) return kServerBusy;
   }
   for (uint32_t i = 0; i < nslots_; ++i) {
     Slot& sl = slots_[i];
@@ -91,7 +90,6 @@ int ConnTable::admit(port::Socket s, const char* peer, bool close_fresh) {
     std::strncpy(sl.peer, peer, sizeof sl.peer - 1);
     sl.peer[sizeof sl.peer - 1] = 0;
     sl.since.store(now32());
-    sl.answered.store(false);
     sl.sock.store(s);
     sl.state.store(Waiting);
     return static_cast<int>(i);
@@ -107,7 +105,6 @@ bool ConnTable::to_busy(int slot) {
 void ConnTable::to_waiting(int slot) {
   Slot& sl = slots_[slot];
   sl.since.store(now32());
-  sl.answered.store(true);
   uint8_t expect = Busy;
   sl.state.compare_exchange_strong(expect, Waiting);
 }

@@ -31,11 +31,8 @@ class ConnTable {
   static constexpr int kClientBusy = -2;  // this client's own cap
   // Accept thread only. A slot for socket s from `peer` (in state Waiting), closing the
   // longest-waiting connection to make room when a cap is reached; kServerBusy or
-  // kClientBusy when no room can be made. Without `close_fresh`, the client's own cap is
-  // made room for only by closing a connection that already answered a request (idle
-  // between requests), never one still waiting for its first: the client may be about to
-  // send it (its TLS handshake or head on the way).
-  int admit(port::Socket s, const char* peer, bool close_fresh = true);
+  // kClientBusy when no room can be made.
+  int admit(port::Socket s, const char* peer);
   // Connection thread: the first bytes of a request arrived (from then on the connection is
   // not closed for room). False when the connection was closed to make room meanwhile
   // (then the request must not be served).
@@ -51,16 +48,14 @@ class ConnTable {
   struct Slot {
     std::atomic<uint8_t> state{Free};
     std::atomic<port::Socket> sock{port::kNoSocket};
-    std::atomic<uint32_t> pins{0};      // evictors between reading `sock` and shutting it down
-    std::atomic<uint32_t> since{0};     // monotonic ms (low 32 bits) it started waiting
-    std::atomic<bool> answered{false};  // it answered a request (kept alive since)
-    char peer[48] = {0};                // written and read by the accept thread only
-    uint32_t arriving = 0;              // accept thread only: the evict call that saw bytes waiting
+    std::atomic<uint32_t> pins{0};   // evictors between reading `sock` and shutting it down
+    std::atomic<uint32_t> since{0};  // monotonic ms (low 32 bits) it started waiting
+    char peer[48] = {0};             // written and read by the accept thread only
+    uint32_t arriving = 0;           // accept thread only: the evict call that saw bytes waiting
   };
-  // Closes the longest-waiting connection (of `peer` when not null; one that answered a
-  // request unless `fresh_too`) that waited evict_idle_ms with nothing to read; false when
-  // none qualifies.
-  bool evict_oldest(const char* peer, bool fresh_too);
+  // Closes the longest-waiting connection (of `peer` when not null) that waited
+  // evict_idle_ms with nothing to read; false when none qualifies.
+  bool evict_oldest(const char* peer);
   uint32_t live_cap_ = 0;
   uint32_t per_client_ = 0;
   uint32_t evict_idle_ms_ = 0;

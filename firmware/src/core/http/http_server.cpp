@@ -86,14 +86,13 @@ int Server::admit_soon(port::Socket s, const char* peer) {
   // A client that reads an answer, closes and connects again can be faster than the thread
   // that sent the answer: for a moment that connection still counts (busy) against the
   // client's own cap, though the client holds no more connections than before. Its busy
-  // connections get the refusal's wait to end or go idle before the new one is refused or
-  // takes the place of one of the client's connections still waiting for its first request
-  // (which that client may be sending right now). A server full of other clients' busy
-  // connections refuses at once.
+  // connections get the refusal's wait to end or go idle (and its waiting ones to pass
+  // HTTP_EVICT_IDLE_MS) before the new one is refused. A server full of other clients'
+  // busy connections refuses at once.
   uint64_t until = port::monotonic_ms() + K32_HTTP_REFUSAL_WAIT_MS;
   for (;;) {
     bool last = port::monotonic_ms() >= until;
-    int slot = conns_.admit(s, peer, /*close_fresh=*/last);
+    int slot = conns_.admit(s, peer);
     if (slot != ConnTable::kClientBusy || last) return slot;
     port::sleep_ms(kAdmitRetryMs);
   }
@@ -135,9 +134,13 @@ void Server::conn_main(void* p) {
     uint64_t deadline = arg->accepted_ms + srv->cfg_.handshake_ms;
     int first = port::tcp_peek(arg->sock, srv->cfg_.handshake_ms);
     if (first == 0x16) {
+      // A handshake under way is a request arriving (a board computes its part for longer
+      // than a connection may wait): not closed for room; waiting again once it is done.
       uint64_t now = port::monotonic_ms();
-      tls = now < deadline ? port::tls_accept(srv->cfg_.tls, arg->sock, static_cast<uint32_t>(deadline - now)) : nullptr;
+      bool mine = srv->conns_.to_busy(arg->slot);
+      tls = mine && now < deadline ? port::tls_accept(srv->cfg_.tls, arg->sock, static_cast<uint32_t>(deadline - now)) : nullptr;
       refuse = tls == nullptr;
+      if (mine) srv->conns_.to_waiting(arg->slot);
       ready_ms = port::monotonic_ms();
     } else if (first < 0 || first == 0x100) {
       refuse = true;
