@@ -442,8 +442,8 @@ int run_node(const node::NodeConfig& cfg_in) {
     }
     for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) ensure_namespace(&n->store, ns);
     ensure_kubernetes_service(&n->store, cfg.api_port);
-    // Events within the board's events_kept, whoever writes them (API, scheduler, controllers);
-    // the node lifecycle thread deletes the surplus.
+    // Events within the board's events_kept, whoever writes them (API, scheduler, controllers):
+    // the write that takes them past it deletes the surplus before it returns.
     n->events = new controllers::EventBudget(&n->store, K32_EVENTS_KEPT_BYTES);
     n->events->install();
     api::ApiConfig ac;
@@ -501,7 +501,6 @@ int run_node(const node::NodeConfig& cfg_in) {
       return 2;
     }
     n->lifecycle = new node::NodeLifecycle(&n->store);
-    n->lifecycle->set_event_budget(n->events);
     port::thread_start("node-lifecycle", K32_NODE_LIFECYCLE_STACK_BYTES,
                        static_cast<port::Region>(K32_NODE_LIFECYCLE_STACK_REGION), &node::NodeLifecycle::run, n->lifecycle);
     api_ep.host = cfg.bind_ip;

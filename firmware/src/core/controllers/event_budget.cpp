@@ -19,6 +19,12 @@ void EventBudget::install() {
       seen(ev["metadata"]["namespace"].as_string(), ev["metadata"]["name"].as_string(), json_bytes(ev));
   }
   st_->add_listener([this](const store::Event& ev) { on_change(ev); });
+  // Only an Event added or changed can take the Events past the budget; the deletes enforce()
+  // makes come back here too and find nothing to do.
+  st_->add_after_write([this](const store::Event& ev) {
+    if (ev.resource == kEvents && ev.type != store::EventType::Deleted) enforce();
+  });
+  enforce();
 }
 
 uint64_t EventBudget::bytes() {

@@ -1,6 +1,7 @@
 // Events kept within the board's budget (events_kept, bytes of their JSON): when new or
-// updated Events take the Events past it, the least recently written ones are deleted on the
-// control plane's next housekeeping pass (every few seconds, enforce()).
+// updated Events take the Events past it, the least recently written ones are deleted by the
+// write that crossed it, before it returns (the store's after-write hook), so a burst of Events
+// never holds more than the budget between two housekeeping passes.
 // kube-apiserver keeps every Event for its --event-ttl (EVENT_TTL_S here too), but an hour of
 // a busy cluster's Events is far more than a board's heap: every pod start and stop writes a
 // few, so apps deleted and applied again would grow the control plane's heap for an hour.
@@ -18,11 +19,14 @@ namespace controllers {
 class EventBudget {
  public:
   EventBudget(store::ObjectStore* st, uint64_t max_bytes) : st_(st), max_(max_bytes) {}
-  // Takes in the Events already stored, then follows every change (a store listener).
+  // Takes in the Events already stored (deleting the surplus when a smaller budget meets a
+  // stored store), then follows every change (a store listener) and enforces the budget after
+  // each Event write (an after-write hook).
   void install();
   // Deletes the least recently written Events until the rest fit; returns how many. Never
   // from the listener: a delete there would take the store's lock while its notification
-  // lock is held, the reverse of every write's order (a deadlock with a concurrent write).
+  // lock is held, the reverse of every write's order (a deadlock with a concurrent write);
+  // the after-write hook runs once both are released.
   int enforce();
   uint64_t bytes();  // what the Events kept take now, as counted
 

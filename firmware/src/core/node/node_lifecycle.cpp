@@ -133,7 +133,6 @@ void NodeLifecycle::run(void* self) {
   for (;;) {
     port::sleep_ms(kNodeMonitorMs);
     lc->check_once(port::wall_time_s() * 1000);
-    if (lc->events_) lc->events_->enforce();
     // The control plane's other periodic housekeeping rides on this thread: expired Events.
     if (port::monotonic_ms() - last_sweep_ms >= K32_EVENT_SWEEP_MS) {
       last_sweep_ms = port::monotonic_ms();

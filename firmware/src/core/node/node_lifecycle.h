@@ -5,7 +5,6 @@
 #pragma once
 #include <string>
 
-#include "core/controllers/event_budget.h"
 #include "core/store/object_store.h"
 
 namespace k32 {
@@ -14,8 +13,6 @@ namespace node {
 class NodeLifecycle {
  public:
   explicit NodeLifecycle(store::ObjectStore* st) : store_(st) {}
-  // The Events' budget this thread enforces on every pass (the control plane's housekeeping).
-  void set_event_budget(controllers::EventBudget* b) { events_ = b; }
   // One pass over every Node; returns how many it marked NotReady.
   int check_once(int64_t now_ms);
   // Sets Ready=False on the pods bound to `node`; returns how many changed.
@@ -24,7 +21,6 @@ class NodeLifecycle {
 
  private:
   store::ObjectStore* store_;
-  controllers::EventBudget* events_ = nullptr;
 };
 
 }  // namespace node

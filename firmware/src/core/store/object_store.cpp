@@ -307,6 +307,16 @@ void ObjectStore::notify(const Event& ev) {
   for (auto& l : ls) l(ev);
 }
 
+void ObjectStore::after_write(const Event& ev) {
+  std::vector<Listener> hs;
+  {
+    port::LockGuard<port::Mutex> lock(listeners_mu_);
+    if (after_write_.empty()) return;
+    hs = after_write_;
+  }
+  for (auto& h : hs) h(ev);
+}
+
 // The caller's copy of what was stored is moved out of the event once the listeners have
 // seen it: a write holds the object parsed once, not twice.
 Result ObjectStore::create(const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
@@ -316,9 +326,12 @@ Result ObjectStore::create(const std::string& r, const std::string& ns, const st
   if (objects_.count(key(r, ns, n))) return Result::Exists;
   Result res = commit_locked(EventType::Added, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-  lock.unlock();
-  notify(ev);
+  {
+    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
+    lock.unlock();
+    notify(ev);
+  }
+  after_write(ev);
   if (stored) *stored = std::move(ev.object);
   return Result::Ok;
 }
@@ -332,9 +345,12 @@ Result ObjectStore::update(const std::string& r, const std::string& ns, const st
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
   Result res = commit_locked(EventType::Modified, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-  lock.unlock();
-  notify(ev);
+  {
+    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
+    lock.unlock();
+    notify(ev);
+  }
+  after_write(ev);
   if (stored) *stored = std::move(ev.object);
   return Result::Ok;
 }
@@ -351,9 +367,12 @@ Result ObjectStore::remove(const std::string& r, const std::string& ns, const st
   parse_blob(*it->second.blob, k, &last);
   Result res = commit_locked(EventType::Deleted, r, ns, n, std::move(last), &ev);
   if (res != Result::Ok) return res;
-  port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-  lock.unlock();
-  notify(ev);
+  {
+    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
+    lock.unlock();
+    notify(ev);
+  }
+  after_write(ev);
   if (removed) *removed = std::move(ev.object);
   return Result::Ok;
 }
@@ -389,6 +408,11 @@ bool ObjectStore::wait_newer(uint64_t since, uint32_t timeout_ms) {
 void ObjectStore::add_listener(Listener l) {
   port::LockGuard<port::Mutex> lock(listeners_mu_);
   listeners_.push_back(std::move(l));
+}
+
+void ObjectStore::add_after_write(Listener l) {
+  port::LockGuard<port::Mutex> lock(listeners_mu_);
+  after_write_.push_back(std::move(l));
 }
 
 }  // namespace store

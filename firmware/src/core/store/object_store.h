@@ -91,6 +91,11 @@ class ObjectStore {
 
   // Called after every committed change, outside the store lock, in commit order.
   void add_listener(Listener l);
+  // Called after every committed change once the store's locks are released, in the writing
+  // thread, before the write returns: unlike a listener it may write the store (delete what the
+  // change took past a budget), so nothing sees the surplus after the write. No order between
+  // concurrent writes.
+  void add_after_write(Listener l);
 
   // What the watch history holds now: events, and bytes counted against history_max.
   size_t history_events();
@@ -138,6 +143,7 @@ class ObjectStore {
   Result commit_locked(EventType type, const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
                        Event* ev);
   void notify(const Event& ev);
+  void after_write(const Event& ev);
 
   port::Mutex mu_;
   port::CondVar cv_;
@@ -155,6 +161,7 @@ class ObjectStore {
   std::string snap_path_;
   port::Mutex listeners_mu_;
   std::vector<Listener> listeners_;
+  std::vector<Listener> after_write_;
   port::RecursiveMutex notify_mu_;  // keeps listener calls in commit order
 };
 
