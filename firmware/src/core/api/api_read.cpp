@@ -36,6 +36,8 @@ bool parse_selectors(const http::Request& req, LabelSelector* ls, FieldSelector*
 // Where a list stands while it is read item by item: the continue token (the namespace/name
 // of the last item returned) and the limit decide which items go out.
 struct ListCursor {
+  ListCursor(const LabelSelector& l, const FieldSelector& f, uint64_t lim, const std::string& c)
+      : ls(l), fs(f), limit(lim), skipping(!c.empty()), cont(c) {}
   const LabelSelector& ls;
   const FieldSelector& fs;
   uint64_t limit;
@@ -145,7 +147,7 @@ void ApiServer::do_list(http::Request& req, http::ResponseWriter& w, const Reque
     return;
   }
   const std::string cont = req.query_param("continue");
-  ListCursor cur{ls, fs, limit, !cont.empty(), cont};
+  ListCursor cur(ls, fs, limit, cont);
   if (!wants_table(req) && !info.res->strategy->compute) {
     stream_list(store_, w, info, cur);
     return;
