@@ -21,8 +21,13 @@ KUBECTL = "/usr/bin/kubectl"
 HOLD = 200
 HEAD_DEADLINE_S = load_common()["HTTP_HEAD_MS"] / 1000
 BODY_DEADLINE_S = load_common()["HTTP_BODY_MS"] / 1000
-# Every test client is 127.0.0.1, so one address's cap is what fills the API port.
-CLIENT_CAP = load_board("sim").budgets["client_connections"]["count"]
+
+
+def client_cap(cluster) -> int:
+    """Every test client is 127.0.0.1, so one address's cap (the control plane board's) is
+    what fills the API port."""
+    return load_board(cluster.board).budgets["client_connections"]["count"]
+
 
 ECHO = """
 apiVersion: v1
@@ -213,7 +218,7 @@ def test_refused_tls_client_gets_a_tls_alert(cluster):
     cp = cluster.status()["nodes"][0]
     busy = []
     try:
-        for _ in range(CLIENT_CAP):
+        for _ in range(client_cap(cluster)):
             s = socket.create_connection((cp["ip"], cp["apiPort"]), timeout=5)
             s.sendall(
                 b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"

@@ -98,6 +98,7 @@ int main() {
   http::Server& one = *new http::Server;
   cfg.max_per_client = 1;
   auto lingering = [](http::Request& req, http::ResponseWriter& w) {
+    if (req.path == "/hold") port::sleep_ms(3000);  // busy: the client's one connection stays taken
     w.send(200, "text/plain", req.path);
     port::sleep_ms(100);
   };
@@ -117,6 +118,26 @@ int main() {
     CHECK_EQ(r.status, 200);
     CHECK_EQ(r.body, std::string(path));
   }
+
+  // The client's one connection busy for seconds and more connections from it: the first is
+  // refused after waiting for it, the rest at once (a flood must not hold the accept thread
+  // for a wait per connection).
+  port::sleep_ms(200);  // the connections above are gone
+  int herr = 0;
+  port::Socket hold = port::tcp_connect("127.0.0.1", cfg.port, 1000, &herr);
+  const std::string hold_req = "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n";
+  port::tcp_send_all(hold, hold_req.data(), hold_req.size());
+  port::sleep_ms(100);
+  uint64_t flood_start = port::monotonic_ms();
+  int refused = 0;
+  for (int i = 0; i < 12; ++i) {
+    std::string got = exchange(cfg.port, "GET /more HTTP/1.1\r\nHost: x\r\n\r\n");
+    refused += got.find(" 503 ") != std::string::npos;
+  }
+  uint64_t flood_ms = port::monotonic_ms() - flood_start;
+  CHECK_EQ(refused, 12);
+  CHECK(flood_ms < 1500);
+  port::tcp_close(hold);
 
   // Two per client: one connection still sending its first request (connected, nothing
   // sent yet) keeps its place while another connection of the same client ends, instead

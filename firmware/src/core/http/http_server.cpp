@@ -88,12 +88,22 @@ int Server::admit_soon(port::Socket s, const char* peer) {
   // client's own cap, though the client holds no more connections than before. Its busy
   // connections get the refusal's wait to end or go idle (and its waiting ones to pass
   // HTTP_EVICT_IDLE_MS) before the new one is refused. A server full of other clients'
-  // busy connections refuses at once.
-  uint64_t until = port::monotonic_ms() + K32_HTTP_REFUSAL_WAIT_MS;
+  // busy connections refuses at once, and so does a client refused moments ago: one that
+  // floods past its cap must not hold the accept thread (every client's) for a wait per
+  // connection.
+  uint64_t now = port::monotonic_ms();
+  bool may_wait = now >= waited_in_vain_until_ || std::strcmp(peer, waited_in_vain_for_) != 0;
+  uint64_t until = now + (may_wait ? K32_HTTP_REFUSAL_WAIT_MS : 0);
   for (;;) {
-    bool last = port::monotonic_ms() >= until;
+    now = port::monotonic_ms();
     int slot = conns_.admit(s, peer);
-    if (slot != ConnTable::kClientBusy || last) return slot;
+    if (slot != ConnTable::kClientBusy) return slot;
+    if (now >= until) {
+      // Each refusal of the client starts the quiet time again: a steady flood never waits.
+      std::strncpy(waited_in_vain_for_, peer, sizeof waited_in_vain_for_ - 1);
+      waited_in_vain_until_ = now + K32_HTTP_REFUSAL_WAIT_MS;
+      return slot;
+    }
     port::sleep_ms(kAdmitRetryMs);
   }
 }

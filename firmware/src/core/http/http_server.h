@@ -63,6 +63,10 @@ class Server {
   Handler handler_;
   port::Socket listener_ = port::kNoSocket;
   ConnTable conns_;
+  // Accept thread only: the client last refused after waiting for its own connections, and
+  // until when it is refused without waiting again (admit_soon).
+  char waited_in_vain_for_[48] = {0};
+  uint64_t waited_in_vain_until_ = 0;
 };
 
 // Writes a small error response for failures detected before a handler runs.
