@@ -37,18 +37,22 @@ bool resolve_imports(Store* s, const Module* m, Instance* inst, Error* err) {
   for (uint32_t i = 0; i < m->imports.n; i++) {
     const Import& im = m->imports[i];
     const Definition* d = find_def(s, m->names.p + im.module_off, m->names.p + im.name_off);
-    if (!d) return link_error(err, Error::Unlinkable, m, im, "unknown import");
-    if (d->ext.kind != im.kind) return link_error(err, Error::Unlinkable, m, im, "incompatible import type");
+    Extern ext{};
+    if (d) ext = d->ext;
+    else if (!s->resolver || !s->resolver(s->resolver_ctx, m->names.p + im.module_off, m->names.p + im.name_off, &ext) ||
+             !ext.ptr)
+      return link_error(err, Error::Unlinkable, m, im, "unknown import");
+    if (ext.kind != im.kind) return link_error(err, Error::Unlinkable, m, im, "incompatible import type");
     switch (im.kind) {
       case ExternKind::Func: {
-        Func* f = static_cast<Func*>(d->ext.ptr);
+        Func* f = static_cast<Func*>(ext.ptr);
         if (!same_type(*f->type, m->types[m->func_types[im.index]]))
           return link_error(err, Error::Unlinkable, m, im, "incompatible import type: signature differs");
         inst->funcs[im.index] = f;
         break;
       }
       case ExternKind::Table: {
-        Table* t = static_cast<Table*>(d->ext.ptr);
+        Table* t = static_cast<Table*>(ext.ptr);
         const TableDef& want = m->tables[im.index];
         if (t->elem != want.elem || !limits_match(t->size, t->max, want.lim))
           return link_error(err, Error::Unlinkable, m, im, "incompatible import type: table limits or element type");
@@ -56,14 +60,14 @@ bool resolve_imports(Store* s, const Module* m, Instance* inst, Error* err) {
         break;
       }
       case ExternKind::Memory: {
-        Memory* mem = static_cast<Memory*>(d->ext.ptr);
+        Memory* mem = static_cast<Memory*>(ext.ptr);
         if (!limits_match(mem->pages, mem->max_pages, m->memories[im.index]))
           return link_error(err, Error::Unlinkable, m, im, "incompatible import type: memory limits");
         inst->memory = mem;
         break;
       }
       case ExternKind::Global: {
-        Global* g = static_cast<Global*>(d->ext.ptr);
+        Global* g = static_cast<Global*>(ext.ptr);
         const GlobalDef& want = m->globals[im.index];
         if (g->type != want.type || g->mut != want.mut)
           return link_error(err, Error::Unlinkable, m, im, "incompatible import type: global type or mutability");

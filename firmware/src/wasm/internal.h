@@ -229,6 +229,10 @@ class Store {
   std::atomic<bool> interrupt{false};
   int64_t fuel = -1;
   bool running = false;
+  void* host_user = nullptr;          // store_set_host_user
+  const WasiConfig* wasi = nullptr;   // wasi_attach: the config shared WASI functions read
+  ImportResolver resolver = nullptr;  // store_set_resolver: imports the definitions lack
+  void* resolver_ctx = nullptr;
 
   void* allocate(size_t bytes, bool bulk = false);  // zeroed; tracked; bulk: Allocator::alloc_bulk
   void release(void* p);

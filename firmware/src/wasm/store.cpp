@@ -133,11 +133,14 @@ void store_set_fuel(Store* s, int64_t fuel) { s->fuel = fuel < 0 ? -1 : fuel; }
 int64_t store_fuel(const Store* s) { return s->fuel; }
 
 // ---- objects ----
-Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user) {
+// A host function with its type behind it, in one block from `alloc` (zeroed); the block
+// goes back through `release` when the signature does not read.
+template <typename Alloc, typename Release>
+Func* make_host_func(const char* sig, HostFn fn, void* user, Alloc alloc, Release release) {
   const char* colon = std::strchr(sig, ':');
   if (!colon || !fn) return nullptr;
   uint32_t np = uint32_t(colon - sig), nr = uint32_t(std::strlen(colon + 1));
-  Func* f = static_cast<Func*>(s->allocate(sizeof(Func) + sizeof(FuncType) + np + nr));
+  Func* f = static_cast<Func*>(alloc(sizeof(Func) + sizeof(FuncType) + np + nr));
   if (!f) return nullptr;
   FuncType* ft = reinterpret_cast<FuncType*>(f + 1);
   ValType* types = reinterpret_cast<ValType*>(ft + 1);
@@ -145,7 +148,7 @@ Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user) {
   for (uint32_t i = 0; i < np; i++) types[i] = letter_type(sig[i], &ok);
   for (uint32_t i = 0; i < nr; i++) types[np + i] = letter_type(colon[1 + i], &ok);
   if (!ok) {
-    s->release(f);
+    release(f);
     return nullptr;
   }
   ft->nparams = np;
@@ -155,6 +158,33 @@ Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user) {
   f->host = fn;
   f->user = user;
   return f;
+}
+
+Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user) {
+  return make_host_func(
+      sig, fn, user, [s](size_t n) { return s->allocate(n); }, [s](void* p) { s->release(p); });
+}
+
+Func* host_func_make(const Allocator& a, const char* sig, HostFn fn, void* user) {
+  return make_host_func(
+      sig, fn, user,
+      [&a](size_t n) {
+        void* p = a.alloc(a.ctx, n);
+        if (p) std::memset(p, 0, n);
+        return p;
+      },
+      [&a](void* p) { a.free(a.ctx, p); });
+}
+
+void host_func_free(const Allocator& a, Func* f) {
+  if (f) a.free(a.ctx, f);
+}
+
+void store_set_host_user(Store* s, void* user) { s->host_user = user; }
+void* store_host_user(const Store* s) { return s->host_user; }
+void store_set_resolver(Store* s, ImportResolver resolve, void* ctx) {
+  s->resolver = resolve;
+  s->resolver_ctx = ctx;
 }
 
 Global* global_new(Store* s, ValType t, bool mut, Value v) {

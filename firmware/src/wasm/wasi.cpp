@@ -11,7 +11,9 @@ namespace {
 // WASI errno values (wasi_snapshot_preview1)
 constexpr uint32_t kSuccess = 0, kBadf = 8, kFault = 21, kInval = 28, kNosys = 52, kSpipe = 70;
 
-const WasiConfig& cfg_of(void* user) { return *static_cast<const WasiConfig*>(user); }
+// A function defined for one store carries its config; one shared by many stores (user null)
+// reads the calling store's (wasi_attach).
+const WasiConfig& cfg_of(const Caller& c, void* user) { return *static_cast<const WasiConfig*>(user ? user : c.store->wasi); }
 Trap ret(Value* r, uint32_t errno_value) {
   r[0].bits = errno_value;
   return trap_ok();
@@ -36,17 +38,19 @@ Trap strings_sizes(Caller& c, const Value* a, Value* r, int n, const char* const
   return ret(r, kSuccess);
 }
 
-Trap args_get(Caller& c, const Value* a, Value* r, void* u) { return strings_get(c, a, r, cfg_of(u).argc, cfg_of(u).argv); }
+Trap args_get(Caller& c, const Value* a, Value* r, void* u) { return strings_get(c, a, r, cfg_of(c, u).argc, cfg_of(c, u).argv); }
 Trap args_sizes_get(Caller& c, const Value* a, Value* r, void* u) {
-  return strings_sizes(c, a, r, cfg_of(u).argc, cfg_of(u).argv);
+  return strings_sizes(c, a, r, cfg_of(c, u).argc, cfg_of(c, u).argv);
 }
-Trap environ_get(Caller& c, const Value* a, Value* r, void* u) { return strings_get(c, a, r, cfg_of(u).envc, cfg_of(u).envp); }
+Trap environ_get(Caller& c, const Value* a, Value* r, void* u) {
+  return strings_get(c, a, r, cfg_of(c, u).envc, cfg_of(c, u).envp);
+}
 Trap environ_sizes_get(Caller& c, const Value* a, Value* r, void* u) {
-  return strings_sizes(c, a, r, cfg_of(u).envc, cfg_of(u).envp);
+  return strings_sizes(c, a, r, cfg_of(c, u).envc, cfg_of(c, u).envp);
 }
 
 Trap fd_write(Caller& c, const Value* a, Value* r, void* u) {
-  const WasiConfig& cfg = cfg_of(u);
+  const WasiConfig& cfg = cfg_of(c, u);
   uint32_t fd = uint32_t(a[0].bits), iovs = uint32_t(a[1].bits), n = uint32_t(a[2].bits);
   if (fd != 1 && fd != 2) return ret(r, kBadf);
   uint32_t size;
@@ -91,7 +95,7 @@ Trap fd_prestat_dir_name(Caller&, const Value*, Value* r, void*) { return ret(r,
 Trap clock_time_get(Caller& c, const Value* a, Value* r, void* u) {
   uint32_t id = uint32_t(a[0].bits);
   if (id > 3) return ret(r, kInval);
-  const WasiConfig& cfg = cfg_of(u);
+  const WasiConfig& cfg = cfg_of(c, u);
   uint64_t ns = cfg.clock_ns ? cfg.clock_ns(cfg.sys_ctx, id) : 0;
   if (!put64(c, uint32_t(a[2].bits), ns)) return ret(r, kFault);
   return ret(r, kSuccess);
@@ -104,7 +108,7 @@ Trap clock_res_get(Caller& c, const Value* a, Value* r, void*) {
 }
 
 Trap random_get(Caller& c, const Value* a, Value* r, void* u) {
-  const WasiConfig& cfg = cfg_of(u);
+  const WasiConfig& cfg = cfg_of(c, u);
   uint32_t addr = uint32_t(a[0].bits), len = uint32_t(a[1].bits);
   uint32_t size;
   uint8_t* mem = c.memory(&size);
@@ -149,6 +153,18 @@ const Entry kWasi[] = {
 };
 
 }  // namespace
+
+void wasi_attach(Store* s, const WasiConfig* cfg) { s->wasi = cfg; }
+
+bool wasi_function(const char* name, const char** sig, HostFn* fn) {
+  for (const Entry& e : kWasi)
+    if (std::strcmp(e.name, name) == 0) {
+      *sig = e.sig;
+      *fn = e.fn;
+      return true;
+    }
+  return false;
+}
 
 bool wasi_define(Store* s, const WasiConfig* cfg) {
   for (const Entry& e : kWasi)

@@ -145,6 +145,14 @@ struct Extern {
 };
 
 Func* host_func_new(Store* s, const char* sig, HostFn fn, void* user);
+// A host function outside any store, for many stores to share (one per image, not one per
+// instance): its `user` is fixed, so what differs per instance comes from the calling store
+// (store_host_user). Freed with host_func_free once no store uses it.
+Func* host_func_make(const Allocator& a, const char* sig, HostFn fn, void* user);
+void host_func_free(const Allocator& a, Func* f);
+// The embedder's context for shared host functions (caller.store), null unless set.
+void store_set_host_user(Store* s, void* user);
+void* store_host_user(const Store* s);
 Global* global_new(Store* s, ValType t, bool mut, Value v);
 Table* table_new(Store* s, ValType elem, uint32_t min, uint32_t max /*UINT32_MAX: none*/);
 // trim_bytes (0: none): fewer accessible bytes than min_pages x 64 KiB (Limits::trim_to_heap_base).
@@ -160,6 +168,10 @@ bool store_define_host(Store* s, const char* module, const char* name, const cha
 // definition for the rest): a pod's store then holds its module's few host functions, not
 // the whole ABI's. `m` must outlive the store's definitions.
 void store_define_only_for(Store* s, const Module* m);
+// Imports the store's definitions lack are asked of `resolve` at instantiation (an embedder's
+// shared host functions); false from it: unknown import.
+using ImportResolver = bool (*)(void* ctx, const char* module, const char* name, Extern* out);
+void store_set_resolver(Store* s, ImportResolver resolve, void* ctx);
 // Defines every export of `inst` under module name `as` (spec-test `register`).
 bool store_register_instance(Store* s, const char* as, Instance* inst);
 
@@ -199,6 +211,11 @@ struct WasiConfig {
 };
 // Defines the "wasi_snapshot_preview1" functions in s; cfg must outlive the store.
 bool wasi_define(Store* s, const WasiConfig* cfg);
+// Instead of wasi_define's functions per store: the signature and function of WASI import
+// `name` (false: not provided), for host_func_make with a null user; such a shared function
+// reads the config of the calling store, set here (cfg must outlive the store).
+bool wasi_function(const char* name, const char** sig, HostFn* fn);
+void wasi_attach(Store* s, const WasiConfig* cfg);
 
 }  // namespace wasm
 }  // namespace k32

@@ -224,7 +224,7 @@ struct Harness {
     c.image = image;
     c.max_pages = pages;
     c.caps = caps;
-    c.env = {"GREETING=hello from test"};
+    c.env.assign("GREETING=hello from test", sizeof "GREETING=hello from test");  // with its '\0'
   }
 };
 
@@ -314,7 +314,7 @@ static void test_memory_limit() {
 
 static void test_run_to_completion() {
   Harness h("wasm://embedded/hello", 1, abi::kCapNone);
-  h.c.env.push_back("HOSTNAME=t");
+  h.c.env.append("HOSTNAME=t", sizeof "HOSTNAME=t");  // with its '\0'
   std::string reason, msg;
   CHECK(instantiate_container(&h.c, "", &reason, &msg));
   CHECK(h.c.main_fn && h.c.main_returns && !h.c.handle_fn);

@@ -125,16 +125,11 @@ void runner_main(void* arg_p) {
   Pod* p = keep.get();
   Container* c = p->containers[arg->index].get();
   delete arg;
-  std::string policy;
-  {
-    port::LockGuard<port::Mutex> lock(p->mu);
-    policy = p->obj["spec"]["restartPolicy"].as_string("Always");
-  }
   int failures = 0;
   while (!p->stopping) {
     ContainerState t = run_once(p, c);
     if (p->stopping) break;
-    bool restart = policy == "Always" || (policy == "OnFailure" && t.exit_code != 0);
+    bool restart = p->restart == Pod::Restart::Always || (p->restart == Pod::Restart::OnFailure && t.exit_code != 0);
     if (!restart) {
       set_state(p, c, t, false);
       break;

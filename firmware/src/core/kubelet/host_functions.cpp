@@ -176,9 +176,9 @@ Trap host_k32_env_get(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);
   std::string key;
   if (!read_in(c, u32(a[0]), u32(a[1]), &key)) return ret(r, kErrFault);
-  for (const std::string& kv : k->env) {
-    if (kv.size() > key.size() && kv[key.size()] == '=' && kv.compare(0, key.size(), key) == 0)
-      return ret(r, copy_out(c, u32(a[2]), u32(a[3]), kv.substr(key.size() + 1)));
+  for (const char* kv : k->wasi_env) {  // one pointer per "KEY=VALUE" entry of k->env
+    if (std::strncmp(kv, key.data(), key.size()) == 0 && kv[key.size()] == '=' && key.find('\0') == std::string::npos)
+      return ret(r, copy_out(c, u32(a[2]), u32(a[3]), std::string(kv + key.size() + 1)));
   }
   return ret(r, kErrNoent);
 }

@@ -146,7 +146,8 @@ void Kubelet::start_pod(const json::Value& obj) {
   p->ns = obj["metadata"]["namespace"].as_string();
   p->name = obj["metadata"]["name"].as_string();
   p->uid = obj["metadata"]["uid"].as_string();
-  p->obj = obj;
+  const std::string policy = obj["spec"]["restartPolicy"].as_string("Always");
+  p->restart = policy == "Never" ? Pod::Restart::Never : policy == "OnFailure" ? Pod::Restart::OnFailure : Pod::Restart::Always;
   p->start_time = port::wall_time_s();
   p->started_us = port::monotonic_us();
   for (const auto& cs : obj["spec"]["containers"].items()) {
@@ -230,13 +231,13 @@ std::string ready_of(const json::Value& status) {
 }
 }  // namespace
 
-void Kubelet::report(Pod& p) {
+void Kubelet::report(Pod& p, const json::Value& listed) {
   json::Value status;
   std::string stored_ready;
   {
     port::LockGuard<port::Mutex> lock(p.mu);
-    status = pod_status(p, cfg_.node_ip, p.obj["status"]);
-    stored_ready = ready_of(p.obj["status"]);
+    status = pod_status(p, cfg_.node_ip, listed);
+    stored_ready = ready_of(listed["status"]);
   }
   // What was written is remembered as a hash of its text, not the text: a few bytes a pod.
   const size_t digest = std::hash<std::string>()(json::dump(status));
@@ -372,12 +373,8 @@ bool Kubelet::sync_once() {
       p = find(key);
       if (!p) continue;
       p->memory_charge = ar.charge;
-    } else {
-      // Keep spec/metadata fresh (labels for env, resourceVersion for status writes).
-      port::LockGuard<port::Mutex> lock(p->mu);
-      p->obj = obj;
     }
-    report(*p);
+    report(*p, obj);
   }
   // Pods removed without a graceful phase (force delete, or deleted while Pending).
   std::vector<std::shared_ptr<Pod>> gone;

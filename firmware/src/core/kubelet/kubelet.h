@@ -121,7 +121,8 @@ class Kubelet {
   AdmitResult admit(const json::Value& obj);
   void start_pod(const json::Value& obj);
   void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
-  void report(Pod& p);
+  // Writes p's status when it changed; `listed` is the pod as this sync pass read it.
+  void report(Pod& p, const json::Value& listed);
 
   KubeletConfig cfg_;
   ApiClient* api_;

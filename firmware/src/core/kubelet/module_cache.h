@@ -14,8 +14,13 @@ namespace kubelet {
 // The module of image `id` (its digest-qualified image ID), compiled from `bytes` the first
 // time and shared afterwards; nullptr with *err on a load failure (nothing is cached then).
 wasm::Module* module_acquire(const std::string& id, const uint8_t* bytes, size_t len, const wasm::Allocator& a, wasm::Error* err);
-// Gives a module from module_acquire back; the last holder frees it.
+// Gives a module from module_acquire back; the last holder frees it (with its host functions).
 void module_release(wasm::Module* m);
+// The host function `m`'s import module.name resolves to, shared by every instance of `m`
+// (a pod's store holds none of its own): made by `make` with the module's allocator the
+// first time, freed with the module. nullptr when make gives none (unknown, or no memory).
+wasm::Func* module_host_func(wasm::Module* m, const char* module, const char* name,
+                             wasm::Func* (*make)(const wasm::Allocator& a, const char* module, const char* name));
 // Modules held right now (for tests and reports).
 size_t modules_cached();
 

@@ -101,12 +101,18 @@ void service_env(const json::Value& svc, const json::Value& endpoints, const jso
   }
 }
 
-bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string* err) {
+bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
   Kubelet* k = p->kubelet;
-  json::Value pod;  // a copy: the sync loop refreshes p->obj under p->mu
-  {
-    port::LockGuard<port::Mutex> lock(p->mu);
-    pod = p->obj;
+  // Read now, not kept with the pod: a start is rare, the copy would be held all the time.
+  json::Value pod;
+  int pst = k->api()->call("GET", "/api/v1/namespaces/" + p->ns + "/pods/" + p->name, nullptr, &pod);
+  if (pst != 200) {
+    *err = "the pod could not be read from the API server (status " + text::to_string(pst) + ")";
+    return false;
+  }
+  if (pod["metadata"]["uid"].as_string() != p->uid) {
+    *err = "the pod was replaced by a new one of the same name";
+    return false;
   }
   std::vector<std::pair<std::string, std::string>> vars;
   vars.push_back({"HOSTNAME", p->name});
@@ -176,18 +182,20 @@ bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string*
   }
   // Later entries win (explicit env over injected names), as in Kubernetes.
   std::vector<bool> shadowed(vars.size(), false);
-  size_t kept = 0;
+  size_t bytes = 0;
   for (size_t i = 0; i < vars.size(); ++i) {
     for (size_t j = i + 1; j < vars.size() && !shadowed[i]; ++j)
       if (vars[j].first == vars[i].first) shadowed[i] = true;
-    if (!shadowed[i]) ++kept;
+    if (!shadowed[i]) bytes += vars[i].first.size() + vars[i].second.size() + 2;
   }
-  // Held for the container's life (WASI reads it at any time): exactly as many entries as
-  // there are, not what doubling left over (Service links give a pod 7 per Service).
-  std::vector<std::string>().swap(*out);
-  out->reserve(kept);
-  for (size_t i = 0; i < vars.size(); ++i)
-    if (!shadowed[i]) out->push_back(vars[i].first + "=" + vars[i].second);
+  // Held for the container's life (WASI reads it at any time): exactly its bytes, not
+  // what doubling left over.
+  std::string().swap(*out);
+  out->reserve(bytes);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (shadowed[i]) continue;
+    out->append(vars[i].first).append(1, '=').append(vars[i].second).append(1, '\0');
+  }
   return true;
 }
 

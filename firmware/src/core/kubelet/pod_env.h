@@ -13,7 +13,8 @@ namespace k32 {
 namespace kubelet {
 
 // False with *err naming the variable and the missing source (CreateContainerConfigError).
-bool build_env(Pod* p, Container* c, std::vector<std::string>* out, std::string* err);
+// *out gets "KEY=VALUE\0" entries back to back (Container::env).
+bool build_env(Pod* p, Container* c, std::string* out, std::string* err);
 
 // The Service-link variables of one Service for a pod (pure; used by build_env and tests).
 // `endpoints` is the Service's Endpoints object (may be null); node_ip is used when the

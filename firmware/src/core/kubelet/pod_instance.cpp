@@ -1,5 +1,6 @@
 #include "core/kubelet/pod_instance.h"
 
+#include <cstring>
 #include <vector>
 
 #include "core/kubelet/image_source.h"
@@ -55,6 +56,41 @@ std::string out_of_heap(const std::string& what) {
 wasm::Trap perm_denied(wasm::Caller&, const wasm::Value*, wasm::Value* r, void*) {
   r[0].bits = static_cast<uint32_t>(abi::kErrPerm);
   return wasm::trap_ok();
+}
+
+// Every k32 import of every instance goes through here: one host function per image and
+// import (module_cache.h), the calling container from its store, its capabilities checked.
+wasm::Trap k32_import(wasm::Caller& caller, const wasm::Value* args, wasm::Value* r, void* user) {
+  const abi::HostImport* h = static_cast<const abi::HostImport*>(user);
+  Container* c = static_cast<Container*>(wasm::store_host_user(caller.store));
+  if (h->capability != abi::kCapNone && !(c->caps & h->capability)) return perm_denied(caller, args, r, nullptr);
+  return h->fn(caller, args, r, c);
+}
+
+wasm::Func* make_host_func(const wasm::Allocator& a, const char* module, const char* name) {
+  const char* sig;
+  wasm::HostFn fn;
+  if (std::strcmp(module, "wasi_snapshot_preview1") == 0)
+    return wasm::wasi_function(name, &sig, &fn) ? wasm::host_func_make(a, sig, fn, nullptr) : nullptr;
+  if (std::strcmp(module, abi::kImportModule) != 0) return nullptr;
+  for (size_t i = 0; i < abi::kHostImportCount; ++i)
+    if (std::strcmp(abi::kHostImports[i].name, name) == 0)
+      return wasm::host_func_make(a, abi::kHostImports[i].sig, &k32_import, const_cast<abi::HostImport*>(&abi::kHostImports[i]));
+  return nullptr;
+}
+
+// Imports resolve to the module's shared host functions; one that cannot be made for want
+// of heap is noted, so the failure reads as that and not as an unknown import.
+bool resolve_import(void* ctx, const char* module, const char* name, wasm::Extern* out) {
+  Container* c = static_cast<Container*>(ctx);
+  wasm::Func* f = module_host_func(c->module, module, name, &make_host_func);
+  if (!f) {
+    bool known = std::strcmp(module, "wasi_snapshot_preview1") == 0 || std::strcmp(module, abi::kImportModule) == 0;
+    if (known) c->import_refused = true;
+    return false;
+  }
+  *out = wasm::Extern{wasm::ExternKind::Func, f};
+  return true;
 }
 
 bool wasi_write(void* ctx, int, const uint8_t* data, size_t len) {
@@ -114,32 +150,33 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
     release_container(c);
     return false;
   }
-  // Only the host functions this module imports: the ABI has dozens, a pod uses a few.
-  wasm::store_define_only_for(c->store, c->module);
   std::vector<const char*>().swap(c->wasi_env);
-  c->wasi_env.reserve(c->env.size());
-  for (const std::string& kv : c->env) c->wasi_env.push_back(kv.c_str());
+  size_t vars = 0;
+  for (char ch : c->env) vars += ch == '\0';
+  c->wasi_env.reserve(vars);
+  for (size_t at = 0; at < c->env.size();) {
+    c->wasi_env.push_back(c->env.c_str() + at);
+    size_t end = c->env.find('\0', at);
+    if (end == std::string::npos) break;  // a last entry without its '\0' (c_str ends it)
+    at = end + 1;
+  }
   c->wasi_argv[0] = c->name.c_str();
   c->wasi = wasm::WasiConfig{
       1, c->wasi_argv, static_cast<int>(c->wasi_env.size()), c->wasi_env.data(), &wasi_write, c, &wasi_clock, &wasi_random, c};
-  bool ok = wasm::wasi_define(c->store, &c->wasi);
-  for (size_t i = 0; ok && i < abi::kHostImportCount; ++i) {
-    const abi::HostImport& h = abi::kHostImports[i];
-    bool allowed = h.capability == abi::kCapNone || (c->caps & h.capability);
-    ok = wasm::store_define_host(c->store, abi::kImportModule, h.name, h.sig, allowed ? h.fn : &perm_denied, c);
-  }
-  if (!ok) {
-    *reason = "CreateContainerError";
-    *message = out_of_heap("the pod ABI's host functions");
-    release_container(c);
-    return false;
-  }
+  // The host functions are the image's (shared, resolved at instantiation); what they need
+  // of this container they find through its store.
+  wasm::wasi_attach(c->store, &c->wasi);
+  wasm::store_set_host_user(c->store, c);
+  c->import_refused = false;
+  wasm::store_set_resolver(c->store, &resolve_import, c);
   wasm::Trap trap = wasm::trap_ok();
   c->inst = wasm::instantiate(c->store, c->module, &werr, &trap);
   if (!c->inst) {
     *reason = "CreateContainerError";
     if (!trap.ok()) {
       *message = std::string("start function trapped: ") + trap.message;
+    } else if (c->import_refused) {
+      *message = out_of_heap("the pod ABI's host functions");
     } else if (c->heap_refused) {
       *message = out_of_heap("the container's linear memory");
     } else if (werr.kind == wasm::Error::OutOfMemory || std::string(werr.message).find("memory") != std::string::npos) {

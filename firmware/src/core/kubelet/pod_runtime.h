@@ -43,11 +43,13 @@ struct Container {
   Pod* pod = nullptr;
   std::string name;
   std::string image;
-  std::string image_id;          // wasm://<source>/<name>@sha256:<hex> once loaded
-  uint32_t caps = 0;             // abi::Capability bits
-  uint32_t max_pages = 16;       // from limits.memory
-  std::vector<std::string> env;  // "KEY=VALUE", built at each start
-  std::string config_error;      // a spec problem found at admission: the container never starts
+  std::string image_id;     // wasm://<source>/<name>@sha256:<hex> once loaded
+  uint32_t caps = 0;        // abi::Capability bits
+  uint32_t max_pages = 16;  // from limits.memory
+  // "KEY=VALUE\0" entries back to back, built at each start: one block, not a string object
+  // and a heap block per variable (Service links give a pod 7 variables per Service).
+  std::string env;
+  std::string config_error;  // a spec problem found at admission: the container never starts
   LogRing log;
   LogRing previous;
   bool has_previous = false;
@@ -77,8 +79,9 @@ struct Container {
   wasm::Func* handle_fn = nullptr;
   wasm::Func* event_fn = nullptr;
   wasm::Func* main_fn = nullptr;
-  bool main_returns = false;  // k32_main (returns i32) vs _start
-  bool heap_refused = false;  // an allocation for this container was refused to keep the node's heap reserve
+  bool main_returns = false;    // k32_main (returns i32) vs _start
+  bool heap_refused = false;    // an allocation for this container was refused to keep the node's heap reserve
+  bool import_refused = false;  // a shared host function for an import could not be made (no heap)
   wasm::WasiConfig wasi{};
   std::vector<const char*> wasi_env;
   const char* wasi_argv[1] = {nullptr};
@@ -99,7 +102,9 @@ struct Container {
 struct Pod {
   Kubelet* kubelet = nullptr;
   std::string ns, name, uid;
-  json::Value obj;  // the pod as last read from the API (under mu once runners started)
+  // No copy of the pod object is kept (it took ~3 KB a pod): the sync pass hands the listed
+  // pod to what needs it, and a container start reads it from the API (pod_env.cpp).
+  enum class Restart : uint8_t { Always, OnFailure, Never } restart = Restart::Always;
   std::vector<std::unique_ptr<Container>> containers;
   std::atomic<bool> stopping{false};
   port::Mutex mu;

@@ -51,7 +51,8 @@ json::Value condition(const json::Value& old, const char* type, bool ok, const s
 
 }  // namespace
 
-json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Value& old) {
+json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Value& listed) {
+  const json::Value& old = listed["status"];
   json::Value st = json::Value::object();
   int running = 0, succeeded = 0, failed = 0, ready = 0;
   bool restarting = false;
@@ -106,7 +107,7 @@ json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Val
       }
   }
   // Set by the API server when the pod was created (from its resources) and immutable.
-  st.set("qosClass", old["qosClass"].is_string() ? old["qosClass"] : json::Value(api::qos_class(p.obj["spec"])));
+  st.set("qosClass", old["qosClass"].is_string() ? old["qosClass"] : json::Value(api::qos_class(listed["spec"])));
   return st;
 }
 

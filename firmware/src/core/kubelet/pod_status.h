@@ -8,8 +8,8 @@ namespace k32 {
 namespace kubelet {
 
 // Builds status from the runtime (caller holds p.mu); keeps transition times of the
-// conditions in `old` that did not change.
-json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Value& old);
+// conditions in the listed pod's status that did not change (and its qosClass).
+json::Value pod_status(const Pod& p, const std::string& node_ip, const json::Value& listed);
 
 }  // namespace kubelet
 }  // namespace k32
