@@ -303,6 +303,64 @@ static void test_one_module_per_image_and_trimmed_memory() {
   CHECK_EQ(modules_cached(), before);
 }
 
+// What a running echo pod holds beyond its linear memory and value stack — the kubelet's
+// records of it (Pod, Container), its environment with the Service links of 10 apps, its
+// instance, call frames and store — stays within the board's pod_state; the image's module
+// is shared (another pod holds it) and not counted. The pod's log ring has its own budget.
+static uint64_t heap_in_use() {
+  port::MemStats m = port::mem_stats();
+  return m.internal_in_use + m.psram_in_use;
+}
+
+static void test_pod_state_within_budget() {
+  Harness other("wasm://embedded/echo", 1, abi::kCapNone);
+  std::string reason, msg;
+  CHECK(instantiate_container(&other.c, "", &reason, &msg));
+  json::Value listed = parse("{\"metadata\":{\"name\":\"bm-9\",\"labels\":{\"app\":\"bm-9\"}},\"spec\":{\"containers\":[]}}");
+  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000}]}]}");
+  std::vector<std::pair<std::string, std::string>> vars{{"HOSTNAME", "bm-9"}};
+  for (int i = 0; i < 10; ++i) {
+    std::string svc =
+        "{\"metadata\":{\"name\":\"bm-" + text::to_string(i) +
+        "\"},\"spec\":{\"selector\":{\"app\":\"bm-x\"},\"ports\":[{\"name\":\"http\",\"port\":80,\"targetPort\":7000}]}}";
+    service_env(parse(svc.c_str()), ep, listed, "10.0.0.1", &vars);
+  }
+  vars.push_back({"KUBERNETES_SERVICE_HOST", "10.0.0.1"});
+  vars.push_back({"KUBERNETES_SERVICE_PORT", "6443"});
+  CHECK_EQ(vars.size(), static_cast<size_t>(83));  // 8 a Service with one named port
+
+  const uint64_t before = heap_in_use();
+  auto p = std::make_shared<Pod>();
+  p->kubelet = &other.k;
+  p->ns = "default";
+  p->name = "bm-9";
+  p->uid = "6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
+  p->containers.push_back(std::unique_ptr<Container>(new Container()));
+  Container& c = *p->containers[0];
+  c.pod = p.get();
+  c.name = "echo";
+  c.image = "wasm://embedded/echo";
+  c.max_pages = 1;
+  c.env = env_block(vars);
+  CHECK(instantiate_container(&c, "", &reason, &msg));
+  CHECK(c.module == other.c.module);
+  // The value stack and linear memory are the store's bulk blocks (PSRAM on an S3).
+  const uint64_t state = heap_in_use() - before - wasm::store_bulk_bytes(c.store);
+  std::printf("pod state beyond linear memory and value stack: %llu bytes (pod_state %u)\n",
+              static_cast<unsigned long long>(state), static_cast<unsigned>(K32_POD_STATE_BYTES));
+  // The budget is a board's (32-bit pointers, what the 32-bit ctest build checks); a 64-bit
+  // host's pointers and std::string double much of it.
+  CHECK(state <= (sizeof(void*) == 4 ? 1u : 2u) * K32_POD_STATE_BYTES);
+  release_container(&c);
+  release_container(&other.c);
+}
+
+static void test_env_block() {
+  std::string b = env_block({{"A", "1"}, {"B", "x=y"}, {"A", "2"}});
+  CHECK_EQ(b, std::string("B=x=y\0A=2\0", 10));
+  CHECK(env_block({}).empty());
+}
+
 static void test_memory_limit() {
   Harness h("wasm://embedded/echo", 0, abi::kCapNone);  // limits.memory below one page
   std::string reason, msg;
@@ -373,6 +431,8 @@ int main() {
   test_echo_in_process();
   test_capability_granted();
   test_one_module_per_image_and_trimmed_memory();
+  test_pod_state_within_budget();
+  test_env_block();
   test_memory_limit();
   test_run_to_completion();
   test_stack_budget();

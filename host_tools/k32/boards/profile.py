@@ -61,6 +61,7 @@ BUDGET_KEYS = {
     "pods_max": "count",
     "events_kept": "bytes",
     "pod_overhead": "bytes",
+    "pod_state": "bytes",
     "wasm_value_stack": "bytes",
     "wasm_call_depth": "count",
 }

@@ -149,10 +149,15 @@ void runner_main(void* arg_p) {
     p->kubelet->event(*p, "Warning", "BackOff", "Back-off restarting failed container " + c->name);
     if (!pause(p, delay)) break;
     // The next instance starts with a fresh log; the old one is --previous.
-    c->previous.clear();
+    if (!c->previous) {
+      auto ring = std::unique_ptr<LogRing>(new LogRing());
+      port::LockGuard<port::Mutex> lock(p->mu);
+      c->previous = std::move(ring);
+    }
+    c->previous->clear();
     uint64_t next = 0;
     std::string old = c->log.read_from(0, &next);
-    c->previous.append(old.data(), old.size());
+    c->previous->append(old.data(), old.size());
     c->log.clear();
     {
       port::LockGuard<port::Mutex> lock(p->mu);

@@ -528,11 +528,13 @@ LogRing* Kubelet::log_of(const std::string& key, const std::string& container, b
   }
   for (auto& c : p->containers) {
     if (!container.empty() && c->name != container) continue;
-    if (previous && !c->has_previous) {
+    if (!previous) return &c->log;
+    port::LockGuard<port::Mutex> lock(p->mu);
+    if (!c->has_previous) {
       *err = "previous terminated container \"" + c->name + "\" in pod \"" + p->name + "\" not found";
       return nullptr;
     }
-    return previous ? &c->previous : &c->log;
+    return c->previous.get();  // kept while *keep holds the pod: it is never freed before the container
   }
   *err = "container " + container + " is not valid for pod " + p->name;
   return nullptr;

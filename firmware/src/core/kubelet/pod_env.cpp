@@ -101,6 +101,26 @@ void service_env(const json::Value& svc, const json::Value& endpoints, const jso
   }
 }
 
+std::string env_block(const std::vector<std::pair<std::string, std::string>>& vars) {
+  // Later entries win (explicit env over injected names), as in Kubernetes.
+  std::vector<bool> shadowed(vars.size(), false);
+  size_t bytes = 0;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    for (size_t j = i + 1; j < vars.size() && !shadowed[i]; ++j)
+      if (vars[j].first == vars[i].first) shadowed[i] = true;
+    if (!shadowed[i]) bytes += vars[i].first.size() + vars[i].second.size() + 2;
+  }
+  // Held for the container's life (WASI reads it at any time): exactly its bytes, not what
+  // doubling left over.
+  std::string out;
+  out.reserve(bytes);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (shadowed[i]) continue;
+    out.append(vars[i].first).append(1, '=').append(vars[i].second).append(1, '\0');
+  }
+  return out;
+}
+
 bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
   Kubelet* k = p->kubelet;
   // Read now, not kept with the pod: a start is rare, the copy would be held all the time.
@@ -180,22 +200,7 @@ bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
       vars.push_back({name, value});
     }
   }
-  // Later entries win (explicit env over injected names), as in Kubernetes.
-  std::vector<bool> shadowed(vars.size(), false);
-  size_t bytes = 0;
-  for (size_t i = 0; i < vars.size(); ++i) {
-    for (size_t j = i + 1; j < vars.size() && !shadowed[i]; ++j)
-      if (vars[j].first == vars[i].first) shadowed[i] = true;
-    if (!shadowed[i]) bytes += vars[i].first.size() + vars[i].second.size() + 2;
-  }
-  // Held for the container's life (WASI reads it at any time): exactly its bytes, not
-  // what doubling left over.
-  std::string().swap(*out);
-  out->reserve(bytes);
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (shadowed[i]) continue;
-    out->append(vars[i].first).append(1, '=').append(vars[i].second).append(1, '\0');
-  }
+  *out = env_block(vars);
   return true;
 }
 

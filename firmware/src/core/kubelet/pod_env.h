@@ -16,6 +16,10 @@ namespace kubelet {
 // *out gets "KEY=VALUE\0" entries back to back (Container::env).
 bool build_env(Pod* p, Container* c, std::string* out, std::string* err);
 
+// The block Container::env holds for `vars`: "KEY=VALUE\0" entries back to back, exactly its
+// bytes; of names given twice the later wins (explicit env over injected names).
+std::string env_block(const std::vector<std::pair<std::string, std::string>>& vars);
+
 // The Service-link variables of one Service for a pod (pure; used by build_env and tests).
 // `endpoints` is the Service's Endpoints object (may be null); node_ip is used when the
 // Service selects the pod itself.

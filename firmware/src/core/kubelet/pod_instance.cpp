@@ -67,26 +67,38 @@ wasm::Trap k32_import(wasm::Caller& caller, const wasm::Value* args, wasm::Value
   return h->fn(caller, args, r, c);
 }
 
+// What a pod may import: WASI's functions and the k32 ABI's (through k32_import).
+bool host_import(const char* module, const char* name, const char** sig, wasm::HostFn* fn, void** user) {
+  *user = nullptr;
+  if (std::strcmp(module, "wasi_snapshot_preview1") == 0) return wasm::wasi_function(name, sig, fn);
+  if (std::strcmp(module, abi::kImportModule) != 0) return false;
+  for (size_t i = 0; i < abi::kHostImportCount; ++i)
+    if (std::strcmp(abi::kHostImports[i].name, name) == 0) {
+      *sig = abi::kHostImports[i].sig;
+      *fn = &k32_import;
+      *user = const_cast<abi::HostImport*>(&abi::kHostImports[i]);
+      return true;
+    }
+  return false;
+}
+
 wasm::Func* make_host_func(const wasm::Allocator& a, const char* module, const char* name) {
   const char* sig;
   wasm::HostFn fn;
-  if (std::strcmp(module, "wasi_snapshot_preview1") == 0)
-    return wasm::wasi_function(name, &sig, &fn) ? wasm::host_func_make(a, sig, fn, nullptr) : nullptr;
-  if (std::strcmp(module, abi::kImportModule) != 0) return nullptr;
-  for (size_t i = 0; i < abi::kHostImportCount; ++i)
-    if (std::strcmp(abi::kHostImports[i].name, name) == 0)
-      return wasm::host_func_make(a, abi::kHostImports[i].sig, &k32_import, const_cast<abi::HostImport*>(&abi::kHostImports[i]));
-  return nullptr;
+  void* user;
+  return host_import(module, name, &sig, &fn, &user) ? wasm::host_func_make(a, sig, fn, user) : nullptr;
 }
 
-// Imports resolve to the module's shared host functions; one that cannot be made for want
-// of heap is noted, so the failure reads as that and not as an unknown import.
+// Imports resolve to the module's shared host functions; one that exists but cannot be made
+// for want of heap is noted, so the failure reads as that and not as an unknown import.
 bool resolve_import(void* ctx, const char* module, const char* name, wasm::Extern* out) {
   Container* c = static_cast<Container*>(ctx);
   wasm::Func* f = module_host_func(c->module, module, name, &make_host_func);
   if (!f) {
-    bool known = std::strcmp(module, "wasi_snapshot_preview1") == 0 || std::strcmp(module, abi::kImportModule) == 0;
-    if (known) c->import_refused = true;
+    const char* sig;
+    wasm::HostFn fn;
+    void* user;
+    if (host_import(module, name, &sig, &fn, &user)) c->import_refused = true;
     return false;
   }
   *out = wasm::Extern{wasm::ExternKind::Func, f};

@@ -51,8 +51,10 @@ struct Container {
   std::string env;
   std::string config_error;  // a spec problem found at admission: the container never starts
   LogRing log;
-  LogRing previous;
-  bool has_previous = false;
+  // The log of the instance before the last restart (--previous), made at the first restart:
+  // most containers never restart, and a ring with its lock is a few hundred bytes.
+  std::unique_ptr<LogRing> previous;
+  bool has_previous = false;  // under Pod::mu; `previous` exists once it is set
 
   // ---- guarded by Pod::mu ----
   ContainerState state;
