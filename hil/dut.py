@@ -84,7 +84,7 @@ class Dut:
         else:
             con = self.console
             while con.log_lines:
-                yield con.log_lines.pop(0)
+                yield con.log_lines.popleft()
             yield from con._lines(deadline)
 
     def expect(self, pattern: str | bytes, timeout: float = DEFAULT_TIMEOUT) -> re.Match:

@@ -72,7 +72,18 @@ def test_provision_console_cuts_an_endless_log_line():
     url = scripted_console(b"x" * (MAX * 50) + b"\nK32_RESP:STATUS OK {}\n")
     with Console(url) as c:
         assert c.command("STATUS", timeout=10) == {}
-        assert c.log_lines == ["x" * MAX]
+        assert list(c.log_lines) == ["x" * MAX]
+
+
+def test_provision_console_keeps_only_the_newest_log_lines():
+    """A node that logs without end while the client waits for an answer does not grow the
+    client's memory: the newest CONSOLE_LOG_KEPT lines are kept."""
+    kept = int(load_common()["CONSOLE_LOG_KEPT"])
+    lines = b"".join(b"line %d\n" % i for i in range(kept * 4))
+    url = scripted_console(lines + b"K32_RESP:STATUS OK {}\n")
+    with Console(url) as c:
+        assert c.command("STATUS", timeout=10) == {}
+        assert list(c.log_lines) == [f"line {i}" for i in range(kept * 3, kept * 4)]
 
 
 @pytest.mark.parametrize(

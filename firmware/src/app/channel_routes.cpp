@@ -14,7 +14,7 @@ namespace k32 {
 namespace app {
 
 bool valid_topic(const std::string& t) {
-  if (t.empty() || t.size() > 128) return false;
+  if (t.empty() || t.size() > K32_CHANNEL_TOPIC_MAX) return false;
   for (char c : t)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
   return true;
@@ -35,13 +35,16 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
     if (req.method == "POST" && text::starts_with(req.path, prefix)) {
       std::string topic = req.path.substr(prefix.size());
       if (!valid_topic(topic)) {
-        status_error(w, 400, "BadRequest", "invalid channel topic \"" + topic + "\": 1 to 128 of A-Z a-z 0-9 . _ -");
+        status_error(w, 400, "BadRequest",
+                     "invalid channel topic \"" + topic + "\": 1 to " +
+                         text::to_string(static_cast<int64_t>(K32_CHANNEL_TOPIC_MAX)) + " of A-Z a-z 0-9 . _ -");
         return true;
       }
       json::Value msg;
       json::ParseError pe;
       if (req.body.size() > kMaxChannelMessage) {
-        status_error(w, 413, "RequestEntityTooLarge", "channel messages are limited to 8192 bytes");
+        status_error(w, 413, "RequestEntityTooLarge",
+                     "channel messages are limited to " + text::to_string(static_cast<int64_t>(kMaxChannelMessage)) + " bytes");
         return true;
       }
       // application/octet-stream: the bytes as they are (a worker's k32_channel_publish,
@@ -78,7 +81,7 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
       uint64_t last_write = port::monotonic_ms();
       while (ok) {
         channels::Message m;
-        if (sub->next(&m, 1000)) {
+        if (sub->next(&m, K32_CHANNEL_POLL_MS)) {
           // {"topic":...,"payload":...} written straight into one buffer: every published
           // message passes here once per subscribed worker.
           std::string line;
@@ -92,7 +95,7 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
           last_write = port::monotonic_ms();
         } else if (port::tcp_peer_closed(w.socket())) {
           break;
-        } else if (port::monotonic_ms() - last_write > 15000) {
+        } else if (port::monotonic_ms() - last_write > K32_CHANNEL_KEEPALIVE_MS) {
           ok = w.write_chunk("\n");  // keep-alive line: proxies and the bridge see a live stream
           last_write = port::monotonic_ms();
         }
@@ -111,7 +114,8 @@ bool ChannelBridge::publish(const std::string& topic, const std::string& payload
   std::string tok = token_();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
-  int rc = http::request(cp_, "POST", std::string(kChannelsPath) + "/" + topic, headers, payload, 5000, 4096, &resp);
+  int rc = http::request(cp_, "POST", std::string(kChannelsPath) + "/" + topic, headers, payload, K32_CHANNEL_PUBLISH_MS,
+                         K32_CHANNEL_PUBLISH_REPLY_MAX, &resp);
   return rc == 0 && resp.status == 200;
 }
 
@@ -119,15 +123,15 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
   for (;;) {
     std::set<std::string> topics = wanted();
     if (topics.empty()) {
-      port::sleep_ms(1000);
+      port::sleep_ms(K32_CHANNEL_RETRY_MS);
       continue;
     }
     std::string list;
     for (const auto& t : topics) list += (list.empty() ? "" : ",") + t;
     int err = 0;
-    port::Socket s = port::tcp_connect(cp_.host.c_str(), cp_.port, 3000, &err);
+    port::Socket s = port::tcp_connect(cp_.host.c_str(), cp_.port, K32_CHANNEL_CONNECT_MS, &err);
     if (s == port::kNoSocket) {
-      port::sleep_ms(1000);
+      port::sleep_ms(K32_CHANNEL_RETRY_MS);
       continue;
     }
     http::Conn conn(s);
@@ -138,27 +142,28 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
     http::ConnReader reader(&conn);
     std::string head;
     if (!conn.send_all(req.data(), req.size()) ||
-        reader.read_head(&head, K32_HTTP_CLIENT_HEAD_MAX, 5000) != http::ReadStatus::Ok ||
+        reader.read_head(&head, K32_HTTP_CLIENT_HEAD_MAX, K32_CHANNEL_READ_MS) != http::ReadStatus::Ok ||
         head.find(" 200 ") == std::string::npos) {
       port::tcp_close(s);
-      port::sleep_ms(1000);
+      port::sleep_ms(K32_CHANNEL_RETRY_MS);
       continue;
     }
     // Chunked lines; re-subscribe when the wanted set changes.
-    uint64_t next_check = port::monotonic_ms() + 1000;
+    uint64_t next_check = port::monotonic_ms() + K32_CHANNEL_POLL_MS;
     std::string pending;
     for (;;) {
       // The stream is outside input too: a chunk, or a line built of chunks, longer than any
       // the control plane writes ends this subscription (it is made again) instead of growing.
-      http::ReadStatus st = reader.wait_data(1000);
+      http::ReadStatus st = reader.wait_data(K32_CHANNEL_POLL_MS);
       if (st == http::ReadStatus::Timeout) {
         if (wanted() != topics) break;
         continue;
       }
       std::string part;
       bool last = false;
-      if (st != http::ReadStatus::Ok || reader.read_chunk(&part, K32_CHANNEL_LINE_MAX, 5000, &last) != http::ReadStatus::Ok ||
-          last || pending.size() + part.size() > K32_CHANNEL_LINE_MAX)
+      if (st != http::ReadStatus::Ok ||
+          reader.read_chunk(&part, K32_CHANNEL_LINE_MAX, K32_CHANNEL_READ_MS, &last) != http::ReadStatus::Ok || last ||
+          pending.size() + part.size() > K32_CHANNEL_LINE_MAX)
         break;
       pending += part;
       size_t nl;
@@ -170,7 +175,7 @@ void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
         if (!one.empty() && json::parse(one, &msg, &pe)) local_->publish(msg["topic"].as_string(), msg["payload"].as_string());
       }
       if (port::monotonic_ms() >= next_check) {
-        next_check = port::monotonic_ms() + 1000;
+        next_check = port::monotonic_ms() + K32_CHANNEL_POLL_MS;
         if (wanted() != topics) break;
       }
     }

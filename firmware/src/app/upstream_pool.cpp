@@ -11,7 +11,7 @@ namespace k32 {
 namespace app {
 
 namespace {
-constexpr uint32_t kUpstreamTimeoutMs = 30000;
+constexpr uint32_t kUpstreamTimeoutMs = K32_UPSTREAM_READ_MS;
 constexpr size_t kUpstreamHeadMax = K32_HTTP_CLIENT_HEAD_MAX;
 
 bool hop_by_hop(const std::string& name) {
@@ -41,7 +41,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
     if (s == port::kNoSocket) {
       reused = false;
       int err = 0;
-      s = port::tcp_connect(ip.c_str(), port, 3000, &err);
+      s = port::tcp_connect(ip.c_str(), port, K32_UPSTREAM_CONNECT_MS, &err);
       if (s == port::kNoSocket) return false;
     }
     http::Conn conn(s);
@@ -104,7 +104,7 @@ bool UpstreamPool::relay(const std::string& ip, uint16_t port, const http::Reque
       uint64_t left = len;
       while (left > 0) {
         std::string part;
-        size_t take_n = left > 4096 ? 4096 : static_cast<size_t>(left);
+        size_t take_n = left > K32_UPSTREAM_READ_CHUNK ? K32_UPSTREAM_READ_CHUNK : static_cast<size_t>(left);
         if (reader.read_exact(take_n, &part, kUpstreamTimeoutMs) != http::ReadStatus::Ok) {
           ok = false;
           break;

@@ -10,6 +10,7 @@ from collections import deque
 
 import serial
 
+from k32.boards import load_common
 from k32.console_lines import (
     CMD_PREFIX,
     REFUSED_PREFIX,
@@ -55,7 +56,8 @@ class Console:
         self.port = port
         self.ser = open_port(port, baud)
         self.on_log = on_log
-        self.log_lines: list[str] = []  # console output seen while waiting for answers
+        # Console output seen while waiting for answers: the newest CONSOLE_LOG_KEPT lines.
+        self.log_lines: deque[str] = deque(maxlen=int(load_common()["CONSOLE_LOG_KEPT"]))
         self._lines_in = LineSplitter()
         self._pending: deque[str] = deque()  # complete lines not yet looked at
 
@@ -107,9 +109,10 @@ class Console:
 
     def follow(self, seconds: float, pattern: str):
         """Log lines starting with `pattern` seen within `seconds` (e.g. the [NET] lines)."""
-        seen, self.log_lines = self.log_lines, []
-        seen += list(self._lines(time.monotonic() + seconds))
-        return [t for t in seen if t.startswith(pattern)]
+        seen = [t for t in self.log_lines if t.startswith(pattern)]
+        self.log_lines.clear()
+        seen += [t for t in self._lines(time.monotonic() + seconds) if t.startswith(pattern)]
+        return seen
 
 
 def _answer(name: str, rest: str) -> dict:
