@@ -277,9 +277,13 @@ def test_control_plane_pod_takes_its_turn_with_worker_pods(rr_cluster):
     in-process pod is one backend of the rotation, not the one that takes them all."""
     cp = next(n["name"] for n in rr_cluster.status()["nodes"] if n["role"] == "control-plane")
     apply(rr_cluster, mix_manifest(cp))
-    assert wait_until(lambda: len(running_pods(rr_cluster, "app%3Decho-mix")) == 2, POD_START_TIMEOUT_S, 0.5), (
-        pod_phases(rr_cluster)
-    )
+
+    def settled():  # both running, or one refused (Failed is final: no use waiting on)
+        phases = [p for n, p in pod_phases(rr_cluster).items() if n.startswith("echo-mix-")]
+        return len(phases) == 2 and (all(p == "Running" for p in phases) or "Failed" in phases)
+
+    assert wait_until(settled, POD_START_TIMEOUT_S, 0.5), pod_phases(rr_cluster)
+    assert len(running_pods(rr_cluster, "app%3Decho-mix")) == 2, pod_phases(rr_cluster)
     assert wait_until(lambda: post(rr_cluster, "/echo-mix/x")[0] == 200, 10, 0.2)
     seen = []
     for _ in range(8):
