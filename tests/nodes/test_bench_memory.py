@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from k32.bench.memory_targets import TARGETS
+from k32.bench.memory_targets import HISTORY_FILL_BYTES, TARGETS
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
 APPS, ROUNDS = 3, 1
@@ -40,6 +40,12 @@ def test_bench_memory_json_is_consistent():
     assert len(r["churn"]) == ROUNDS
 
     idle, apps = r["idle"], r["apps"]
+    # Idle is judged with the watch history full (as an idle node lives within minutes), and
+    # reported at start too: the history holds its budget within two filler versions.
+    start = r["idleAtStart"]
+    assert POINT_KEYS <= start.keys(), start
+    assert idle["historyBytes"] >= idle["historyMaxBytes"] - 2 * HISTORY_FILL_BYTES
+    assert r["verdicts"]["idle_internal"]["measured"] == idle["internalWithoutLinearBytes"]
     # No pods idle; with the apps, each pod's linear memory in PSRAM (the s3 board has it).
     assert idle["podLinearBytes"] == 0 and idle["podBulkBytes"] == 0
     assert apps["podLinearBytes"] > 0 and apps["podBulkBytes"] > apps["podLinearBytes"]

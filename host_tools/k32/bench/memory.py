@@ -2,7 +2,7 @@
 
 One fresh control plane (no workers, so every pod runs on it), driven over its API with the
 host tools' HTTP client and read through its console's STATUS (memory_probe.py says how a
-figure is taken). In order: idle; with the apps (Pod + Service + Ingress each, echo image);
+figure is taken). In order: idle, at start and once its watch history is full; with the apps (Pod + Service + Ingress each, echo image);
 after each delete/re-apply round; the marginal cost of one pod, Service, Ingress and 1 KB
 ConfigMap (the slope over several, made with the apps in place); a Deployment's controllers
 beyond its pods; the metrics API's requests; and every thread's peak stack."""
@@ -16,7 +16,7 @@ from k32.testing import poll
 
 from . import memory_objects as obj
 from .memory_probe import HOW, ProbeError, Reading, settle, status
-from .memory_targets import DEPLOYMENT_REPLICAS, MARGINAL_OBJECTS, METRICS_REQUESTS
+from .memory_targets import DEPLOYMENT_REPLICAS, HISTORY_FILL_BYTES, MARGINAL_OBJECTS, METRICS_REQUESTS
 
 POD_START_TIMEOUT_S = 120.0
 POD_GONE_TIMEOUT_S = 120.0
@@ -30,8 +30,9 @@ class BenchError(RuntimeError):
 
 
 class Bench:
-    def __init__(self, api: HttpClient, console: str, ingress: tuple[str, int], progress=None):
+    def __init__(self, api: HttpClient, console: str, ingress: tuple[str, int], history_max: int, progress=None):
         self.api = api
+        self.history_max = history_max  # the board's watch_history budget, bytes
         self.console = console
         self.ingress = HttpClient(f"http://{ingress[0]}:{ingress[1]}", timeout=10.0, keep_alive=False)
         self.say = progress or (lambda msg: None)
@@ -88,6 +89,37 @@ class Bench:
             poll.poll_until(lambda n=n: self._running(n), POD_START_TIMEOUT_S, f"pod {n} Running", interval=0.2)
             if through_ingress:
                 poll.poll_until(lambda n=n: self._answers(n), POD_START_TIMEOUT_S, f"/{n} answering", interval=0.2)
+
+    def history_bytes(self) -> int:
+        """What the watch history holds now, as the node counts it against its budget."""
+        r = self._request("GET", "/metrics")
+        if r.status != 200:
+            raise BenchError(f"GET /metrics: {r.status} {r.body[:300]!r}")
+        for line in r.body.decode(errors="replace").splitlines():
+            if line.startswith("k32_watch_history_bytes "):
+                return int(line.split()[1])
+        raise BenchError("GET /metrics has no k32_watch_history_bytes: the node is older than this bench")
+
+    def fill_history(self) -> int:
+        """Fills the watch history as an idle node's heartbeats do within minutes: one ConfigMap
+        updated until the history is within one of its versions of the budget (its oldest events
+        leave from then on), then deleted. Returns the history's bytes when full."""
+        collection, body = obj.history_filler(0)
+        self.create(collection, body)
+        path = obj.object_path(collection, body)
+        full_at = self.history_max - 2 * HISTORY_FILL_BYTES
+        # Each update adds a version; a few times the budget's worth, and the history is full.
+        for version in range(1, 4 * self.history_max // HISTORY_FILL_BYTES + 1):
+            if self.history_bytes() >= full_at:
+                break
+            r = self._request("PUT", path, obj.history_filler(version)[1])
+            if r.status != 200:
+                raise BenchError(f"PUT {path}: {r.status} {r.body[:300]!r}")
+        self.delete(collection, body)
+        held = self.history_bytes()
+        if held < full_at:
+            raise BenchError(f"watch history holds {held} bytes after filling, under {full_at} of {self.history_max}")
+        return held
 
     # ---- scenario -------------------------------------------------------------------------
     def apply_apps(self, n: int) -> None:
@@ -200,7 +232,13 @@ def run(bench: Bench, apps: int, rounds: int) -> dict:
     out: dict = {"how": HOW, "workload": {"apps": apps, "rounds": rounds}}
     try:
         say("idle …")
+        out["idleAtStart"] = settle(bench.console).as_dict()
+        out["idleAtStart"]["historyBytes"] = bench.history_bytes()
+        say("idle, watch history filled …")
+        held = bench.fill_history()
         out["idle"] = settle(bench.console).as_dict()
+        out["idle"]["historyBytes"] = max(held, bench.history_bytes())
+        out["idle"]["historyMaxBytes"] = bench.history_max
         say(f"{apps} apps …")
         bench.apply_apps(apps)
         out["apps"] = settle(bench.console).as_dict()

@@ -17,6 +17,7 @@ LOG_TAIL_LINES = 8
 
 
 def _measure(apps: int, rounds: int, progress) -> dict:
+    from k32.boards.profile import load_board
     from k32.httpclient import HttpClient
     from k32.sim.cluster import SimError
     from k32.testing.clusters import make_test_cluster
@@ -30,7 +31,8 @@ def _measure(apps: int, rounds: int, progress) -> dict:
         try:
             cp = next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
             api = HttpClient(cluster.api_url, cluster.ssl_context(), timeout=memory.API_TIMEOUT_S)
-            bench = memory.Bench(api, cluster.nodes[0].console, (cp["ip"], cp["ingressPort"]), progress)
+            history_max = load_board(BOARD).budgets["watch_history"]["bytes"]
+            bench = memory.Bench(api, cluster.nodes[0].console, (cp["ip"], cp["ingressPort"]), history_max, progress)
             result = memory.run(bench, apps, rounds)
             if "error" in result:
                 # Why the node stopped, when it did (an allocation past its board's heap).

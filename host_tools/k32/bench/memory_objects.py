@@ -5,7 +5,7 @@ the bench made."""
 
 from __future__ import annotations
 
-from .memory_targets import CONFIGMAP_BYTES, ECHO_IMAGE, POD_MEMORY_LIMIT
+from .memory_targets import CONFIGMAP_BYTES, ECHO_IMAGE, HISTORY_FILL_BYTES, POD_MEMORY_LIMIT
 
 NAMESPACE = "default"
 PREFIX = "bm"  # names of the bench's objects: bm-<i>, bm-cm-<i>, bm-deploy
@@ -69,6 +69,19 @@ def configmap(i: int) -> tuple[str, dict]:
         "kind": "ConfigMap",
         "metadata": {"name": f"{PREFIX}-cm-{i}"},
         "data": {key: "x" * (CONFIGMAP_BYTES - len(key))},
+    }
+
+
+def history_filler(version: int) -> tuple[str, dict]:
+    """The ConfigMap whose updates fill the watch history (each leaves its previous version
+    there, as a heartbeat leaves the Node's); `version` makes each update's data differ."""
+    key = "data"
+    mark = f"{version:08d}"
+    return f"{CORE}/configmaps", {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": f"{PREFIX}-history"},
+        "data": {key: mark + "h" * (HISTORY_FILL_BYTES - len(key) - len(mark))},
     }
 
 

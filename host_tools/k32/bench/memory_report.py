@@ -62,8 +62,10 @@ def _point_rows(r: dict) -> None:
             + ("" if d["quiet"] else "  (not quiet)")
         )
 
+    if "idleAtStart" in r:
+        row("idle at start", r["idleAtStart"])
     if "idle" in r:
-        row("idle", r["idle"])
+        row("idle, watch history full", r["idle"])
     if "apps" in r:
         row(f"{w['apps']} apps", r["apps"])
     for i, c in enumerate(r.get("churn", []), 1):
