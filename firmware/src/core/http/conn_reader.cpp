@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/http/http_message.h"
+#include "k32_board.h"
 
 namespace k32 {
 namespace http {
@@ -13,7 +14,7 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
   if (pos_ > 0 && pos_ == buf_.size()) {
     buf_.clear();
     pos_ = 0;
-  } else if (pos_ > 4096) {
+  } else if (pos_ > K32_HTTP_READ_COMPACT) {
     buf_.erase(0, pos_);
     pos_ = 0;
   }
@@ -22,7 +23,7 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
     if (now >= deadline_ms_) return ReadStatus::Timeout;
     if (deadline_ms_ - now < timeout_ms) timeout_ms = static_cast<uint32_t>(deadline_ms_ - now);
   }
-  char tmp[2048];
+  char tmp[K32_HTTP_READ_CHUNK];
   int n = conn_->recv(tmp, sizeof tmp, timeout_ms);
   if (n == 0) return ReadStatus::Closed;
   if (n == -ETIMEDOUT) return ReadStatus::Timeout;

@@ -3,12 +3,13 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "k32_board.h"
 #include "port.h"
 
 namespace k32 {
 
 void logf(const char* fmt, ...) {
-  char buf[512];
+  char buf[K32_LOG_LINE_MAX];
   va_list ap;
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);
