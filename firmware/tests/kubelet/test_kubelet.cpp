@@ -154,6 +154,30 @@ static void test_log_ring_heap_stays_in_budget() {
   CHECK_EQ(heap(), before);
 }
 
+// A restarted container's two logs share one ring's budget: resized to half, a ring keeps its
+// newest bytes and holds the smaller cap from then on, in bytes and in heap.
+static void test_log_ring_resize_holds_half() {
+  const size_t cap = 4096, index = 64 * sizeof(LogRing::LineMark);
+  auto heap = [] {
+    port::MemStats m = port::mem_stats();
+    return m.internal_in_use + m.psram_in_use;
+  };
+  const uint64_t before = heap();
+  {
+    LogRing ring(cap, index);
+    std::string line(99, 'r');
+    for (int i = 0; i < 60; ++i) ring.line(line.data(), line.size());
+    CHECK_EQ(ring.tail(-1).size(), cap);
+    ring.resize(cap / 2, index / 2);
+    CHECK_EQ(ring.tail(-1).size(), cap / 2);
+    CHECK_EQ(ring.end(), 6000u);  // offsets stay absolute
+    for (int i = 0; i < 60; ++i) ring.line(line.data(), line.size());
+    CHECK_EQ(ring.tail(-1).size(), cap / 2);
+    CHECK(heap() - before <= cap / 2 + index + 512);
+  }
+  CHECK_EQ(heap(), before);
+}
+
 static void test_backoff() {
   CHECK_EQ(backoff_ms(1), kBackoffBaseMs);
   CHECK_EQ(backoff_ms(2), 2 * kBackoffBaseMs);
@@ -426,6 +450,7 @@ int main() {
   test_log_ring();
   test_log_ring_timestamps();
   test_log_ring_heap_stays_in_budget();
+  test_log_ring_resize_holds_half();
   test_backoff();
   test_service_env();
   test_echo_in_process();

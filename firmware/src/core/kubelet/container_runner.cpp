@@ -148,17 +148,23 @@ void runner_main(void* arg_p) {
     p->kubelet->poke();
     p->kubelet->event(*p, "Warning", "BackOff", "Back-off restarting failed container " + c->name);
     if (!pause(p, delay)) break;
-    // The next instance starts with a fresh log; the old one is --previous.
+    // The next instance starts with a fresh log; the newest half of the old one is
+    // --previous, and the new one has the other half: a container's two logs together stay
+    // within one log_ring and log_line_index, which is what its pod is charged for
+    // (pod_overhead), so a restart never takes heap the node did not admit.
+    const size_t half = K32_LOG_RING_BYTES / 2;
     if (!c->previous) {
-      auto ring = std::unique_ptr<LogRing>(new LogRing());
+      auto ring = std::unique_ptr<LogRing>(new LogRing(half, K32_LOG_LINE_INDEX_BYTES / 2));
       port::LockGuard<port::Mutex> lock(p->mu);
       c->previous = std::move(ring);
     }
     c->previous->clear();
     uint64_t next = 0;
-    std::string old = c->log.read_from(0, &next);
-    c->previous->append(old.data(), old.size());
+    const uint64_t end = c->log.end();
+    std::string old = c->log.read_from(end > half ? end - half : 0, &next);
     c->log.clear();
+    c->log.resize(half, K32_LOG_LINE_INDEX_BYTES / 2);
+    c->previous->append(old.data(), old.size());
     {
       port::LockGuard<port::Mutex> lock(p->mu);
       c->has_previous = true;

@@ -178,5 +178,13 @@ void LogRing::clear() {
   at_line_start_ = true;
 }
 
+void LogRing::resize(size_t cap, size_t index_bytes) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  cap_ = cap ? cap : 1;
+  marks_max_ = index_bytes / sizeof(LineMark) ? index_bytes / sizeof(LineMark) : 1;
+  trim();
+  if (buf_.capacity() > cap_) buf_.shrink_to_fit();
+}
+
 }  // namespace kubelet
 }  // namespace k32

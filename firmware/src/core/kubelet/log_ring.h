@@ -39,6 +39,9 @@ class LogRing {
   // Waits until bytes beyond `offset` exist (or timeout); true when they do.
   bool wait_beyond(uint64_t offset, uint32_t timeout_ms);
   void clear();
+  // Holds this ring to `cap` bytes and `index_bytes` of line index from now on, its oldest
+  // bytes leaving first (a restarted container's two logs share one ring's budget).
+  void resize(size_t cap, size_t index_bytes);
   // Unix milliseconds of a monotonic instant: the wall clock now minus the line's age, or,
   // while the wall clock is unset, the time since boot (so it reads as 1970-01-01 + uptime).
   static int64_t stamp_ms(uint64_t mono_ms);
