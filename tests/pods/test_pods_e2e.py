@@ -241,6 +241,35 @@ spec:
 
 @pytest.mark.slow
 def test_env_injection(sim_cluster):
+    # A Service of another pod: its variables come from its Endpoints (the peer's address).
+    apply(
+        sim_cluster,
+        """
+apiVersion: v1
+kind: Service
+metadata: {name: env-peer}
+spec:
+  selector: {app: env-peer}
+  ports: [{name: web, port: 81, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: env-peer, labels: {app: env-peer}}
+spec:
+  containers:
+  - {name: echo, image: "wasm://embedded/echo", resources: {limits: {memory: 64Ki}}}
+""",
+    )
+    peer = wait_until(lambda: (q := get_pod(sim_cluster, "env-peer")) and q["status"].get("phase") == "Running" and q)
+    assert peer, get_pod(sim_cluster, "env-peer")
+    peer_ip = nodes(sim_cluster)[peer["spec"]["nodeName"]]["ip"]
+
+    def peer_ready():
+        p = sim_cluster.kubectl("get", "endpoints", "env-peer", "-o", "json")
+        subsets = json.loads(p.stdout).get("subsets") or [] if p.returncode == 0 else []
+        return any(ss.get("addresses") for ss in subsets)
+
+    assert wait_until(peer_ready, timeout=30.0), "the peer never became an address of its Service"
     apply(
         sim_cluster,
         """
@@ -301,8 +330,12 @@ spec:
     assert env("ENV_SELF_PORT") == f"tcp://{node_ip}:7000"
     assert env("ENV_SELF_PORT_7000_TCP_ADDR") == node_ip
     assert env("ENV_SELF_PORT_7000_TCP_PROTO") == "tcp"
+    assert env("ENV_PEER_SERVICE_HOST") == peer_ip
+    assert env("ENV_PEER_SERVICE_PORT") == "8080"
+    assert env("ENV_PEER_PORT_8080_TCP") == f"tcp://{peer_ip}:8080"
     assert env("NOPE") is None
-    delete(sim_cluster, "printenv")
+    delete(sim_cluster, "printenv", "env-peer")
+    sim_cluster.kubectl("delete", "service", "env-peer", "--ignore-not-found")
 
 
 @pytest.mark.slow

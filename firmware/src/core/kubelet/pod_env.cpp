@@ -1,6 +1,9 @@
 #include "core/kubelet/pod_env.h"
 
+#include <string_view>
+
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/pod_list.h"
 #include "core/util/base64.h"
 #include "core/util/text.h"
 #include "port.h"
@@ -137,16 +140,31 @@ bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
   std::vector<std::pair<std::string, std::string>> vars;
   vars.push_back({"HOSTNAME", p->name});
   if (pod["spec"]["enableServiceLinks"].as_bool(true)) {
-    json::Value svcs, eps;
+    // The namespace's Services and Endpoints stay raw bodies walked one item at a time
+    // (pod_list.h): parsed whole, the two lists of four apps took more heap than a classic
+    // ESP32 worker has spare beside three running pods, at the moment the fourth starts.
+    std::string svcs, eps;
     std::string base = "/api/v1/namespaces/" + p->ns;
-    if (k->api()->call("GET", base + "/services", nullptr, &svcs) == 200 &&
-        k->api()->call("GET", base + "/endpoints", nullptr, &eps) == 200) {
-      for (const auto& s : svcs["items"].items()) {
+    if (k->api()->get_raw(base + "/services", &svcs) == 200 && k->api()->get_raw(base + "/endpoints", &eps) == 200) {
+      for_each_list_item(svcs, [&](const char* data, size_t len) {
+        json::Value svc;
+        json::ParseError pe;
+        if (!json::parse_dropping(std::string(data, len), "managedFields", &svc, &pe)) return true;
+        const std::string name = svc["metadata"]["name"].as_string();
+        const std::string quoted = "\"" + name + "\"";
         json::Value ep;
-        for (const auto& e : eps["items"].items())
-          if (e["metadata"]["name"] == s["metadata"]["name"]) ep = e;
-        service_env(s, ep, pod, k->config().node_ip, &vars);
-      }
+        for_each_list_item(eps, [&](const char* edata, size_t elen) {
+          // Only an item holding the name as a string can be this Service's Endpoints.
+          if (std::string_view(edata, elen).find(quoted) == std::string_view::npos) return true;
+          json::Value e;
+          if (!json::parse_dropping(std::string(edata, elen), "managedFields", &e, &pe)) return true;
+          if (e["metadata"]["name"].as_string() != name) return true;
+          ep = std::move(e);
+          return false;
+        });
+        service_env(svc, ep, pod, k->config().node_ip, &vars);
+        return true;
+      });
     }
   }
   vars.push_back({"KUBERNETES_SERVICE_HOST", k->config().api_host});
