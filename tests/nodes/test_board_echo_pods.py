@@ -6,37 +6,24 @@ echo never grows its linear memory, so each pod is charged what its image can re
 request the API server defaults from the image) plus the node's per-pod overhead."""
 
 import http.client
-import json
 
 import pytest
+from board_cluster import WORKER, WORKER_BOARD, api, s3_with_esp32_worker
 
 from k32.boards import load_board
 from k32.sim.console import command
-from k32.testing.clusters import make_test_cluster
 from k32.testing.poll import wait_until
 
 pytestmark = pytest.mark.slow
 
-CP_BOARD, WORKER_BOARD = "s3", "esp32"
-WORKER = "kube32-worker-1"
 PODS_WANTED = 4  # echo pods one ESP32 worker must hold
 POD_START_TIMEOUT_S = 90.0
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    c = make_test_cluster(tmp_path_factory.mktemp("echopods"), workers=1, board=CP_BOARD, worker_board=WORKER_BOARD)
-    c.up()
-    try:
+    with s3_with_esp32_worker(tmp_path_factory, "echopods") as c:
         yield c
-    finally:
-        c.down()
-
-
-def api(c, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
-    return status, (json.loads(raw) if raw.strip() else {})
 
 
 def app(name: str) -> list[dict]:

@@ -4,20 +4,17 @@ objects until it answers 507, and after the deletes both accept work again, the 
 heap back near where it started. Every bound comes from the board profiles; nothing may
 crash on the way."""
 
-import json
 import time
 
 import pytest
+from board_cluster import CP_BOARD, WORKER, WORKER_BOARD, api, s3_with_esp32_worker
 
 from k32.boards import load_board
 from k32.sim.console import command
-from k32.testing.clusters import make_test_cluster
 from k32.testing.poll import wait_until
 
 pytestmark = pytest.mark.slow
 
-CP_BOARD, WORKER_BOARD = "s3", "esp32"
-WORKER = "kube32-worker-1"
 ECHO_LIMIT = 64 * 1024  # each pod's limits.memory: one Wasm page
 POD_START_TIMEOUT_S = 60.0
 HEAP_SAMPLES = 5
@@ -25,18 +22,8 @@ HEAP_SAMPLES = 5
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    c = make_test_cluster(tmp_path_factory.mktemp("heapfill"), workers=1, board=CP_BOARD, worker_board=WORKER_BOARD)
-    c.up()
-    try:
+    with s3_with_esp32_worker(tmp_path_factory, "heapfill") as c:
         yield c
-    finally:
-        c.down()
-
-
-def api(c, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
-    return status, (json.loads(raw) if raw.strip() else {})
 
 
 def quantity(q: str) -> int:

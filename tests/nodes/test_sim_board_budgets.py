@@ -14,26 +14,20 @@ import yaml
 
 from k32.boards import inproc_chain_stack, load_board
 from k32.sim.console import command
-from k32.testing.clusters import make_test_cluster
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
+from board_cluster import CP_BOARD, WORKER, WORKER_BOARD, s3_with_esp32_worker  # noqa: E402
 from ingress_helpers import apply, ingress_address, wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
-CP_BOARD, WORKER_BOARD = "s3", "esp32"
-WORKER = "kube32-worker-1"
 POD_START_TIMEOUT_S = 90.0
 
 
 @pytest.fixture(scope="module")
 def board_cluster(tmp_path_factory):
-    cluster = make_test_cluster(tmp_path_factory.mktemp("boards"), workers=1, board=CP_BOARD, worker_board=WORKER_BOARD)
-    cluster.up()
-    try:
+    with s3_with_esp32_worker(tmp_path_factory, "boards") as cluster:
         yield cluster
-    finally:
-        cluster.down()
 
 
 def api_json(cluster, path: str) -> dict:
