@@ -1,6 +1,7 @@
 """`k32 check stacks`' bound over a call graph in GCC's -fcallgraph-info=su format: frames add
-up along the deepest path, annotated cycles and indirect calls count, unannotated ones make
-the figure a lower bound, and a listed target that matches nothing is an error."""
+up along the deepest path, annotated cycles and indirect calls count (per caller where a
+shared function calls each caller's callback), unannotated ones make the figure a lower bound
+(which fails the check), and a listed target that matches nothing is an error."""
 
 import pytest
 
@@ -14,8 +15,8 @@ def _write_ci(root, nodes, edges):
     for title, name, frame in nodes:
         lab = f"{name}\\nx.cpp:1:1" + (f"\\n{frame} bytes (static)" if frame is not None else "")
         lines.append(f'node: {{ title: "{title}" label: "{lab}" }}')
-    for a, b in edges:
-        lines.append(f'edge: {{ sourcename: "{a}" targetname: "{b}" label: "x.cpp:2:2" }}')
+    for a, b, *site in edges:  # site: where the call is (GCC names the header of an inlined one)
+        lines.append(f'edge: {{ sourcename: "{a}" targetname: "{b}" label: "{site[0] if site else "x.cpp:2:2"}" }}')
     (d / "x.cpp.ci").write_text("\n".join(lines) + "\n}\n")
 
 
@@ -233,3 +234,159 @@ def test_a_hop_over_its_budget_fails_the_check(tmp_path, monkeypatch):
     hop_budget = load_board("s3").budgets["inproc_hop_stack"]["bytes"]
     rows = _chain_check(tmp_path, monkeypatch, "s3", host_frame=hop_budget)
     assert rows["inproc-hop"]["verdict"] == "EXCEEDS"
+
+
+def _shared_walk_graph(tmp_path):
+    # Two callers hand a shared walker their own callbacks; the walker calls through a pointer.
+    # `a` is deep but passes a small callback, `b` shallow with a big one.
+    _write_ci(
+        tmp_path,
+        [
+            ("main", "void k32::main()", 10),
+            ("a", "void k32::a()", 100),
+            ("b", "void k32::b()", 10),
+            ("c", "void k32::c()", 10),
+            ("walk", "void k32::walk(const std::function<void()>&)", 20),
+            ("cb_a", "k32::a()::<lambda()>", 10),
+            ("cb_b", "k32::b()::<lambda()>", 1000),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("main", "a"), ("main", "b"), ("a", "walk"), ("b", "walk"), ("c", "walk"), ("walk", "__indirect_call")],
+    )
+    return stacks.load_graph(tmp_path)
+
+
+_PER_CALLER = {"k32::walk(": {"from": {"k32::a()": [r"^k32::a\(\)::<lambda"], "k32::b()": [r"^k32::b\(\)::<lambda"]}}}
+
+
+def test_an_indirect_call_listed_per_caller_counts_only_that_callers_targets(tmp_path):
+    fns = _shared_walk_graph(tmp_path)
+    # every callback of the signature for every caller: `a` pays for `b`'s big callback
+    wide = {"indirect": {"k32::walk(": [r"::<lambda\(\)>$"]}}
+    assert stacks.worst(fns, fns["a"], wide).bytes == 100 + 20 + 1000
+    # per caller: `a` reaches only its own callback, `b` only its own
+    assert stacks.worst(fns, fns["a"], {"indirect": _PER_CALLER}).bytes == 100 + 20 + 10
+    b = stacks.worst(fns, fns["b"], {"indirect": _PER_CALLER})
+    assert b.bytes == 10 + 20 + 1000 and not b.unbounded
+    # the walker's figure is kept per caller: main sees `b`'s path even though `a` (visited
+    # first) reached the walker with its small callback
+    m = stacks.worst(fns, fns["main"], {"indirect": _PER_CALLER})
+    assert m.bytes == 10 + 10 + 20 + 1000 and not m.unbounded
+    assert m.path[1:] == [
+        "void k32::b() (10)",
+        "void k32::walk(const std::function<void()>&) (20)",
+        "k32::b()::<lambda()> (1000)",
+    ]
+
+
+def test_a_caller_the_entry_does_not_name_leaves_the_call_unbounded(tmp_path):
+    fns = _shared_walk_graph(tmp_path)
+    b = stacks.worst(fns, fns["c"], {"indirect": _PER_CALLER})
+    assert b.unbounded == {
+        "indirect call in void k32::walk(const std::function<void()>&) from void k32::c() "
+        "(no targets listed for that caller)"
+    }
+
+
+def test_a_per_caller_entry_that_matches_nothing_is_an_error(tmp_path):
+    fns = _shared_walk_graph(tmp_path)
+    # a target pattern of one caller that matches no function, reached by this thread or not
+    gone = {"k32::walk(": {"from": {"k32::a()": [r"^k32::a\(\)::<lambda"], "k32::b()": ["k32::gone"]}}}
+    with pytest.raises(stacks.StackError, match="matches no function"):
+        stacks.worst(fns, fns["a"], {"indirect": gone})
+    # a caller that never calls the function
+    stranger = {"k32::walk(": {"from": {"k32::main()": [r"^k32::a\(\)::<lambda"]}}}
+    with pytest.raises(stacks.StackError, match="does not call it"):
+        stacks.worst(fns, fns["a"], {"indirect": stranger})
+    # a key that names no function calling through a pointer
+    with pytest.raises(stacks.StackError, match="names no function that calls through a pointer"):
+        stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": [r"^k32::a\(\)::<lambda"]}})
+
+
+def test_a_callback_of_the_signature_that_no_caller_lists_is_an_error(tmp_path):
+    fns = _shared_walk_graph(tmp_path)
+    only_a = {"k32::walk(": {"signature": [r"::<lambda\(\)>$"], "from": {"k32::a()": [r"^k32::a\(\)::<lambda"]}}}
+    with pytest.raises(stacks.StackError, match=r"k32::b\(\)::<lambda\(\)> matches its signature but no caller"):
+        stacks.worst(fns, fns["a"], {"indirect": only_a})
+    both = {"k32::walk(": {"signature": [r"::<lambda\(\)>$"], **_PER_CALLER["k32::walk("]}}
+    assert stacks.worst(fns, fns["a"], {"indirect": both}).bytes == 100 + 20 + 10
+
+
+def test_a_lower_bound_fails_the_check(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from k32.mcu.cli import check_group
+
+    _write_ci(
+        tmp_path,
+        [
+            ("t", "void k32::thread_main(void*)", 100),
+            ("walk", "void k32::walk()", 20),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("t", "walk"), ("walk", "__indirect_call")],
+    )
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    r = stacks.check("esp32", tmp_path)
+    assert r["threads"][0]["verdict"] == "LOWER BOUND" and r["threads"][0]["lower_bound"] and not r["ok"]
+    res = CliRunner().invoke(check_group, ["stacks", "--board", "esp32", "--build-dir", str(tmp_path)])
+    assert res.exit_code == 1 and ">=120" in res.output, res.output
+
+
+def test_a_walker_nested_in_another_callers_callback_is_not_recursion(tmp_path):
+    # a's callback walks again with an inner callback (the kubelet's Services, then each
+    # Service's Endpoints): the same walker twice on the path, from two different callers
+    _write_ci(
+        tmp_path,
+        [
+            ("a", "void k32::a()", 100),
+            ("walk", "void k32::walk()", 20),
+            ("outer", "k32::a()::<lambda()>", 30),
+            ("inner", "k32::a()::<lambda()>::<lambda()>", 40),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("a", "walk"), ("walk", "__indirect_call"), ("outer", "walk")],
+    )
+    fns = stacks.load_graph(tmp_path)
+    notes = {
+        "indirect": {
+            "k32::walk(": {
+                "from": {
+                    "k32::a()::<lambda()>": [r"<lambda\(\)>::<lambda\(\)>$"],
+                    "k32::a()": [r"^k32::a\(\)::<lambda\(\)>$"],
+                }
+            }
+        }
+    }
+    b = stacks.worst(fns, fns["a"], notes)
+    assert not b.unbounded and b.bytes == 100 + 20 + 30 + 20 + 40
+
+
+def test_an_entry_must_list_what_a_std_function_call_reaches(tmp_path):
+    # GCC names std::function's own header as the site of an inlined call: the line that
+    # calls _M_manager (destroy or copy) or _M_invoker (call)
+    hdr = tmp_path / "include" / "bits" / "std_function.h"
+    hdr.parent.mkdir(parents=True)
+    hdr.write_text(
+        "x\n\tif (_M_manager)\n\t_M_manager(_M_functor, _M_functor, __destroy_functor);\n"
+        "\treturn _M_invoker(_M_functor, std::forward<_ArgTypes>(__args)...);\n"
+    )
+    _write_ci(
+        tmp_path,
+        [
+            ("a", "void k32::a()", 100),
+            ("cb", "k32::a()::<lambda()>", 10),
+            ("mgr", "), _Functor>::_M_manager(std::_Any_data&) [with _Functor = k32::a()::<lambda()>]", 8),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("a", "__indirect_call", f"{hdr}:4:12"), ("a", "__indirect_call", f"{hdr}:3:2")],
+    )
+    fns = stacks.load_graph(tmp_path)
+    with pytest.raises(stacks.StackError, match="destroys a std::function, but no _M_manager"):
+        stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": [r"^k32::a\(\)::<lambda"]}})
+    with pytest.raises(stacks.StackError, match="calls a std::function, but only managers"):
+        stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": ["_M_manager"]}})
+    b = stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": [r"^k32::a\(\)::<lambda", "_M_manager"]}})
+    assert b.bytes == 110 and not b.unbounded

@@ -74,7 +74,8 @@ def check_group():
 @click.option("-v", "--verbose", is_flag=True, help="Show the deepest path and what is left unbounded.")
 def stacks(board, build_dir, as_json, verbose):
     """Worst-case stack of each thread entry point over the call graph of the Cortex-M4
-    objects, against the board's budgets; exits 1 when a thread exceeds its budget."""
+    objects, against the board's budgets; exits 1 when a thread exceeds its budget or its
+    figure is only a lower bound (a call through a pointer or a recursion left unbounded)."""
     try:
         r = check(board, build_dir)
     except (StackError, ValueError) as e:
