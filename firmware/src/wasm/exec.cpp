@@ -438,7 +438,7 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
 #define SRC_A(i) acc
 #define IMM32(i) uint64_t(pc[i])
 #define IMM64(i) uint64_t(int64_t(int32_t(pc[i])))
-#define DST_S(v) fp[pc[2]] = (v)
+#define DST_S(v) fp[pc[2]] = acc = (v)  // the accumulator mirrors the result (ops.h)
 #define DST_A(v) acc = (v)
 // One binary handler: a = CV(source A), b = CV(source B), result RES(expr) to the sink.
 #define BINH(label, SA, SB, DST, CV, RES, expr) \
@@ -526,7 +526,7 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
     DST(dst_word, (conv)); \
     NEXT_AT(words); \
   })
-#define LD_S(i, v) fp[pc[i]] = (v)
+#define LD_S(i, v) fp[pc[i]] = acc = (v)
 #define LD_A(i, v) acc = (v)
 #define LOAD(name, T, conv) \
   LOADH(name, EA_BASE(S(0)), LD_S, 2, T, conv, 3) \
