@@ -181,8 +181,8 @@ struct Compiler {
 
   // ---- the accumulator and the fused instructions (compile_fused.cpp) ----
   bool fusable(uint32_t slot) const;
-  bool take_acc(uint32_t slot);
-  bool mirrored(uint32_t slot) const;
+  bool take_acc(uint32_t slot, bool may_pair = true);
+  bool mirrored(uint32_t slot, bool may_pair) const;
   static bool keeps_acc(uint32_t o);
   static uint32_t acc_output(uint32_t o);
   bool pairs_before(uint32_t o, uint32_t at) const;

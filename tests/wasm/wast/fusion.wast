@@ -5851,6 +5851,13 @@
   (func (export "mirror f32 nan") (param f32) (result i32) (local f32)
     (local.set 1 (f32.add (local.get 0) (f32.const 1)))
     (i32.reinterpret_f32 (f32.mul (local.get 1) (local.get 1))))
+  (func (export "mirror increment") (param i32) (result i32) (local i32)
+    ;; an add-immediate into a local (a pairing candidate) read by a store, a byte load and
+    ;; a multiply, which never pair with it
+    (local.set 1 (i32.add (local.get 0) (i32.const 4)))
+    (i32.store (local.get 1) (i32.const 0x01020304))
+    (local.set 1 (i32.add (local.get 1) (i32.const 1)))
+    (i32.mul (i32.load8_u (local.get 1)) (local.get 1)))
   (func (export "mirror loop head") (param i32) (result i32) (local i32 i32)
     ;; local 1 is written by an add just before the loop; the back edge changes it by a copy
     ;; after the multiply has left another value in the register
@@ -5883,5 +5890,7 @@
 (assert_return (invoke "mirror return" (i32.const 8) (i32.const 9)) (i32.const 0))
 (assert_return (invoke "mirror f64" (f64.const 10) (f64.const 3)) (f64.const 3.5))
 (assert_return (invoke "mirror f32 nan" (f32.const 2)) (i32.const 0x41100000))
+(assert_return (invoke "mirror increment" (i32.const 96)) (i32.const 303))
+(assert_trap (invoke "mirror increment" (i32.const 65532)) "out of bounds memory access")
 (assert_return (invoke "mirror loop head" (i32.const 1)) (i32.const 94))
 (assert_return (invoke "mirror loop head" (i32.const 30)) (i32.const 61))
