@@ -201,6 +201,7 @@ bool Compiler::detach_local(uint32_t l) {
 void Compiler::truncate(uint32_t at) {
   code.n = at;
   last_dst_end = kNone;
+  if (mirror_at != kNone && mirror_at >= at) mirror_at = kNone;
   copy_end = kNone;
   if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
 }

@@ -183,6 +183,8 @@ struct Compiler {
   bool fusable(uint32_t slot) const;
   bool take_acc(uint32_t slot, bool may_pair = true);
   bool mirrored(uint32_t slot, bool may_pair) const;
+  uint32_t slot_form(uint32_t at, uint32_t o) const;
+  uint32_t mirror_at = kNone;  // the instruction here read a mirrored operand: its slot words are real
   static bool keeps_acc(uint32_t o);
   static uint32_t acc_output(uint32_t o);
   bool pairs_before(uint32_t o, uint32_t at) const;
