@@ -71,12 +71,14 @@ void IngressController::rebuild_if_due(bool from_tick) {
   // The Ingresses are read here and dropped once the table and the indexes below are made:
   // the store already holds them, a second copy would cost as much heap again.
   std::vector<json::Value> ingresses = store_->list("networking.k8s.io/ingresses", "", nullptr);
-  table_.build(ingresses);
+  auto table = std::make_shared<RouteTable>();
+  table->build(ingresses);
+  table_ = std::move(table);
   index_annotations(ingresses);
   // Round-robin places of Services no route names any more: without this every Service
   // ever called would keep its entry, and apps created and deleted under new names would
   // grow the map for the node's whole life.
-  for (auto it = rr_.begin(); it != rr_.end();) it = table_.names_service(it->first) ? std::next(it) : rr_.erase(it);
+  for (auto it = rr_.begin(); it != rr_.end();) it = table_->names_service(it->first) ? std::next(it) : rr_.erase(it);
 }
 
 void IngressController::index_annotations(const std::vector<json::Value>& ingresses) {
@@ -219,19 +221,14 @@ bool IngressController::ingress_exists(const std::string& ns, const std::string&
   return store_->get("networking.k8s.io/ingresses", ns, name, &ing) && ing["metadata"]["deletionTimestamp"].is_null();
 }
 
-bool IngressController::find_stream(const std::string& path, Stream* out) {
-  port::LockGuard<port::Mutex> lock(mu_);
+const IngressController::Stream* IngressController::find_stream_locked(const std::string& path) const {
   // The first Ingress (and the first entry of its annotation) naming the path wins.
-  for (const auto& st : streams_) {
-    if (st.path != path) continue;
-    *out = st;
-    return true;
-  }
-  return false;
+  for (const auto& st : streams_)
+    if (st.path == path) return &st;
+  return nullptr;
 }
 
-bool IngressController::find_telemetry(const std::string& path) {
-  port::LockGuard<port::Mutex> lock(mu_);
+bool IngressController::find_telemetry_locked(const std::string& path) const {
   for (const auto& p : telemetry_paths_)
     if (p == path) return true;
   return false;
@@ -247,29 +244,43 @@ void IngressController::handle(http::Request& req, http::ResponseWriter& w) {
     return;
   }
   rebuild_if_due(false);
+  const bool get = req.method == "GET";
+  const std::string* host = req.header("Host");
+  // One look under the lock: an event stream, the telemetry, or a route (found in the
+  // table this request then keeps, so the route is read in place, not copied).
   Stream stream;
-  if (req.method == "GET" && find_stream(req.path, &stream)) {
+  bool is_stream = false, telemetry = false;
+  std::shared_ptr<const RouteTable> table;
+  const RouteMatch* m = nullptr;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    const Stream* st = get ? find_stream_locked(req.path) : nullptr;
+    if (st) {
+      stream = *st;
+      is_stream = true;
+    } else if ((get || req.method == "HEAD") && find_telemetry_locked(req.path)) {
+      telemetry = true;
+    } else {
+      table = table_;
+      m = table->find(host ? *host : "", req.path);
+      if (m) ++requests_[m->id];
+    }
+  }
+  if (is_stream) {
     serve_events(req, w, stream);
     return;
   }
-  if ((req.method == "GET" || req.method == "HEAD") && find_telemetry(req.path)) {
+  if (telemetry) {
     w.add_header("Cache-Control", "no-cache");
     w.send(200, "application/json", telemetry_json());
     return;
   }
-  const std::string* host = req.header("Host");
-  RouteMatch m;
-  {
-    port::LockGuard<port::Mutex> lock(mu_);
-    m = table_.match(host ? *host : "", req.path);
-    if (m.found) ++requests_[m.id];
-  }
-  if (!m.found) {
+  if (!m) {
     send_json_error(w, 404, "NotFound", "no Ingress rule matches " + req.path);
     return;
   }
-  if (m.backend.is_resource) serve_static(req, w, m);
-  else serve_service(req, w, m);
+  if (m->backend.is_resource) serve_static(req, w, *m);
+  else serve_service(req, w, *m);
 }
 
 IngressController::Backends IngressController::resolve_backends(const RouteMatch& m) {

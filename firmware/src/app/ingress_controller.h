@@ -84,8 +84,9 @@ class IngressController {
   void serve_service(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
   void serve_static(http::Request& req, http::ResponseWriter& w, const RouteMatch& m);
   void serve_events(http::Request& req, http::ResponseWriter& w, const Stream& s);
-  bool find_stream(const std::string& path, Stream* out);
-  bool find_telemetry(const std::string& path);
+  // Under mu_: the stream or telemetry path a request names, if any.
+  const Stream* find_stream_locked(const std::string& path) const;
+  bool find_telemetry_locked(const std::string& path) const;
   bool ingress_exists(const std::string& ns, const std::string& name);
   void viewers_changed(const std::string& key, int delta);
 
@@ -95,7 +96,9 @@ class IngressController {
   UpstreamPool* pool_;
   uint64_t started_ms_;
   port::Mutex mu_;
-  RouteTable table_;
+  // Replaced whole by a rebuild, never changed in place: a request keeps the table it
+  // matched in and reads its route there without copying it.
+  std::shared_ptr<const RouteTable> table_ = std::make_shared<const RouteTable>();
   std::vector<Stream> streams_;               // kube32.io/event-stream paths, in Ingress order
   std::vector<std::string> telemetry_paths_;  // kube32.io/cluster-telemetry paths
   std::vector<StatsTopic> stats_topics_;      // kube32.io/stats-topic of each Ingress naming one

@@ -99,15 +99,16 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
       if (!paths) continue;
       for (const auto& p : paths->items()) {
         Route r;
-        r.ns = ns;
-        r.ingress = name;
-        r.id = ns + "/" + name;
         r.host = text::lower(rule["host"].as_string());
         r.path = p["path"].as_string("/");
-        r.type = p["pathType"].as_string("Prefix");
-        r.backend = backend_of(p["backend"], ns);
-        r.exact = r.type == "Exact";
-        r.rule = r.exact ? r.path : rule_path(r.path);
+        r.to.found = true;
+        r.to.ns = ns;
+        r.to.ingress = name;
+        r.to.id = ns + "/" + name;
+        r.to.type = p["pathType"].as_string("Prefix");
+        r.to.backend = backend_of(p["backend"], ns);
+        r.exact = r.to.type == "Exact";
+        r.to.matched_path = r.exact ? r.path : rule_path(r.path);
         routes_.push_back(std::move(r));
       }
     }
@@ -120,13 +121,18 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
 
 bool RouteTable::names_service(const std::string& service_key) const {
   for (const auto& r : routes_)
-    if (!r.backend.is_resource && r.backend.service_key == service_key) return true;
+    if (!r.to.backend.is_resource && r.to.backend.service_key == service_key) return true;
   for (const auto& d : defaults_)
     if (!d.backend.is_resource && d.backend.service_key == service_key) return true;
   return false;
 }
 
 RouteMatch RouteTable::match(const std::string& host_header, const std::string& path) const {
+  const RouteMatch* m = find(host_header, path);
+  return m ? *m : RouteMatch();
+}
+
+const RouteMatch* RouteTable::find(const std::string& host_header, const std::string& path) const {
   std::string host = normalise_host(host_header);
   for (int group = 0; group < 3; ++group) {
     const Route* best = nullptr;
@@ -136,9 +142,10 @@ RouteMatch RouteTable::match(const std::string& host_header, const std::string& 
                      : group == 1 ? (!r.host.empty() && r.host[0] == '*' && wildcard_matches(r.host, host))
                                   : r.host.empty();
       if (!host_ok) continue;
-      bool ok = r.exact ? path == r.rule : normalised_prefix_matches(r.rule, path);
+      const std::string& rule = r.to.matched_path;
+      bool ok = r.exact ? path == rule : normalised_prefix_matches(rule, path);
       if (!ok) continue;
-      size_t len = r.rule.size();
+      size_t len = rule.size();
       // Longest path wins; on equal length Exact beats Prefix; otherwise the first in
       // namespace/name order (the table's order) keeps the route.
       if (!best || len > best_len || (len == best_len && r.exact && !best->exact)) {
@@ -146,20 +153,9 @@ RouteMatch RouteTable::match(const std::string& host_header, const std::string& 
         best_len = len;
       }
     }
-    if (best) {
-      RouteMatch m;
-      m.found = true;
-      m.ns = best->ns;
-      m.ingress = best->ingress;
-      m.id = best->id;
-      m.matched_path = best->rule;
-      m.type = best->type;
-      m.backend = best->backend;
-      return m;
-    }
+    if (best) return &best->to;
   }
-  if (!defaults_.empty()) return defaults_.front();
-  return RouteMatch();
+  return defaults_.empty() ? nullptr : &defaults_.front();
 }
 
 }  // namespace app

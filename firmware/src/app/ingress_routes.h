@@ -27,28 +27,24 @@ struct Backend {
   std::string port_key;
 };
 
-struct Route {
-  std::string ns;
-  std::string ingress;  // name
-  std::string id;       // "ns/name" of the Ingress (its request counter's key)
-  std::string host;     // "" = any host; "*.example.com" = one-label wildcard
-  std::string path;     // as written
-  std::string type;     // Exact | Prefix | ImplementationSpecific
-  Backend backend;
-  // Worked out once when the table is built, not per request:
-  bool exact = false;  // type == "Exact"
-  std::string rule;    // the path as matched: as written (Exact) or normalised (Prefix)
-};
-
 struct RouteMatch {
   bool found = false;
   bool is_default = false;
   std::string ns;
   std::string ingress;
-  std::string id;            // "ns/name"
+  std::string id;            // "ns/name" of the Ingress (its request counter's key)
   std::string matched_path;  // the rule path (normalised) that matched; "" for defaults
-  std::string type;
+  std::string type;          // Exact | Prefix | ImplementationSpecific
   Backend backend;
+};
+
+struct Route {
+  std::string host;    // "" = any host; "*.example.com" = one-label wildcard
+  std::string path;    // as written
+  bool exact = false;  // type == "Exact", worked out once when the table is built
+  // What a request matching it gets; its matched_path is the path as matched: as written
+  // (Exact) or normalised (Prefix).
+  RouteMatch to;
 };
 
 class RouteTable {
@@ -56,6 +52,9 @@ class RouteTable {
   // Ingresses in namespace/name order (as the store lists them).
   void build(const std::vector<json::Value>& ingresses);
   RouteMatch match(const std::string& host_header, const std::string& path) const;
+  // The same in place, without copying a match: null when nothing matches. Valid while
+  // the table is (a request holds the table it matched in; a rebuild makes a new one).
+  const RouteMatch* find(const std::string& host_header, const std::string& path) const;
   size_t size() const { return routes_.size(); }
   // Whether a route or default backend calls the Service "ns/service".
   bool names_service(const std::string& service_key) const;

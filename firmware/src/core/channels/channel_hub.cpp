@@ -43,17 +43,19 @@ void Hub::unsubscribe(const std::shared_ptr<Subscription>& s) {
 }
 
 size_t Hub::publish(const std::string& topic, const std::string& payload) {
-  std::vector<std::shared_ptr<Subscription>> targets;
-  {
-    port::LockGuard<port::Mutex> lock(mu_);
-    for (const auto& s : subs_)
-      for (const auto& t : s->topics_)
-        if (t == topic) {
-          targets.push_back(s);
-          break;
-        }
-  }
-  for (auto& s : targets) {
+  // Delivered under the hub's lock, without collecting the subscribers first (a vector and a
+  // reference count per subscriber, per message): nothing takes a subscription's lock and
+  // then the hub's, so holding both in this order cannot deadlock.
+  size_t delivered = 0;
+  port::LockGuard<port::Mutex> hub_lock(mu_);
+  for (const auto& s : subs_) {
+    bool wants = false;
+    for (const auto& t : s->topics_)
+      if (t == topic) {
+        wants = true;
+        break;
+      }
+    if (!wants) continue;
     port::LockGuard<port::Mutex> lock(s->mu_);
     if (s->queue_.size() >= Subscription::kQueue) {
       s->queue_.pop_front();
@@ -61,8 +63,9 @@ size_t Hub::publish(const std::string& topic, const std::string& payload) {
     }
     s->queue_.push_back(Message{topic, payload});
     s->cv_.notify_all();
+    ++delivered;
   }
-  return targets.size();
+  return delivered;
 }
 
 std::set<std::string> Hub::topics() {

@@ -93,18 +93,34 @@ bool iequals_cstr(const std::string& a, const char* b, size_t n) {
 }
 
 bool is_ows(char c) { return c == ' ' || c == '\t'; }
+
+// Where the first "\r\n" at or after `from` starts (npos: none), as std::string::find
+// would say, but found with memchr: this runs once per line of every request head.
+size_t find_crlf(const std::string& s, size_t from) {
+  const char* d = s.data();
+  const size_t size = s.size();
+  for (size_t at = from; at < size;) {
+    const void* nl = std::memchr(d + at, '\n', size - at);
+    if (!nl) break;
+    const size_t k = static_cast<size_t>(static_cast<const char*>(nl) - d);
+    if (k > from && d[k - 1] == '\r') return k - 1;
+    at = k + 1;
+  }
+  return std::string::npos;
+}
 }  // namespace
 
 const std::string* Request::header(const char* name) const {
   size_t n = std::strlen(name);
+  // The length first, here: most names differ in it, and a request asks for several.
   for (const auto& h : headers)
-    if (iequals_cstr(h.name, name, n)) return &h.value;
+    if (h.name.size() == n && iequals_cstr(h.name, name, n)) return &h.value;
   return nullptr;
 }
 
 bool parse_request_head(const std::string& head, Request* req) {
   // The request line is "METHOD SP target SP version": exactly two spaces, three parts.
-  size_t eol = head.find("\r\n");
+  size_t eol = find_crlf(head, 0);
   size_t line_end = eol == std::string::npos ? head.size() : eol;
   const char* line = head.data();
   size_t sp1 = head.find(' ');
@@ -143,17 +159,18 @@ bool parse_request_head(const std::string& head, Request* req) {
 bool parse_header_lines(const std::string& head, bool strict, std::vector<Header>* out) {
   // One pass per line over the bytes of the head: the checks and the split into name and
   // value read the head in place; only the kept name and value are copied.
-  size_t eol = head.find("\r\n");
+  size_t eol = find_crlf(head, 0);
   size_t pos = eol == std::string::npos ? head.size() : eol + 2;
   const char* d = head.data();
-  // Room for every line at once (a line per header at most) instead of regrowing the vector.
+  // Room for every line at once (a line per header at most) instead of regrowing the vector,
+  // and for the one header a server adds before passing a request on (X-Kube32-Pod).
   size_t lines = 0;
   for (const char* p = d + pos; (p = static_cast<const char*>(std::memchr(p, '\n', head.size() - static_cast<size_t>(p - d))));
        ++p)
     ++lines;
-  out->reserve(out->size() + lines + 1);
+  out->reserve(out->size() + lines + 2);
   while (pos < head.size()) {
-    size_t e = head.find("\r\n", pos);
+    size_t e = find_crlf(head, pos);
     size_t end = e == std::string::npos ? head.size() : e;
     size_t next = e == std::string::npos ? head.size() : e + 2;
     const void* c = std::memchr(d + pos, ':', end - pos);

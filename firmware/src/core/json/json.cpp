@@ -570,7 +570,15 @@ bool parse_dropping(const std::string& s, const char* drop_key, Value* out, Pars
 // ---------------------------------------------------------------- writer
 void append_escaped(const std::string& s, std::string* out) {
   out->push_back('"');
-  for (unsigned char c : s) {
+  // Runs of bytes that need no escape go in with one append each (most strings are one
+  // run): every channel message and every dumped string passes here.
+  const char* run = s.data();
+  const char* const end = run + s.size();
+  for (const char* p = run; p < end; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(run, static_cast<size_t>(p - run));
+    run = p + 1;
     switch (c) {
       case '"': out->append("\\\""); break;
       case '\\': out->append("\\\\"); break;
@@ -580,15 +588,12 @@ void append_escaped(const std::string& s, std::string* out) {
       case '\b': out->append("\\b"); break;
       case '\f': out->append("\\f"); break;
       default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out->append(buf);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out->append(buf);
     }
   }
+  out->append(run, static_cast<size_t>(end - run));
   out->push_back('"');
 }
 

@@ -35,16 +35,31 @@ bool read_in(Caller& c, uint32_t ptr, uint32_t len, std::string* out) {
   return len == 0 || c.read(ptr, &(*out)[0], len);
 }
 
-// Copies min(len, cap) bytes of s to the guest; returns the full length or K32_ERR_FAULT.
-int32_t copy_out(Caller& c, uint32_t ptr, uint32_t cap, const std::string& s) {
-  uint32_t n = s.size() < cap ? static_cast<uint32_t>(s.size()) : cap;
-  if (n && !c.write(ptr, s.data(), n)) return kErrFault;
-  return static_cast<int32_t>(s.size());
+// Guest bytes [ptr, ptr+len) where they are, for a host function that only reads them
+// before it returns (the guest cannot run, so its memory cannot move or change meanwhile);
+// null when out of bounds or longer than an argument may be, as read_in refuses them.
+const char* view_in(Caller& c, uint32_t ptr, uint32_t len) {
+  if (len > kMaxArgBytes) return nullptr;
+  uint32_t size = 0;
+  const uint8_t* mem = c.memory(&size);
+  if (len == 0) return "";
+  if (!mem || uint64_t(ptr) + len > size) return nullptr;
+  return reinterpret_cast<const char*>(mem + ptr);
 }
 
-bool header_safe(const std::string& s) {
-  for (char ch : s)
-    if (ch == '\r' || ch == '\n' || ch == '\0') return false;
+// Copies min(len, cap) bytes of [s, s+n) to the guest; returns the full length or K32_ERR_FAULT.
+int32_t copy_out(Caller& c, uint32_t ptr, uint32_t cap, const char* s, size_t size) {
+  uint32_t n = size < cap ? static_cast<uint32_t>(size) : cap;
+  if (n && !c.write(ptr, s, n)) return kErrFault;
+  return static_cast<int32_t>(size);
+}
+int32_t copy_out(Caller& c, uint32_t ptr, uint32_t cap, const std::string& s) {
+  return copy_out(c, ptr, cap, s.data(), s.size());
+}
+
+bool header_safe(const char* s, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (s[i] == '\r' || s[i] == '\n' || s[i] == '\0') return false;
   return true;
 }
 
@@ -93,25 +108,26 @@ Trap host_k32_resp_status(Caller&, const Value* a, Value* r, void* user) {
 Trap host_k32_resp_header(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);
   if (!k->resp || !k->resp->body.empty()) return ret(r, kErrInval);
-  std::string name, value;
-  if (!read_in(c, u32(a[0]), u32(a[1]), &name) || !read_in(c, u32(a[2]), u32(a[3]), &value)) return ret(r, kErrFault);
-  if (name.empty() || !header_safe(name) || !header_safe(value) || name.find(':') != std::string::npos) return ret(r, kErrInval);
-  k->resp->headers.push_back({name, value});
+  const uint32_t name_len = u32(a[1]), value_len = u32(a[3]);
+  const char* name = view_in(c, u32(a[0]), name_len);
+  const char* value = view_in(c, u32(a[2]), value_len);
+  if (!name || !value) return ret(r, kErrFault);
+  if (name_len == 0 || !header_safe(name, name_len) || !header_safe(value, value_len) || std::memchr(name, ':', name_len))
+    return ret(r, kErrInval);
+  // Made in place from guest memory: one copy of each, no temporaries.
+  k->resp->headers.emplace_back();
+  k->resp->headers.back().name.assign(name, name_len);
+  k->resp->headers.back().value.assign(value, value_len);
   return ret(r, 0);
 }
 Trap host_k32_resp_write(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);
   if (!k->resp) return ret(r, kErrInval);
-  // Straight into the response body: no copy per write (a handler writes in pieces).
+  // From guest memory straight onto the response body (a handler writes in pieces).
   const uint32_t len = u32(a[1]);
-  if (len > kMaxArgBytes) return ret(r, kErrFault);
-  std::string& body = k->resp->body;
-  const size_t at = body.size();
-  body.resize(at + len);
-  if (len && !c.read(u32(a[0]), &body[at], len)) {
-    body.resize(at);
-    return ret(r, kErrFault);
-  }
+  const char* bytes = view_in(c, u32(a[0]), len);
+  if (!bytes) return ret(r, kErrFault);
+  k->resp->body.append(bytes, len);
   k->resp->sent = true;
   return ret(r, static_cast<int32_t>(len));
 }
@@ -174,18 +190,23 @@ Trap host_k32_resp_asset(Caller& c, const Value* a, Value* r, void* user) {
 // ---- environment, logs, time ----
 Trap host_k32_env_get(Caller& c, const Value* a, Value* r, void* user) {
   Container* k = ctr(user);
-  std::string key;
-  if (!read_in(c, u32(a[0]), u32(a[1]), &key)) return ret(r, kErrFault);
-  for (const char* kv : k->wasi_env) {  // one pointer per "KEY=VALUE" entry of k->env
-    if (std::strncmp(kv, key.data(), key.size()) == 0 && kv[key.size()] == '=' && key.find('\0') == std::string::npos)
-      return ret(r, copy_out(c, u32(a[2]), u32(a[3]), std::string(kv + key.size() + 1)));
+  const uint32_t n = u32(a[1]);
+  const char* key = view_in(c, u32(a[0]), n);
+  if (!key) return ret(r, kErrFault);
+  if (std::memchr(key, '\0', n)) return ret(r, kErrNoent);  // no variable's name holds a NUL
+  for (const char* kv : k->wasi_env) {                      // one pointer per "KEY=VALUE" entry of k->env
+    if (std::strncmp(kv, key, n) == 0 && kv[n] == '=') {
+      const char* value = kv + n + 1;
+      return ret(r, copy_out(c, u32(a[2]), u32(a[3]), value, std::strlen(value)));
+    }
   }
   return ret(r, kErrNoent);
 }
 Trap host_k32_log(Caller& c, const Value* a, Value* r, void* user) {
-  std::string msg;
-  if (!read_in(c, u32(a[0]), u32(a[1]), &msg)) return ret(r, kErrFault);
-  ctr(user)->log.line(msg.data(), msg.size());
+  const uint32_t len = u32(a[1]);
+  const char* msg = view_in(c, u32(a[0]), len);
+  if (!msg) return ret(r, kErrFault);
+  ctr(user)->log.line(msg, len);
   return ret(r, 0);
 }
 Trap host_k32_time_ms(Caller&, const Value*, Value* r, void*) {

@@ -52,39 +52,78 @@ void LogRing::mark_lines(const char* data, size_t len) {
   }
 }
 
+std::string LogRing::copy(size_t rel, size_t n) const {
+  std::string out;
+  if (n == 0) return out;
+  out.reserve(n);
+  const size_t from = (head_ + rel) % buf_.size();
+  const size_t first = n < buf_.size() - from ? n : buf_.size() - from;
+  out.append(buf_, from, first);
+  out.append(buf_, 0, n - first);
+  return out;
+}
+
+void LogRing::drop_front(size_t n) {
+  held_ -= n;
+  head_ = held_ ? (head_ + n) % buf_.size() : 0;
+}
+
+void LogRing::relayout(size_t storage) {
+  std::string fitted;
+  fitted.reserve(storage);
+  if (held_) {
+    const size_t first = held_ < buf_.size() - head_ ? held_ : buf_.size() - head_;
+    fitted.append(buf_, head_, first);
+    fitted.append(buf_, 0, held_ - first);
+  }
+  fitted.resize(storage);
+  buf_.swap(fitted);
+  head_ = 0;
+}
+
+void LogRing::make_room(size_t n) {
+  if (held_ + n <= buf_.size()) return;
+  // Storage grows by doubling while the ring is small, and a ring that outgrows half its
+  // cap is given exactly the cap (most containers log far less than their ring holds).
+  size_t want = held_ + n;
+  if (want < 2 * buf_.size()) want = 2 * buf_.size();
+  if (2 * want > cap_) want = cap_;
+  relayout(want);
+}
+
 void LogRing::trim() {
-  if (buf_.size() > cap_) buf_.erase(0, buf_.size() - cap_);
+  if (held_ > cap_) drop_front(held_ - cap_);
   if (!marks_) return;
   std::deque<LineMark>& marks = *marks_;
   // A full index drops its oldest line with the line's bytes.
   while (marks.size() > marks_max_) {
     marks.pop_front();
-    uint64_t start = total_ - buf_.size();
-    if (marks.front().offset > start) buf_.erase(0, static_cast<size_t>(marks.front().offset - start));
+    uint64_t start = total_ - held_;
+    if (marks.front().offset > start) drop_front(static_cast<size_t>(marks.front().offset - start));
   }
   // Keep the entry of a line whose head left the ring; drop the ones before it.
-  const uint64_t start = total_ - buf_.size();
+  const uint64_t start = total_ - held_;
   while (marks.size() >= 2 && marks[1].offset <= start) marks.pop_front();
 }
 
 void LogRing::put_locked(const char* data, size_t len) {
   mark_lines(data, len);
-  if (len >= cap_) {
-    buf_.assign(data + (len - cap_), cap_);
-  } else {
-    // The oldest bytes leave before the new ones come in, and a buffer that outgrows half
-    // the ring is given exactly the ring's size: a string grows by doubling, so appending
-    // first and trimming after held up to twice the board's log_ring per container.
-    if (buf_.size() + len > cap_) buf_.erase(0, buf_.size() + len - cap_);
-    if (buf_.size() + len > buf_.capacity() && 2 * (buf_.size() + len) > cap_) {
-      std::string fitted;
-      fitted.reserve(cap_);
-      fitted.append(buf_);
-      buf_.swap(fitted);
-    }
-    buf_.append(data, len);
-  }
   total_ += len;
+  if (len >= cap_) {
+    data += len - cap_;  // only the newest cap_ bytes can stay
+    len = cap_;
+  }
+  if (len == 0) return;
+  // The oldest bytes leave before the new ones come in (a full ring never holds more than
+  // its cap), and the new ones are written where those were: in two pieces when they wrap
+  // around the end of the storage.
+  if (held_ + len > cap_) drop_front(held_ + len - cap_);
+  make_room(len);
+  const size_t at = (head_ + held_) % buf_.size();
+  const size_t first = len < buf_.size() - at ? len : buf_.size() - at;
+  std::memcpy(&buf_[at], data, first);
+  if (len > first) std::memcpy(&buf_[0], data + first, len - first);
+  held_ += len;
 }
 
 void LogRing::append(const char* data, size_t len) {
@@ -109,7 +148,7 @@ void LogRing::line(const char* data, size_t len) {
 
 std::string LogRing::stamped(uint64_t from, const std::string& text) {
   const int64_t base = mono_base_ms();
-  const uint64_t start = total_ - buf_.size();
+  const uint64_t start = total_ - held_;
   std::string out;
   size_t done = 0;
   if (!marks_) return text;  // no line was ever logged
@@ -135,11 +174,11 @@ std::string LogRing::stamped(uint64_t from, const std::string& text) {
 
 std::string LogRing::read_from(uint64_t from, uint64_t* next, bool timestamps) {
   port::LockGuard<port::Mutex> lock(mu_);
-  uint64_t start = total_ - buf_.size();
+  uint64_t start = total_ - held_;
   if (from < start) from = start;
   if (from > total_) from = total_;
   *next = total_;
-  std::string text = buf_.substr(static_cast<size_t>(from - start));
+  std::string text = copy(static_cast<size_t>(from - start), static_cast<size_t>(total_ - from));
   return timestamps ? stamped(from, text) : text;
 }
 
@@ -148,16 +187,16 @@ std::string LogRing::tail(int64_t lines, bool timestamps) {
   if (lines == 0) return std::string();
   size_t pos = 0;
   if (lines > 0) {
-    pos = buf_.size();
-    if (pos && buf_[pos - 1] == '\n') --pos;  // the final newline ends the last line
+    pos = held_;
+    if (pos && at(pos - 1) == '\n') --pos;  // the final newline ends the last line
     int64_t seen = 0;
     while (pos > 0) {
-      if (buf_[pos - 1] == '\n' && ++seen == lines) break;
+      if (at(pos - 1) == '\n' && ++seen == lines) break;
       --pos;
     }
   }
-  std::string text = buf_.substr(pos);
-  return timestamps ? stamped(total_ - buf_.size() + pos, text) : text;
+  std::string text = copy(pos, held_ - pos);
+  return timestamps ? stamped(total_ - held_ + pos, text) : text;
 }
 
 uint64_t LogRing::end() {
@@ -174,6 +213,7 @@ void LogRing::clear() {
   port::LockGuard<port::Mutex> lock(mu_);
   buf_.clear();
   buf_.shrink_to_fit();
+  head_ = held_ = 0;
   marks_.reset();
   at_line_start_ = true;
 }
@@ -183,7 +223,7 @@ void LogRing::resize(size_t cap, size_t index_bytes) {
   cap_ = cap ? cap : 1;
   marks_max_ = index_bytes / sizeof(LineMark) ? index_bytes / sizeof(LineMark) : 1;
   trim();
-  if (buf_.capacity() > cap_) buf_.shrink_to_fit();
+  if (buf_.size() > cap_) relayout(cap_);
 }
 
 }  // namespace kubelet

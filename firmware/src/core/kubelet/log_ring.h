@@ -51,12 +51,21 @@ class LogRing {
   void mark_lines(const char* data, size_t len);                // mu_ held
   void trim();                                                  // mu_ held
   std::string stamped(uint64_t from, const std::string& text);  // mu_ held
+  // The bytes as a circle in buf_ (mu_ held): a full ring overwrites its oldest bytes in
+  // place, where erasing them from the front of a string moved the whole ring per line.
+  char at(size_t rel) const { return buf_[(head_ + rel) % buf_.size()]; }
+  std::string copy(size_t rel, size_t n) const;  // n bytes from the rel-th held byte on
+  void drop_front(size_t n);                     // the n oldest bytes leave
+  void make_room(size_t n);                      // storage for n more bytes (n + held_ <= cap_)
+  void relayout(size_t storage);                 // the held bytes, oldest first, in `storage` bytes
 
   port::Mutex mu_;
   port::CondVar cv_;
   size_t cap_;
   size_t marks_max_;
-  std::string buf_;            // the newest bytes, oldest first
+  std::string buf_;            // storage: the newest held_ bytes from buf_[head_] on, wrapping
+  size_t head_ = 0;            // where the oldest byte held is
+  size_t held_ = 0;            // bytes held (<= buf_.size() <= cap_)
   uint64_t total_ = 0;         // absolute offset of the end
   bool at_line_start_ = true;  // the next byte appended starts a line
   // By offset; the first may start before the bytes held. Made with the first line and

@@ -182,6 +182,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   c->import_refused = false;
   wasm::store_set_resolver(c->store, &resolve_import, c);
   wasm::Trap trap = wasm::trap_ok();
+  c->memory = nullptr;  // note_memory finds the new instance's
   c->inst = wasm::instantiate(c->store, c->module, &werr, &trap);
   if (!c->inst) {
     *reason = "CreateContainerError";
@@ -280,6 +281,7 @@ void release_container(Container* c) {
   c->store = nullptr;
   c->module = nullptr;
   c->inst = nullptr;
+  c->memory = nullptr;
   c->handle_fn = c->event_fn = c->main_fn = nullptr;
   c->memory_bytes.store(0);  // a container waiting for its restart holds no linear memory
 }

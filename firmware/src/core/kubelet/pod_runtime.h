@@ -78,6 +78,7 @@ struct Container {
   wasm::Module* module = nullptr;
   wasm::Store* store = nullptr;
   wasm::Instance* inst = nullptr;
+  const wasm::Memory* memory = nullptr;  // inst's linear memory, found by note_memory (store_mu)
   wasm::Func* handle_fn = nullptr;
   wasm::Func* event_fn = nullptr;
   wasm::Func* main_fn = nullptr;

@@ -14,10 +14,7 @@ constexpr uint64_t kWasmPageBytes = 65536;  // the Wasm page: a unit, not a budg
 std::atomic<uint64_t> g_returned_us{0};
 }  // namespace
 
-CpuClock::CpuClock(Container* c) : c_(c) {
-  note_memory(c_);
-  c_->call_started_us.store(port::monotonic_us());
-}
+CpuClock::CpuClock(Container* c) : c_(c) { c_->call_started_us.store(port::monotonic_us()); }
 
 CpuClock::~CpuClock() {
   const uint64_t start = c_->call_started_us.exchange(0);
@@ -31,22 +28,23 @@ CpuClock::~CpuClock() {
 
 void note_memory(Container* c) {
   port::LockGuard<port::Mutex> lock(c->store_mu);
-  uint64_t bytes = 0;
-  if (c->inst) {
+  if (c->inst && !c->memory) {
+    // Found once per instance (every call notes its memory): the export "memory", or, as
+    // toolchains may name it otherwise, the first memory export.
     wasm::Extern e;
     if (wasm::instance_export(c->inst, "memory", &e) && e.kind == wasm::ExternKind::Memory) {
-      bytes = static_cast<uint64_t>(wasm::memory_pages(static_cast<const wasm::Memory*>(e.ptr))) * kWasmPageBytes;
+      c->memory = static_cast<const wasm::Memory*>(e.ptr);
     } else {
-      // Toolchains may export the memory under another name: take the first memory export.
       const char* name = nullptr;
       for (uint32_t i = 0; wasm::instance_export_at(c->inst, i, &name, &e); ++i) {
         if (e.kind != wasm::ExternKind::Memory) continue;
-        bytes = static_cast<uint64_t>(wasm::memory_pages(static_cast<const wasm::Memory*>(e.ptr))) * kWasmPageBytes;
+        c->memory = static_cast<const wasm::Memory*>(e.ptr);
         break;
       }
     }
   }
-  c->memory_bytes.store(bytes);
+  const bool mem = c->inst && c->memory;
+  c->memory_bytes.store(mem ? static_cast<uint64_t>(wasm::memory_pages(c->memory)) * kWasmPageBytes : 0);
 }
 
 std::vector<std::shared_ptr<Pod>> Kubelet::running() {

@@ -28,7 +28,8 @@ class CpuClock {
 };
 
 // Records the linear memory the container's instance holds (its exported or only memory);
-// called with the instance stable: after instantiation and around calls.
+// called with the instance stable: after instantiation and after each call (only a call can
+// grow it).
 void note_memory(Container* c);
 
 struct ContainerUsage {
