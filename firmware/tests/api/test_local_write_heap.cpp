@@ -6,19 +6,14 @@
 #include <vector>
 
 #include "check.h"
+#include "test_fixture.h"
 #include "core/api/api_server.h"
 #include "core/json/json.h"
 #include "k32_board.h"
 #include "port.h"
 
 using namespace k32;
-
-static json::Value parse(const char* s) {
-  json::Value v;
-  json::ParseError pe;
-  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
-  return v;
-}
+using k32test::parse_json;
 
 static const char* kConfigMap =
     "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm\",\"namespace\":\"default\"},"
@@ -37,14 +32,10 @@ static void fill(port::Region region, uint64_t leave, std::vector<void*>* held) 
 }
 
 int main() {
-  store::ObjectStore st;
-  std::string err;
-  CHECK(st.open("", &err));
+  k32test::ApiFixture fx;
+  store::ObjectStore& st = fx.st;
+  api::ApiServer& api = fx.api();
   json::Value stored;
-  CHECK(st.create("namespaces", "", "default",
-                  parse("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}"),
-                  &stored) == store::Result::Ok);
-  api::ApiServer api(&st, api::ApiConfig());
   const api::ResourceInfo* cm_res = api::find_by_kind("v1", "ConfigMap");
   CHECK(cm_res != nullptr);
 
@@ -55,7 +46,7 @@ int main() {
   fill(port::Region::Any, K32_HEAP_RESERVE_BYTES + 512, &held);
   CHECK(port::mem_available(port::Region::Any) < K32_HEAP_RESERVE_BYTES + 4096);
 
-  api::ApiError e = api.local_create(*cm_res, "default", parse(kConfigMap), &stored);
+  api::ApiError e = api.local_create(*cm_res, "default", parse_json(kConfigMap), &stored);
   CHECK_EQ(e.code, 507);
   CHECK_EQ(e.reason, std::string("InsufficientStorage"));
   json::Value got;
@@ -63,7 +54,7 @@ int main() {
 
   for (void* p : held) port::mem_free(p);
   held.clear();
-  e = api.local_create(*cm_res, "default", parse(kConfigMap), &stored);
+  e = api.local_create(*cm_res, "default", parse_json(kConfigMap), &stored);
   CHECK(e.ok());
   CHECK(st.get("configmaps", "default", "cm", &got));
 

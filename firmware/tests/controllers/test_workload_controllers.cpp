@@ -1,6 +1,7 @@
 // The workload controllers and the garbage collector over an in-memory store, without a
 // scheduler or kubelets: pods are marked Running/Ready by the test, as kubelets would.
 #include "check.h"
+#include "test_fixture.h"
 #include "core/api/api_server.h"
 #include "core/controllers/controller_manager.h"
 #include "core/json/json.h"
@@ -8,13 +9,7 @@
 #include "port.h"
 
 using namespace k32;
-
-static json::Value parse(const char* s) {
-  json::Value v;
-  json::ParseError pe;
-  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
-  return v;
-}
+using k32test::parse_json;
 
 static std::vector<json::Value> list(store::ObjectStore* st, const char* res) { return st->list(res, "default", nullptr); }
 
@@ -24,7 +19,7 @@ static void run_pods(store::ObjectStore* st, int64_t since_s) {
     if (!p["metadata"]["deletionTimestamp"].is_null() || p["status"]["phase"].as_string() == "Running") continue;
     json::Value& s = p.at_or_insert("status");
     s.set("phase", "Running");
-    s.set("conditions", parse("[{\"type\":\"Ready\",\"status\":\"True\"}]"));
+    s.set("conditions", parse_json("[{\"type\":\"Ready\",\"status\":\"True\"}]"));
     s.find("conditions")->items()[0].set("lastTransitionTime", text::rfc3339(since_s));
     json::Value stored;
     st->update("pods", "default", p["metadata"]["name"].str(), p, 0, &stored);
@@ -47,18 +42,14 @@ static int live_pods(store::ObjectStore* st) {
 }
 
 int main() {
-  store::ObjectStore st;
-  std::string err;
-  CHECK(st.open("", &err));
+  k32test::ApiFixture fx;
+  store::ObjectStore& st = fx.st;
+  api::ApiServer& api = fx.api();
   json::Value stored;
-  CHECK(st.create("namespaces", "", "default",
-                  parse("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}"),
-                  &stored) == store::Result::Ok);
-  api::ApiServer api(&st, api::ApiConfig());
   controllers::ControllerManager cm(&api);
   cm.attach();
   const api::ResourceInfo* dep_res = api::find_by_kind("apps/v1", "Deployment");
-  json::Value dep = parse(
+  json::Value dep = parse_json(
       "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":4,"
       "\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"strategy\":{\"rollingUpdate\":{\"maxSurge\":1,\"maxUnavailable\":0}},"
       "\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"a\"}]}}}"
@@ -135,10 +126,10 @@ int main() {
   // minReadySeconds: pods Ready for 5 s of the 60 required are not available yet; Recreate
   // starts no new pod while an old one still runs.
   json::Value slow =
-      parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"slow\"},\"spec\":{\"replicas\":2,"
-            "\"minReadySeconds\":60,\"strategy\":{\"type\":\"Recreate\"},\"selector\":{\"matchLabels\":{\"app\":\"slow\"}},"
-            "\"template\":{\"metadata\":{\"labels\":{\"app\":\"slow\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
-            "\"a\"}]}}}}");
+      parse_json("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"slow\"},\"spec\":{\"replicas\":2,"
+                 "\"minReadySeconds\":60,\"strategy\":{\"type\":\"Recreate\"},\"selector\":{\"matchLabels\":{\"app\":\"slow\"}},"
+                 "\"template\":{\"metadata\":{\"labels\":{\"app\":\"slow\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+                 "\"a\"}]}}}}");
   CHECK(api.local_create(*dep_res, "default", slow, &stored).ok());
   for (int i = 0; i < 4; ++i) cm.pass();
   run_pods(&st, port::wall_time_s() - 5);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "check.h"
+#include "test_fixture.h"
 #include "k32_board.h"
 #include "core/json/json.h"
 #include "core/kubelet/container_runner.h"
@@ -21,14 +22,8 @@
 #include "port.h"
 
 using namespace k32;
+using k32test::parse_json;
 using namespace k32::kubelet;
-
-static json::Value parse(const char* s) {
-  json::Value v;
-  json::ParseError pe;
-  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
-  return v;
-}
 
 // Every embedded image carries the digest of its bytes (the port's SHA-256 is tested in
 // tests/port/test_sha256.cpp).
@@ -192,12 +187,14 @@ static std::string find_env(const std::vector<std::pair<std::string, std::string
 }
 
 static void test_service_env() {
-  json::Value pod = parse("{\"metadata\":{\"name\":\"client\",\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[]}}");
+  json::Value pod =
+      parse_json("{\"metadata\":{\"name\":\"client\",\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[]}}");
   json::Value svc =
-      parse("{\"metadata\":{\"name\":\"my-db\"},\"spec\":{\"selector\":{\"app\":\"db\"},\"ports\":["
-            "{\"name\":\"http\",\"port\":80,\"targetPort\":7000},{\"name\":\"admin\",\"port\":81,\"targetPort\":7001}]}}");
-  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000},{"
-                         "\"name\":\"admin\",\"port\":7001}]}]}");
+      parse_json("{\"metadata\":{\"name\":\"my-db\"},\"spec\":{\"selector\":{\"app\":\"db\"},\"ports\":["
+                 "{\"name\":\"http\",\"port\":80,\"targetPort\":7000},{\"name\":\"admin\",\"port\":81,\"targetPort\":7001}]}}");
+  json::Value ep =
+      parse_json("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000},{"
+                 "\"name\":\"admin\",\"port\":7001}]}]}");
   std::vector<std::pair<std::string, std::string>> out;
   service_env(svc, ep, pod, "10.0.0.1", &out);
   CHECK_EQ(find_env(out, "MY_DB_SERVICE_HOST"), std::string("10.0.0.7"));
@@ -210,10 +207,11 @@ static void test_service_env() {
   CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_PORT"), std::string("7001"));
   CHECK_EQ(find_env(out, "MY_DB_PORT_7001_TCP_ADDR"), std::string("10.0.0.7"));
   // A Service selecting the starting pod itself points at the local node.
-  json::Value self = parse("{\"metadata\":{\"name\":\"client\"},\"spec\":{\"selector\":{\"app\":\"client\"},\"ports\":[{\"port\":"
-                           "80,\"targetPort\":\"web\"}]}}");
-  json::Value pod2 = parse("{\"metadata\":{\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[{\"ports\":[{\"name\":"
-                           "\"web\",\"containerPort\":7000}]}]}}");
+  json::Value self =
+      parse_json("{\"metadata\":{\"name\":\"client\"},\"spec\":{\"selector\":{\"app\":\"client\"},\"ports\":[{\"port\":"
+                 "80,\"targetPort\":\"web\"}]}}");
+  json::Value pod2 = parse_json("{\"metadata\":{\"labels\":{\"app\":\"client\"}},\"spec\":{\"containers\":[{\"ports\":[{\"name\":"
+                                "\"web\",\"containerPort\":7000}]}]}}");
   out.clear();
   service_env(self, json::Value(), pod2, "10.0.0.1", &out);
   CHECK_EQ(find_env(out, "CLIENT_SERVICE_HOST"), std::string("10.0.0.1"));
@@ -225,7 +223,7 @@ static void test_service_env() {
                         "\"ports\":[{\"port\":1}]}}",
                         "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"ports\":[{\"port\":1}]}}"}) {
     out.clear();
-    service_env(parse(s), ep, pod, "10.0.0.1", &out);
+    service_env(parse_json(s), ep, pod, "10.0.0.1", &out);
     CHECK(out.empty());
   }
   out.clear();
@@ -340,14 +338,16 @@ static void test_pod_state_within_budget() {
   Harness other("wasm://embedded/echo", 1, abi::kCapNone);
   std::string reason, msg;
   CHECK(instantiate_container(&other.c, "", &reason, &msg));
-  json::Value listed = parse("{\"metadata\":{\"name\":\"bm-9\",\"labels\":{\"app\":\"bm-9\"}},\"spec\":{\"containers\":[]}}");
-  json::Value ep = parse("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000}]}]}");
+  json::Value listed =
+      parse_json("{\"metadata\":{\"name\":\"bm-9\",\"labels\":{\"app\":\"bm-9\"}},\"spec\":{\"containers\":[]}}");
+  json::Value ep =
+      parse_json("{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.7\"}],\"ports\":[{\"name\":\"http\",\"port\":7000}]}]}");
   std::vector<std::pair<std::string, std::string>> vars{{"HOSTNAME", "bm-9"}};
   for (int i = 0; i < 10; ++i) {
     std::string svc =
         "{\"metadata\":{\"name\":\"bm-" + text::to_string(i) +
         "\"},\"spec\":{\"selector\":{\"app\":\"bm-x\"},\"ports\":[{\"name\":\"http\",\"port\":80,\"targetPort\":7000}]}}";
-    service_env(parse(svc.c_str()), ep, listed, "10.0.0.1", &vars);
+    service_env(parse_json(svc.c_str()), ep, listed, "10.0.0.1", &vars);
   }
   vars.push_back({"KUBERNETES_SERVICE_HOST", "10.0.0.1"});
   vars.push_back({"KUBERNETES_SERVICE_PORT", "6443"});

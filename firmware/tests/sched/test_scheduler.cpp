@@ -1,24 +1,19 @@
 // Scheduler placement decisions and the quantity parser.
 #include "check.h"
+#include "test_fixture.h"
 #include "core/json/json.h"
 #include "core/sched/quantity.h"
 #include "core/sched/scheduler.h"
 
 using namespace k32;
-
-static json::Value parse(const char* s) {
-  json::Value v;
-  json::ParseError pe;
-  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
-  return v;
-}
+using k32test::parse_json;
 
 static json::Value node(const char* name, const char* role, bool ready, const char* mem = "4Mi") {
   std::string s = std::string("{\"metadata\":{\"name\":\"") + name + "\",\"labels\":{\"node-role.kubernetes.io/" + role +
                   "\":\"\",\"kubernetes.io/hostname\":\"" + name + "\"}},\"spec\":{},\"status\":{\"allocatable\":{\"memory\":\"" +
                   mem + "\",\"pods\":\"2\",\"hardware.kube32.io/ipc\":\"1\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"" +
                   (ready ? "True" : "False") + "\"}]}}";
-  return parse(s.c_str());
+  return parse_json(s.c_str());
 }
 
 static json::Value pod(const char* spec_extra, const char* mem = "64Ki", const char* ipc = nullptr, const char* on = "") {
@@ -27,7 +22,7 @@ static json::Value pod(const char* spec_extra, const char* mem = "64Ki", const c
   std::string s =
       std::string("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"nodeName\":\"") + on +
       "\",\"containers\":[{\"name\":\"c\",\"resources\":" + res + "}]" + spec_extra + "},\"status\":{\"phase\":\"Pending\"}}";
-  return parse(s.c_str());
+  return parse_json(s.c_str());
 }
 
 int main() {
@@ -98,7 +93,7 @@ int main() {
     std::vector<json::Value> two{node("cp", "control-plane", true), node("w1", "worker", true, "8Mi")};
     json::Value sibling = pod("", "64Ki", nullptr, "w1");
     json::Value refs =
-        parse("[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"uid\":\"rs-1\",\"controller\":true}]");
+        parse_json("[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs\",\"uid\":\"rs-1\",\"controller\":true}]");
     sibling.at_or_insert("metadata").set("ownerReferences", refs);
     json::Value next = pod("");
     next.at_or_insert("metadata").set("ownerReferences", refs);
@@ -114,7 +109,7 @@ int main() {
   CHECK(d.message.find("\"lots\" is not a quantity") != std::string::npos);
 
   // User taint without toleration.
-  nodes[0].at_or_insert("spec").set("taints", parse("[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"));
+  nodes[0].at_or_insert("spec").set("taints", parse_json("[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]"));
   d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}"), nodes, none);
   CHECK(d.node.empty());
   d = sched::schedule(pod(",\"nodeSelector\":{\"node-role.kubernetes.io/"
