@@ -41,15 +41,7 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   if (rc != 0) {
     char line[40] = "publish failed: ";
     uint32_t n = 16;
-    uint32_t v = (uint32_t)(rc < 0 ? -rc : rc);
-    if (rc < 0) line[n++] = '-';
-    char digits[12];
-    uint32_t d = 0;
-    do {
-      digits[d++] = (char)('0' + v % 10);
-      v /= 10;
-    } while (v);
-    while (d) line[n++] = digits[--d];
+    n += k32_itoa(rc, line + n);
     k32_log(line, n);
   }
   return 0;

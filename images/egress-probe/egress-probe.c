@@ -10,19 +10,6 @@ static char query[600];
 static uint8_t resp[1024];
 static char line[64];
 
-static uint32_t put_int(char* out, int32_t v) {
-  char tmp[12];
-  uint32_t n = 0, len = 0;
-  uint32_t u = v < 0 ? (uint32_t)(-(int64_t)v) : (uint32_t)v;
-  do {
-    tmp[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  if (v < 0) out[len++] = '-';
-  while (n) out[len++] = tmp[--n];
-  return len;
-}
-
 static uint32_t append(char* out, uint32_t at, const char* s) {
   while (*s) out[at++] = *s++;
   return at;
@@ -45,9 +32,9 @@ K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   uint32_t got = 0;
   int32_t rc = k32_http_call("GET", 3, url, (uint32_t)ulen, "", 0, (const uint8_t*)"", 0, resp, sizeof resp, &got, 0);
   uint32_t n = append(line, 0, "rc=");
-  n += put_int(line + n, rc);
+  n += k32_itoa(rc, line + n);
   n = append(line, n, " status=");
-  n += put_int(line + n, k32_http_status());
+  n += k32_itoa(k32_http_status(), line + n);
   line[n++] = '\n';
   k32_log(line, n - 1);
   k32_resp_header("Content-Type", 12, "text/plain", 10);

@@ -7,15 +7,7 @@
 K32_EXPORT(k32_handle) int32_t k32_handle(void) {
   int32_t before = __builtin_wasm_memory_grow(0, 1);
   char line[16];
-  uint32_t n = 0;
-  uint32_t v = (uint32_t)__builtin_wasm_memory_size(0);
-  char digits[12];
-  uint32_t d = 0;
-  do {
-    digits[d++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (d) line[n++] = digits[--d];
+  uint32_t n = k32_utoa((uint32_t)__builtin_wasm_memory_size(0), line);
   line[n++] = '\n';
   k32_resp_status(before < 0 ? 507 : 200);
   k32_resp_write((const uint8_t*)line, n);
