@@ -82,11 +82,16 @@ def newcomer_answer(cluster) -> bytes:
         s.close()
 
 
+def check_answered(answer: bytes) -> None:
+    """200, or 503: refused at accept because the node's own kubelet held a slot then (an
+    answer all the same)."""
+    assert answer.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")), answer[:200]
+
+
 def check_newcomer(answer: bytes) -> None:
     assert answer, "the newcomer's connection was closed without an answer"
-    status = answer.split(b"\r\n", 1)[0]
-    assert status.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")), answer[:200]
-    if status.startswith(b"HTTP/1.1 503"):
+    check_answered(answer)
+    if answer.startswith(b"HTTP/1.1 503"):
         assert b"\r\nretry-after: " in answer.lower(), f"a refusal without Retry-After: {answer[:200]!r}"
 
 
@@ -97,24 +102,43 @@ def send_configmap(conn: http.client.HTTPConnection, cluster, name: str) -> None
     conn.request("POST", "/api/v1/namespaces/default/configmaps", body=body, headers=h)
 
 
+def answered_connections(cluster, conns: list) -> float:
+    """Opens CLIENT_CAP kept-alive connections into `conns` (the caller closes them) and
+    has each answer one GET; returns when the first answer came."""
+    ip, port = api(cluster)
+    conns += [http.client.HTTPConnection(ip, port, timeout=10) for _ in range(CLIENT_CAP)]
+    first_answer = None
+    for c in conns:
+        c.request("GET", "/version", headers=headers(cluster))
+        r = c.getresponse()
+        r.read()
+        first_answer = first_answer or time.monotonic()
+        assert r.status in (200, 503), r.status  # 503: the node's own kubelet held a slot
+    return first_answer
+
+
+def a_round_in_time(one_round) -> None:
+    """Runs one_round(n) until a round returns True. A round returns False when it took
+    longer than IN_TIME_S to send its requests: they had waited long enough to be closed,
+    so it proves nothing either way."""
+    for n in range(ROUNDS):
+        if one_round(n):
+            return
+    pytest.fail(f"no round of {ROUNDS} finished within {EVICT_IDLE_S} s")
+
+
 def test_connection_that_just_got_an_answer_keeps_its_next_request(cluster):
     """CLIENT_CAP kept-alive connections, each just answered; one more connection from the
     same address must not close any of them: each one's next request (a POST) is answered."""
-    ip, port = api(cluster)
-    for rnd in range(ROUNDS):
-        conns = [http.client.HTTPConnection(ip, port, timeout=10) for _ in range(CLIENT_CAP)]
+
+    def one_round(rnd: int) -> bool:
+        conns, late = [], None
         try:
-            first_answer = None
-            for c in conns:
-                c.request("GET", "/version", headers=headers(cluster))
-                r = c.getresponse()
-                r.read()
-                first_answer = first_answer or time.monotonic()
-                assert r.status in (200, 503), r.status  # 503: the node's own kubelet held a slot
+            first_answer = answered_connections(cluster, conns)
             late = newcomer(cluster)
             live = [(i, c) for i, c in enumerate(conns) if c.sock is not None]  # the rest got 503
             if time.monotonic() - first_answer >= IN_TIME_S:
-                continue  # too slow to prove anything: they had waited long enough to go
+                return False
             lost = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
             for i, c in live:  # every POST sent within the wait; the answers are read below
                 try:
@@ -129,55 +153,53 @@ def test_connection_that_just_got_an_answer_keeps_its_next_request(cluster):
                     pytest.fail(f"connection {i}, just answered, was closed under its POST for a newcomer: {e!r}")
                 assert resp.status == 201, resp.status
             check_newcomer(raw_answer(late, b""))
-            late.close()
-            return
+            return True
         finally:
-            for c in conns:
-                c.close()
-    pytest.fail(f"no round of {ROUNDS} finished within {EVICT_IDLE_S} s")
+            for c in [*conns, late]:
+                if c is not None:
+                    c.close()
+
+    a_round_in_time(one_round)
 
 
 def test_connection_that_just_opened_keeps_its_first_request(cluster):
     """CLIENT_CAP connections just opened (no request sent yet, as a client between connect
     and write); one more from the same address must not close any of them."""
     ip, port = api(cluster)
-    for _ in range(ROUNDS):
-        socks = [socket.create_connection((ip, port), timeout=10) for _ in range(CLIENT_CAP)]
-        opened = time.monotonic()
+    auth = f"Authorization: Bearer {cluster.token}\r\n".encode() if cluster.token else b""
+    request = b"GET /version HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n"
+
+    def one_round(_: int) -> bool:
+        socks, late = [], None
         try:
+            socks += [socket.create_connection((ip, port), timeout=10) for _ in range(CLIENT_CAP)]
+            opened = time.monotonic()
             late = newcomer(cluster)
             at = time.monotonic()
-            auth = f"Authorization: Bearer {cluster.token}\r\n".encode() if cluster.token else b""
-            request = b"GET /version HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n"
-            if time.monotonic() - opened >= IN_TIME_S:
-                continue  # too slow to prove anything: they had waited long enough to go
+            if at - opened >= IN_TIME_S:
+                return False
             for s in socks:
                 s.sendall(request)  # all sent within the wait; the answers are read below
             for i, s in enumerate(socks):
                 got = raw_answer(s, b"")
                 assert got, f"connection {i}, opened {at - opened:.3f} s before the newcomer, was closed for it"
-                status = got.split(b"\r\n", 1)[0]
-                # 503: refused at accept because the node's kubelet held a slot then; an answer.
-                assert status.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")), got[:200]
+                check_answered(got)
             check_newcomer(raw_answer(late, b""))
-            late.close()
-            return
+            return True
         finally:
-            for s in socks:
-                s.close()
-    pytest.fail(f"no round of {ROUNDS} finished within {EVICT_IDLE_S} s")
+            for s in [*socks, late]:
+                if s is not None:
+                    s.close()
+
+    a_round_in_time(one_round)
 
 
 def test_connection_idle_past_the_wait_gives_way(cluster):
     """Connections that waited longer than HTTP_EVICT_IDLE_MS do give way: the newcomer is
     served and the longest-waiting connection sees the server close it."""
-    ip, port = api(cluster)
-    conns = [http.client.HTTPConnection(ip, port, timeout=10) for _ in range(CLIENT_CAP)]
+    conns = []
     try:
-        for c in conns:
-            c.request("GET", "/version", headers=headers(cluster))
-            r = c.getresponse()
-            r.read()
+        answered_connections(cluster, conns)
         time.sleep(EVICT_IDLE_S * 2)
         answer = newcomer_answer(cluster)
         assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
