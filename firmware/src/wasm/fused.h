@@ -16,6 +16,8 @@
 //   kAddCallDirect `f(n - 1)`                    a recursive call on a decremented argument
 //   kIdxLoad       `v = a[i]`                    an i32 or narrower load at `a + (i << k)` (kFuse's
 //                                                shl-add) or `a + i` (an i32.add of two slots)
+//   kConstIdxLoad  `v = table[i]`                … at `(i << k) + K`: an array at a constant
+//                                                address (a C global: tables, buffers, states)
 //   kLoadJmpCmp    `while (a[i] < x)`            a search loop's load and test
 //   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
 //   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
@@ -60,9 +62,14 @@ enum : uint32_t {
   // + idx_load_index(load) * 2 + (0: value to dst, 1: to the accumulator): kFuse's
   // `a + (x << k)` (or `a + x`, k 0), then a load there: [a, x, k, dst, offset]
   kIdxLoad,
+  // + idx_load_index(load) * 4 + (0: i from a slot, 2: from the accumulator) + (0: value to
+  // dst, 1: to the accumulator): a shift-left-immediate, then a load at its result plus a
+  // constant, wrapping at 2^32 (the pending `x + K` of an array at a constant address):
+  // [i, k, K, dst]
+  kConstIdxLoad = kIdxLoad + 5 * 2,
   // + (chain1_index(op1) * kChainOps2 + chain2_index(op2)) * 2 + (0: result to dst, 1: to the
   // accumulator); [x, k1, k2, dst]
-  kChain = kIdxLoad + 5 * 2,
+  kChain = kConstIdxLoad + 5 * 4,
   // select with a constant operand, which the instruction carries (select moves bits, so any
   // constant below 2^32 of any type): + 0 the first ([imm, b, cond, dst]), + 1 the second
   // ([a, imm, cond, dst]), + 2 both
@@ -86,6 +93,8 @@ enum CopyWords : uint32_t { kCopyCount, kCopyFirst };
 enum TestCmpWords : uint32_t { kTestA, kTestB, kTestTarget, kTestEnd };
 // kFuse [a, x, k, dst]; kChain [x, k1, k2, dst]; kRevImm [k, b, dst]
 enum FuseWords : uint32_t { kFuseA, kFuseX, kFuseK, kFuseDst, kFuseEnd };
+// kConstIdxLoad [i, k, K, dst]: the shift-left-immediate's words, K in place of its result
+enum ConstIdxWords : uint32_t { kCidxI, kCidxK, kCidxBase, kCidxDst, kCidxEnd };
 enum ChainWords : uint32_t { kChainX, kChainK1, kChainK2, kChainDst, kChainEnd };
 // kJmpTest: the and-immediate's words, then the target
 enum TestWords : uint32_t { kAndA, kAndK, kAndDst, kAndTarget, kAndEnd };
@@ -169,6 +178,9 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpCmp + i, ajc##i) K32_R(op::kAddJmpCmpI + i, ajci##i)                            \
   K32_R(op::kLoadJmpCmp + i, ljc##i) K32_R(op::kLoad8JmpCmpI + i, l8jc##i)                         \
   K32_R(op::kCopyNJmpCmp + i, cjc##i)
+#define K32_REG_CIDX(b, h) \
+  K32_R(op::kConstIdxLoad + b, h) K32_R(op::kConstIdxLoad + b + 1, h##_a) \
+  K32_R(op::kConstIdxLoad + b + 2, h##_x) K32_R(op::kConstIdxLoad + b + 3, h##_xa)
 #define K32_FUSED_HANDLERS                                                                       \
   K32_REG_FUSE(0) K32_REG_FUSE(1) K32_REG_FUSE(2) K32_REG_FUSE(3) K32_REG_FUSE(4) K32_REG_FUSE(5)   \
   K32_FOR_EACH_COMPARE_INDEX(K32_REG_FUSED_CMP)                                                    \
@@ -186,6 +198,8 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kIdxLoad + 4, idx_load8u) K32_R(op::kIdxLoad + 5, idx_load8u_a)                        \
   K32_R(op::kIdxLoad + 6, idx_load16s) K32_R(op::kIdxLoad + 7, idx_load16s_a)                      \
   K32_R(op::kIdxLoad + 8, idx_load16u) K32_R(op::kIdxLoad + 9, idx_load16u_a)                        \
+  K32_REG_CIDX(0, cidx_load) K32_REG_CIDX(4, cidx_load8s) K32_REG_CIDX(8, cidx_load8u)               \
+  K32_REG_CIDX(12, cidx_load16s) K32_REG_CIDX(16, cidx_load16u)                                     \
   K32_FOR_EACH_CHAIN(K32_REG_CHAIN2)
 // clang-format on
 
