@@ -435,6 +435,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     }
     c->req = &rq;
     c->resp = out;
+    if (c->body_hint) out->body.reserve(c->body_hint);
     wasm::Value res{0};
     wasm::Trap trap;
     {
@@ -444,6 +445,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     bool overdue = disarm_call(c);
     c->req = nullptr;
     c->resp = nullptr;
+    c->body_hint = static_cast<uint32_t>(out->body.size() < K32_POD_ARG_MAX ? out->body.size() : K32_POD_ARG_MAX);
     int32_t rv = static_cast<int32_t>(static_cast<uint32_t>(res.bits));
     int32_t rc = 0;
     if (!trap.ok() && trap.code == wasm::TrapCode::Interrupted && (overdue || p->stopping)) {

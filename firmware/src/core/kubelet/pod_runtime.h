@@ -100,6 +100,10 @@ struct Container {
   const std::string* ev_topic = nullptr;
   const std::string* ev_data = nullptr;
   int32_t last_http_status = 0;
+  // The size of the last answer's body, reserved for the next one before k32_handle runs: a
+  // handler writes its answer in pieces, and a string grown piece by piece is reallocated
+  // several times per request. At most what one write may bring (K32_POD_ARG_MAX).
+  uint32_t body_hint = 0;
 };
 
 struct Pod {
