@@ -3,9 +3,12 @@ up along the deepest path, annotated cycles and indirect calls count (per caller
 shared function calls each caller's callback), unannotated ones make the figure a lower bound
 (which fails the check), and a listed target that matches nothing is an error."""
 
+import shutil
+import subprocess
+
 import pytest
 
-from k32.mcu import stacks
+from k32.mcu import library_frames, stacks
 
 
 def _write_ci(root, nodes, edges):
@@ -48,11 +51,13 @@ def _graph(tmp_path):
 def test_deepest_path_and_lower_bounds(tmp_path):
     fns = _graph(tmp_path)
     b = stacks.worst(fns, fns["main"], {})
-    assert b.bytes == 600  # main + big; the library call counts zero
-    assert b.path[:2] == ["void k32::main() (100)", "void k32::big() (500)"]
+    memcpy = fns["memcpy"]  # newlib's, read from the link's libc.a
+    assert memcpy.origin == "libc.a" and memcpy.frame is not None
+    assert b.bytes == 600 + memcpy.frame  # main + big + memcpy below it
+    assert b.path[:3] == ["void k32::main() (100)", "void k32::big() (500)", f"memcpy ({memcpy.frame}, libc.a)"]
     assert "recursion through void k32::rec(int)" in b.unbounded
     assert "indirect call in void k32::through_pointer()" in b.unbounded
-    assert b.library == {"memcpy"}
+    assert not b.library
 
 
 def test_annotations_bound_cycles_and_pointers(tmp_path):
@@ -390,3 +395,139 @@ def test_an_entry_must_list_what_a_std_function_call_reaches(tmp_path):
         stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": ["_M_manager"]}})
     b = stacks.worst(fns, fns["a"], {"indirect": {"k32::a()": [r"^k32::a\(\)::<lambda", "_M_manager"]}})
     assert b.bytes == 110 and not b.unbounded
+
+
+# --- library frames, read from the archives ---------------------------------------------
+
+_AS = shutil.which("arm-none-eabi-as")
+needs_toolchain = pytest.mark.skipif(_AS is None, reason="arm-none-eabi binutils not installed")
+
+_LIB_S = """
+    .syntax unified
+    .thumb
+    .text
+    .global lib_leaf
+    .type lib_leaf, %function
+    .thumb_func
+lib_leaf:
+    push {r4, r5, r6, lr}
+    sub sp, #40
+    cbz r0, 1f
+    add sp, #40
+    pop {r4, r5, r6, pc}
+1:  movs r0, #1
+    add sp, #40
+    pop {r4, r5, r6, pc}
+    .size lib_leaf, .-lib_leaf
+    .global lib_top
+    .type lib_top, %function
+    .thumb_func
+lib_top:
+    stmdb sp!, {r4, r5, r6, r7, r8, lr}
+    vpush {d8-d9}
+    sub.w sp, sp, #1024
+    bl lib_leaf
+    add.w sp, sp, #1024
+    vpop {d8-d9}
+    ldmia.w sp!, {r4, r5, r6, r7, r8, lr}
+    b.w lib_tail
+    .size lib_top, .-lib_top
+    .global lib_tail
+    .type lib_tail, %function
+    .thumb_func
+lib_tail:
+    push {r3, lr}
+    pop {r3, pc}
+    .size lib_tail, .-lib_tail
+    .global lib_alloca
+    .type lib_alloca, %function
+    .thumb_func
+lib_alloca:
+    push {r7, lr}
+    mov r7, sp
+    sub.w sp, sp, r0
+    mov sp, r7
+    pop {r7, pc}
+    .size lib_alloca, .-lib_alloca
+    .global lib_ptr
+    .type lib_ptr, %function
+    .thumb_func
+lib_ptr:
+    push {r4, lr}
+    blx r0
+    pop {r4, pc}
+    .size lib_ptr, .-lib_ptr
+"""
+
+
+def _archive(tmp_path):
+    src, obj, lib = tmp_path / "lib.s", tmp_path / "lib.o", tmp_path / "libfake.a"
+    src.write_text(_LIB_S)
+    subprocess.run([_AS, "-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-o", str(obj), str(src)], check=True)
+    subprocess.run([shutil.which("arm-none-eabi-ar") or "ar", "rcs", str(lib), str(obj)], check=True)
+    return lib
+
+
+@needs_toolchain
+def test_a_library_functions_prologue_is_read_into_a_frame(tmp_path):
+    data = library_frames.read_archive(_archive(tmp_path))
+    fn = {f["name"]: f for f in data["fns"].values()}
+    # push of 4 registers + sub sp, #40; the early return does not lower the frame
+    assert fn["lib_leaf"]["frame"] == 4 * 4 + 40 and not fn["lib_leaf"]["dynamic"]
+    # stmdb of 6 registers + vpush of two doubles + sub.w sp, #1024; a bl and a b.w tail call
+    assert fn["lib_top"]["frame"] == 6 * 4 + 2 * 8 + 1024
+    assert fn["lib_top"]["calls"] == ["global:lib_leaf", "global:lib_tail"]
+    assert fn["lib_ptr"]["indirect"] and fn["lib_ptr"]["frame"] == 8
+
+
+@needs_toolchain
+def test_newlibs_printf_core_frame_from_the_links_libc():
+    # the archives the Cortex-M4 link uses (its multilib: thumb/v7e-m+fp/hard)
+    archives = library_frames.link_archives(tmp := stacks.MCU_BUILD_DIR)
+    assert any(a.name == "libc.a" and "v7e-m+fp/hard" in str(a) for a in archives), (tmp, archives)
+    lib = library_frames.Library(archives, library_frames.CACHE_DIR)
+    svf = lib.fn(lib.lookup("_svfprintf_r"))
+    assert svf.frame == 9 * 4 + 260  # stmdb of 9 registers + sub sp, #260
+    assert "global:_dtoa_r" in svf.calls
+
+
+def _lib_graph(tmp_path, callee):
+    root = tmp_path / "build"
+    _write_ci(root, [("t", "void k32::thread_main(void*)", 100), (callee, callee, None)], [("t", callee)])
+    return stacks.load_graph(root, archives=[_archive(tmp_path)])
+
+
+@needs_toolchain
+def test_a_thread_calling_into_a_library_function_counts_its_frame(tmp_path):
+    fns = _lib_graph(tmp_path, "lib_top")
+    b = stacks.worst(fns, fns["t"], {})
+    assert b.bytes == 100 + 1064 + 56 and not b.unbounded  # the thread + lib_top + lib_leaf below it
+    assert b.path == ["void k32::thread_main(void*) (100)", "lib_top (1064, libfake.a)", "lib_leaf (56, libfake.a)"]
+
+
+@needs_toolchain
+def test_an_alloca_like_frame_in_a_library_is_refused(tmp_path):
+    fns = _lib_graph(tmp_path, "lib_alloca")
+    b = stacks.worst(fns, fns["t"], {})
+    assert b.unbounded == {"dynamic frame in lib_alloca"}
+    # a stated bound makes it one (frame read + the bound given)
+    stacks.stated_frames(fns, {"frames": {"lib_alloca": 256}})
+    b = stacks.worst(fns, fns["t"], {})
+    assert not b.unbounded and b.bytes == 100 + 8 + 256
+
+
+@needs_toolchain
+def test_a_library_indirect_call_needs_its_targets(tmp_path):
+    fns = _lib_graph(tmp_path, "lib_ptr")
+    assert stacks.worst(fns, fns["t"], {}).unbounded == {"indirect call in lib_ptr"}
+    b = stacks.worst(fns, fns["t"], {"indirect": {"lib_ptr": ["symbol:lib_top"]}})
+    assert not b.unbounded and b.bytes == 100 + 8 + 1064 + 56
+    with pytest.raises(stacks.StackError, match="no archive of the link defines it"):
+        stacks.worst(fns, fns["t"], {"indirect": {"lib_ptr": ["symbol:no_such_fn"]}})
+
+
+@needs_toolchain
+def test_a_function_that_ends_the_program_stops_the_path(tmp_path):
+    fns = _lib_graph(tmp_path, "lib_top")
+    b = stacks.worst(fns, fns["t"], {"ends_program": ["lib_top"]})
+    assert b.bytes == 100 + 1064 and b.path[-1] == "lib_top (1064, libfake.a, ends the program)"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .library_frames import LibraryError
 from .size import MCU_BUILD_DIR, SizeError, measure
 from .stacks import StackError, check
 
@@ -71,19 +72,26 @@ def check_group():
     help="The Cortex-M4 build (k32 build firmware --target mcu).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("-v", "--verbose", is_flag=True, help="Show the deepest path and what is left unbounded.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show the deepest path (library frames marked with their archive) and what is left unbounded.",
+)
 def stacks(board, build_dir, as_json, verbose):
     """Worst-case stack of each thread entry point over the call graph of the Cortex-M4
     objects, against the board's budgets; exits 1 when a thread exceeds its budget or its
     figure is only a lower bound (a call through a pointer or a recursion left unbounded)."""
     try:
         r = check(board, build_dir)
-    except (StackError, ValueError) as e:
+    except (StackError, LibraryError, ValueError) as e:
         raise click.ClickException(str(e))
     if as_json:
         click.echo(json.dumps(r, indent=2))
     else:
         click.echo(f"board {r['board']}")
+        if verbose:
+            click.echo("(a frame marked libc.a, libstdc++.a, … is read from that archive of the link)")
         click.echo(f"{'thread':<17}{'worst':>8}{'budget':>8}  verdict")
         for t in r["threads"]:
             worst = f"{'>=' if t['lower_bound'] else ''}{t['worst_bytes']}"

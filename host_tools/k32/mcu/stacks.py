@@ -12,8 +12,16 @@ An indirect call's targets are listed for the function that makes the call, or, 
 function is shared by callers that hand it different callbacks (ObjectStore::for_each and
 its std::function, the store's listener call), per caller: `from:` maps each caller to what
 it passes, so a path through one caller counts only that caller's callbacks. A caller the
-annotation does not name leaves the call unbounded. Library functions (newlib, libstdc++) have
-no frames in our objects and count as zero; the report lists how many were reached.
+annotation does not name leaves the call unbounded.
+
+Library functions (newlib, libstdc++, libgcc) have no frames in our objects: their frames and
+calls are read from the archives the link uses (library_frames.py) and joined to the graph,
+so a path into vsnprintf counts _svfprintf_r and what it calls. The compiler's own calls to
+run-time helpers (__aeabi_*, memcpy for a block copy), which the .ci files leave out, come
+from each object's relocations. A library function with a dynamic frame or an indirect call
+needs an annotation like our own; `ends_program` stops a path where the program ends (abort,
+a throw); the port (port/<platform>, FreeRTOS, lwIP and mbedTLS on a board) is the board's
+and counts zero: the report lists how many port functions each thread reaches.
 
 In-process calls (`inproc:` in the annotations) are cut where they start: the function that
 checks for the in-process call's free stack before running a pod. Below that cut the call has
@@ -35,6 +43,8 @@ import yaml
 
 from k32 import REPO_ROOT
 
+from .library_frames import CACHE_DIR, Library, link_archives
+
 MCU_BUILD_DIR = REPO_ROOT / "build" / "mcu"
 ANNOTATIONS = REPO_ROOT / "firmware" / "stack_check.yaml"
 INDIRECT = "__indirect_call"
@@ -55,9 +65,19 @@ class Fn:
     qualifier: str = ""
     calls: set = field(default_factory=set)
     indirect_sites: set = field(default_factory=set)  # "file:line:col" of each call through a pointer
+    origin: str = ""  # "" ours; the archive a library frame was read from; "port" (board-specific)
 
 
-def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
+class Graph(dict):
+    """title -> Fn, with the link's archives (to add a library function an annotation names)."""
+
+    library: Library | None = None
+    port: set = frozenset()
+
+
+def load_graph(build_dir: Path = MCU_BUILD_DIR, archives: list[Path] | None = None) -> Graph:
+    """Our functions from the .ci files, then the library functions they reach, with frames
+    read from the link's archives (`archives`; by default the ones the build links with)."""
     files = []
     for lib in ("k32wasm", "k32core", "k32app"):
         files += sorted((Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.ci"))
@@ -74,8 +94,10 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
                     f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
                     "rebuild build/mcu without ccache"
                 )
-    fns: dict[str, Fn] = {}
+    fns = Graph()
+    defined: dict[Path, dict[str, str]] = {}  # per .ci: symbol -> title of each function it defines
     for f in files:
+        here = defined.setdefault(f, {})
         for line in f.read_text(errors="replace").splitlines():
             m = _NODE.match(line)
             if m:
@@ -84,6 +106,7 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
                 fr = _FRAME.match(label[-1]) if len(label) >= 3 else None
                 if fr:
                     fn.name, fn.frame, fn.qualifier = label[0], int(fr.group(1)), fr.group(2)
+                    here[title.rsplit(":", 1)[-1]] = title
                 continue
             m = _EDGE.match(line)
             if m:
@@ -93,7 +116,118 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR) -> dict[str, Fn]:
                     fn.indirect_sites.add(m.group(3))
     _resolve_aliases(fns)
     _name_clones(fns)
+    _add_library_calls(fns, defined)
+    if archives is None:
+        archives, cache = link_archives(build_dir), CACHE_DIR
+    else:
+        cache = None  # archives named by the caller (tests): read each time, nothing kept
+    fns.library, fns.port = Library(archives, cache), _port_symbols(build_dir)
+    attach_library(fns, fns.library, fns.port)
     return fns
+
+
+_RELOC_SECTION = re.compile(r"^RELOCATION RECORDS FOR \[\.text\.(\S+)\]:$")
+_RELOC_CALL = re.compile(r"^[0-9a-f]+ R_ARM_THM_(?:CALL|JUMP24|JUMP19)\s+(\S+)$")
+
+
+def _add_library_calls(fns: dict[str, Fn], defined: dict[Path, dict[str, str]]) -> None:
+    """Calls the compiler adds below the call graph it writes: run-time helpers (64-bit
+    division, double arithmetic: __aeabi_*) and block copies (memcpy, memset) never appear
+    in a .ci file. Each object's relocations name them; a call to a symbol none of our
+    objects defines becomes an edge of the function whose section makes it."""
+    objs = [f.with_suffix(".obj") for f in defined if f.with_suffix(".obj").is_file()]
+    tool = shutil.which("arm-none-eabi-objdump")
+    if not objs or not tool:
+        return
+    ours = {sym for titles in defined.values() for sym in titles}
+    nm = shutil.which("arm-none-eabi-nm")
+    if nm:  # the aliases GCC emits (C1/D1) and anything else our objects define
+        out = subprocess.run([nm, "--defined-only", *map(str, objs)], capture_output=True, text=True).stdout
+        ours |= {p[2] for p in (ln.split() for ln in out.splitlines()) if len(p) == 3}
+    by_obj = {f.with_suffix(".obj"): titles for f, titles in defined.items()}
+    out = subprocess.run([tool, "-rw", *map(str, objs)], capture_output=True, text=True).stdout
+    titles: dict[str, str] = {}
+    caller = None
+    for line in out.splitlines():
+        if line.endswith("file format elf32-littlearm"):
+            titles = by_obj.get(Path(line.split(":")[0]), {})
+            caller = None
+            continue
+        m = _RELOC_SECTION.match(line)
+        if m:
+            caller = titles.get(m.group(1))
+            continue
+        if not line.strip():
+            caller = None
+            continue
+        m = _RELOC_CALL.match(line)
+        if m and caller is not None and m.group(1) not in ours:
+            fns[caller].calls.add(m.group(1))
+            fns.setdefault(m.group(1), Fn(m.group(1), m.group(1)))
+
+
+def _port_symbols(build_dir: Path) -> set:
+    """The functions the port library (port/<platform>) defines: the board's port (ESP-IDF,
+    FreeRTOS, lwIP) is not what build/mcu links, so its frames are not counted here."""
+    port = Path(build_dir) / "libk32port.a"
+    tool = shutil.which("arm-none-eabi-nm")
+    if not port.is_file() or not tool:
+        return set()
+    out = subprocess.run([tool, "--defined-only", "-g", str(port)], capture_output=True, text=True).stdout
+    return {parts[2] for parts in (ln.split() for ln in out.splitlines()) if len(parts) == 3 and parts[1] in "TW"}
+
+
+_PORT_NAME = re.compile(r"(^|[\s*&])k32::port::")
+
+
+def attach_library(fns: dict[str, Fn], lib: Library, port: set = frozenset(), symbols=None) -> None:
+    """Give every function our objects call but do not define its frame from the archives,
+    and add the library functions below it, so a path into newlib or libstdc++ counts what
+    runs there. A symbol no archive defines keeps no frame (the check reports it)."""
+    if symbols is None:
+        todo = [t for t, f in fns.items() if f.frame is None and f.title != INDIRECT]
+    else:
+        todo = [t for t in symbols if t not in fns or fns[t].frame is None]
+        for t in todo:
+            fns.setdefault(t, Fn(t, t))
+    made: list[Fn] = []
+    while todo:
+        title = todo.pop()
+        if title in port or _PORT_NAME.search(fns[title].name):
+            # linked ahead of the archives (the port's definition is the one used), or a
+            # port function this platform does not define: the board's port provides it
+            fns[title].origin = "port"
+            continue
+        key = title if "(" in title and title.split("(", 1)[0].endswith(".a") else lib.lookup(title)
+        if key is None:
+            continue
+        lf = lib.fn(key)
+        fn = fns.get(title) or fns.setdefault(title, Fn(title, lf.name))
+        if fn.frame is not None:
+            continue
+        fn.frame, fn.origin = lf.frame, lib.archive_of(key)
+        fn.qualifier = "dynamic" if lf.dynamic else "static"
+        fn.name = lf.name
+        made.append(fn)
+        for c in lf.calls:
+            t = c[len("global:") :] if c.startswith("global:") else c
+            if t not in fns or (fns[t].frame is None and fns[t].origin != "port"):
+                fns.setdefault(t, Fn(t, t))
+                todo.append(t)
+            fn.calls.add(t)
+        if lf.indirect:
+            fn.calls.add(INDIRECT)
+            fn.indirect_sites.add(f"{fn.origin}:{lf.name}")
+    _demangle(made)
+
+
+def _demangle(made: list[Fn]) -> None:
+    tool = shutil.which("arm-none-eabi-c++filt") or shutil.which("c++filt")
+    if not made or not tool:
+        return
+    out = subprocess.run([tool], input="\n".join(f.name for f in made), capture_output=True, text=True).stdout
+    for f, name in zip(made, out.splitlines()):
+        f.name = name
 
 
 _CLONE = re.compile(r"^(?:.*:)?(_Z[^.]+)((?:\.\w+\.\d+)+)$")
@@ -138,7 +272,7 @@ def _resolve_aliases(fns: dict[str, Fn]) -> None:
 def _find(fns: dict[str, Fn], needle: str) -> list[Fn]:
     """Our functions whose printable name is `needle` (after the return type, if any)."""
     pat = re.compile(r"(^|\s)" + re.escape(needle) + "$")
-    return [f for f in fns.values() if f.frame is not None and pat.search(f.name)]
+    return [f for f in fns.values() if f.frame is not None and not f.origin and pat.search(f.name)]
 
 
 @dataclass
@@ -146,7 +280,7 @@ class Bound:
     bytes: int
     path: list[str]
     unbounded: set = field(default_factory=set)  # reasons the figure is only a lower bound
-    library: set = field(default_factory=set)
+    library: set = field(default_factory=set)  # port functions reached (counted zero)
     # deepest stack in use when an in-process call starts (frames above the cut function),
     # None when no in-process call is reached
     to_call: int | None = None
@@ -204,7 +338,21 @@ def _match_targets(fns: dict[str, Fn], patterns, where: str) -> set:
         raise StackError(f"{ANNOTATIONS.name}: indirect {where}: a list of patterns, not {patterns!r}")
     out: set = set()
     for pattern in patterns:
-        found = [f.title for f in fns.values() if f.frame is not None and re.search(pattern, f.name)]
+        if pattern.startswith("symbol:"):
+            # a library function (a C locale's converter, a stdio hook), by its exact symbol
+            sym = pattern[len("symbol:") :]
+            lib = getattr(fns, "library", None)
+            if lib is not None and lib.lookup(sym) is None and lib.find(sym) is not None:
+                sym = lib.find(sym)  # file-local: named by its archive member
+            if lib is not None:
+                attach_library(fns, lib, fns.port, [sym])
+            if sym not in fns or fns[sym].frame is None:
+                raise StackError(
+                    f"{ANNOTATIONS.name}: indirect target {pattern!r}: no archive of the link defines it ({where})"
+                )
+            out.add(sym)
+            continue
+        found = [f.title for f in fns.values() if f.frame is not None and not f.origin and re.search(pattern, f.name)]
         if not found:
             raise StackError(f"{ANNOTATIONS.name}: indirect target {pattern!r} matches no function ({where})")
         out.update(found)
@@ -306,10 +454,37 @@ def indirect_targets(fns: dict[str, Fn], notes: dict) -> dict[str, Targets]:
     return out
 
 
+def stated_frames(fns: dict[str, Fn], notes: dict) -> None:
+    """`frames:` in the annotations: a bound stated for a function no archive of this link
+    holds (the board's toolchain provides it) or whose frame is dynamic, with its reason
+    next to it. An entry for a function no thread's graph has is an error."""
+    for sym, n in (notes.get("frames") or {}).items():
+        fn = fns.get(sym)
+        if fn is None or not isinstance(n, int):
+            raise StackError(f"{ANNOTATIONS.name}: frames {sym!r}: no such function in the graph (or not a number)")
+        if fn.frame is None:
+            fn.frame, fn.qualifier, fn.origin = n, "static", "stated"
+        elif fn.qualifier == "dynamic":
+            fn.frame, fn.qualifier = fn.frame + n, "bounded"
+
+
+def _ends_program(fns: dict[str, Fn], notes: dict) -> set:
+    """Titles of the functions listed under ends_program: an exact symbol, or a printable
+    name's beginning followed by `*` (std::__throw_*)."""
+    out = set()
+    for entry in notes.get("ends_program") or []:
+        if entry.endswith("*"):
+            out |= {t for t, f in fns.items() if f.frame is not None and f.name.startswith(entry[:-1])}
+        elif entry in fns:
+            out.add(entry)
+    return out
+
+
 def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Targets] | None = None) -> Bound:
     indirect = indirect_targets(fns, notes) if resolved is None else resolved
     recursion = notes.get("recursion") or {}
     cut = _inproc_cut(fns, notes)
+    ends = _ends_program(fns, notes)
     memo: dict = {}
     on_path: list[str] = []
     # what identifies a visit: the title, or (title, caller) for a call listed per caller, so
@@ -328,7 +503,15 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
         if key in memo:
             return memo[key]
         if fn is None or fn.frame is None:
+            if fn is not None and fn.origin != "port":
+                # in no archive of the link: nothing says how deep it goes
+                return Bound(0, [], {f"no frame for {fn.name} (in none of the link's archives)"}, set())
             return Bound(0, [], set(), {fn.name if fn else title})
+        if title in ends:
+            # the program stops here (abort, a throw no handler catches): what runs below
+            # is the crash report, not the thread's work
+            step = f"{fn.name} ({fn.frame}, {fn.origin or 'ours'}, ends the program)"
+            return Bound(fn.frame, [step], set(), set())
         if title in cut and on_path:
             # An in-process call: its frame is on this stack; what runs beneath it has its
             # own budget (the pod-call row), checked by the function before it goes deeper.
@@ -373,7 +556,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
                 to_call, call_path = b.to_call, b.call_path
         on_path.pop()
         on_keys.pop()
-        step = f"{fn.name} ({fn.frame})"
+        step = f"{fn.name} ({fn.frame}, {fn.origin})" if fn.origin else f"{fn.name} ({fn.frame})"
         res = Bound(
             fn.frame + best.bytes,
             [step] + best.path,
@@ -400,7 +583,8 @@ def _row(thread, what, entry, b: Bound, key, budget, verdict, **extra) -> dict:
         "lower_bound": bool(b.unbounded),
         "unbounded": sorted(b.unbounded)[:20],
         "unbounded_count": len(b.unbounded),
-        "library_calls": len(b.library),
+        "port_calls": len(b.library),
+        "library_frames": sum(1 for step in b.path if re.search(r"\(\d+, lib[^,)]*\.a[,)]", step)),
         "deepest_path": b.path,
         **extra,
     }
@@ -421,6 +605,13 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
     board = load_board(board_name)
     notes = yaml.safe_load(ANNOTATIONS.read_text()) or {}
     fns = load_graph(build_dir)
+    for sym in notes.get("ends_program") or []:
+        if sym.endswith("*"):
+            if not any(f.frame is not None and f.name.startswith(sym[:-1]) for f in fns.values()):
+                raise StackError(f"{ANNOTATIONS.name}: ends_program {sym!r} matches no function")
+        elif fns.library is not None and fns.library.lookup(sym) is None and not (sym in fns and fns[sym].frame):
+            raise StackError(f"{ANNOTATIONS.name}: ends_program {sym!r}: no archive of the link defines it")
+    stated_frames(fns, notes)
     resolved = indirect_targets(fns, notes)
     budgets = {k: v["bytes"] for k, v in board.budgets.items() if isinstance(v, dict) and "bytes" in v}
     rows = []
