@@ -167,6 +167,8 @@ def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
     d = tmp_path / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
     (d / "x.cpp.obj").write_bytes(b"")
     (d / "x.cpp.su").write_text("")
+    ci_time = (d / "x.cpp.ci").stat().st_mtime_ns
+    os.utime(d / "x.cpp.su", ns=(ci_time, ci_time))  # written together (the same clock tick)
     assert stacks.load_graph(tmp_path)  # written together: accepted
     # a compiler-cache hit restores object and .su, and leaves last build's .ci behind
     os.utime(d / "x.cpp.ci", (1, 1))
@@ -531,3 +533,29 @@ def test_a_function_that_ends_the_program_stops_the_path(tmp_path):
     fns = _lib_graph(tmp_path, "lib_top")
     b = stacks.worst(fns, fns["t"], {"ends_program": ["lib_top"]})
     assert b.bytes == 100 + 1064 and b.path[-1] == "lib_top (1064, libfake.a, ends the program)"
+
+
+def test_the_innermost_round_of_a_recursion_still_calls_below_it(tmp_path):
+    # a JSON dump nested to its limit formats a number at the bottom: that call counts
+    # below the last round, not instead of the rounds; another cycle under the exit (a
+    # document's nesting shared by both) counts one round
+    _write_ci(
+        tmp_path,
+        [
+            ("main", "void k32::main()", 100),
+            ("rec", "void k32::rec(int)", 40),
+            ("fmt", "void k32::format_number()", 30),
+            ("copy", "void k32::copy(int)", 24),
+        ],
+        [("main", "rec"), ("rec", "rec"), ("rec", "fmt"), ("fmt", "copy"), ("copy", "copy")],
+    )
+    fns = stacks.load_graph(tmp_path, archives=[])
+    b = stacks.worst(fns, fns["main"], {"recursion": {"k32::rec": 20, "k32::copy": 20}})
+    assert not b.unbounded
+    assert b.bytes == 100 + 40 * 20 + 30 + 24
+    assert b.path[:4] == [
+        "void k32::main() (100)",
+        "void k32::rec(int) (40)",
+        "void k32::rec(int) (x20)",
+        "void k32::format_number() (30)",
+    ]

@@ -32,7 +32,7 @@ from k32 import REPO_ROOT
 TOOLCHAIN_FILE = REPO_ROOT / "firmware" / "cmake" / "toolchains" / "cortex-m4.cmake"
 # shared by every build folder: an entry is keyed by its archive's path, size and time
 CACHE_DIR = REPO_ROOT / "build" / "stack_library"
-_CACHE_VERSION = 4
+_CACHE_VERSION = 7
 _COND = {"eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al"}
 _SYM = re.compile(r"^([0-9a-f]{8}) (.{7}) (\S+)\t([0-9a-f]{8}) (.*)$")
 _INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)(?:\t(.*))?$")
@@ -174,7 +174,20 @@ def _base(mnem: str) -> tuple[str, bool]:
     m = mnem.split(".")[0]
     if m in ("bl", "blx", "bx", "b", "bls", "blt", "ble") or len(m) < 3:
         return (m, False) if m not in ("bls", "blt", "ble") else ("b", True)
-    if m[-2:] in _COND and m[:-2] in ("b", "bx", "pop", "push", "ldr", "add", "sub", "mov", "ldmia", "ldm"):
+    if m[-2:] in _COND and m[:-2] in (
+        "b",
+        "bl",
+        "blx",
+        "bx",
+        "pop",
+        "push",
+        "ldr",
+        "add",
+        "sub",
+        "mov",
+        "ldmia",
+        "ldm",
+    ):
         return m[:-2], True
     return m, False
 
@@ -242,7 +255,11 @@ def _analyze(fn: LibFn, insns: list, table: dict, resolve) -> None:
                         continue
                     break
                 d -= _imm(o[-1])
-            elif o and o[0] == "sp" and not base.startswith(("str", "stm", "vst", "cmp", "cmn", "tst")):
+            elif (
+                o
+                and o[0] == "sp"
+                and not base.startswith(("str", "stm", "vst", "ldm", "vld", "cmp", "cmn", "tst", "teq", "pld"))
+            ):
                 imm = _imm(o[-1]) if len(o) >= 2 else None
                 if base in ("sub", "subw", "subs") and imm is not None and (len(o) == 2 or o[1] == "sp"):
                     d += imm
@@ -260,7 +277,13 @@ def _analyze(fn: LibFn, insns: list, table: dict, resolve) -> None:
             elif base in ("add", "addw") and len(o) == 3 and o[1] == "sp" and _imm(o[2]) is not None:
                 fp[o[0]] = d - _imm(o[2])
             elif base in ("bl", "blx"):
-                if reloc or _target(ops) is not None:
+                t = _target(ops)
+                if reloc is None and t is not None and lo < t <= hi and t in at:
+                    # a subroutine inside this function (hand-written libgcc): its pushes
+                    # are followed from here, at this depth, like a branch that returns (a call
+                    # to the function's own start is a recursion: an edge, as any call)
+                    work.append((at[t], d))
+                elif reloc or t is not None:
                     call(addr, ops, reloc)
                 else:  # blx rX
                     fn.indirect = True
@@ -353,7 +376,11 @@ def read_archive(archive: Path) -> dict:
             ops = rest[0] if rest and "R_ARM_" not in rest[0] else ""
             r = _RELOC.search(line)
             reloc = (
-                r.group(2) if r and r.group(1) in ("R_ARM_THM_CALL", "R_ARM_THM_JUMP24", "R_ARM_THM_JUMP19") else None
+                r.group(2)
+                if r
+                and r.group(1)
+                in ("R_ARM_THM_CALL", "R_ARM_THM_JUMP24", "R_ARM_THM_JUMP19", "R_ARM_THM_JUMP11", "R_ARM_THM_JUMP8")
+                else None
             )
             members[-1][2][section].append((int(m.group(1), 16), m.group(2), ops, reloc))
     for member, syms, code in members:

@@ -285,6 +285,9 @@ class Bound:
     # None when no in-process call is reached
     to_call: int | None = None
     call_path: list[str] = field(default_factory=list)
+    # the deepest path with every recursive cycle taken once: what the innermost round of a
+    # cycle can still call below itself
+    flat: int = 0
 
 
 def _depth(note) -> int:
@@ -511,19 +514,37 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             # the program stops here (abort, a throw no handler catches): what runs below
             # is the crash report, not the thread's work
             step = f"{fn.name} ({fn.frame}, {fn.origin or 'ours'}, ends the program)"
-            return Bound(fn.frame, [step], set(), set())
+            return Bound(fn.frame, [step], set(), set(), flat=fn.frame)
         if title in cut and on_path:
             # An in-process call: its frame is on this stack; what runs beneath it has its
             # own budget (the pod-call row), checked by the function before it goes deeper.
             step = f"{fn.name} ({fn.frame}, in-process call: its own budget)"
-            return Bound(fn.frame, [step], set(), set(), 0, [step])
+            return Bound(fn.frame, [step], set(), set(), 0, [step], flat=fn.frame)
         if key in on_keys:  # a recursive cycle
             cycle = on_path[on_keys.index(key) :]
             depth = next((_depth(d) for k, d in recursion.items() if any(k in fns[t].name for t in cycle)), None)
             if depth is None:
                 return Bound(0, [], {f"recursion through {fn.name}"}, set())
             per_round = sum(fns[t].frame or 0 for t in cycle)
-            return Bound(per_round * (int(depth) - 1), [f"{fn.name} (x{depth})"], set(), set())
+            # The innermost round still calls what the cycle's functions call besides each
+            # other (a number's vsnprintf at the bottom of a JSON dump): the deepest of those
+            # exits, with any other cycle below it taken once (two cycles over one document's
+            # nesting share its depth limit), goes below the last round. Calls through
+            # pointers of a cycle's function count at its own level, not here.
+            exit_flat, exit_path, exit_unb, exit_lib = 0, [], set(), set()
+            for t in cycle:
+                on_path.append(t)  # the exit's caller, for a call listed per caller
+                on_keys.append(("exit", t))
+                for c in sorted(fns[t].calls - set(on_path) - {INDIRECT}):
+                    b = visit(c)
+                    exit_unb |= b.unbounded
+                    exit_lib |= b.library
+                    if b.flat > exit_flat:
+                        exit_flat, exit_path = b.flat, b.path
+                on_path.pop()
+                on_keys.pop()
+            rounds = per_round * (int(depth) - 1)
+            return Bound(rounds + exit_flat, [f"{fn.name} (x{depth})"] + exit_path, exit_unb, exit_lib, flat=exit_flat)
         on_path.append(title)
         on_keys.append(key)
         best = Bound(0, [], set(), set())
@@ -546,10 +567,12 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
                 else:
                     targets |= by
         to_call, call_path = None, []
+        flat = 0
         for t in sorted(targets):
             b = visit(t)
             unb |= b.unbounded
             lib |= b.library
+            flat = max(flat, b.flat)
             if b.bytes > best.bytes or not best.path:
                 best = b
             if b.to_call is not None and (to_call is None or b.to_call > to_call):
@@ -564,6 +587,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             lib,
             None if to_call is None else fn.frame + to_call,
             [step] + call_path if to_call is not None else [],
+            flat=fn.frame + flat,
         )
         memo[key] = res
         return res
