@@ -127,7 +127,7 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR, archives: list[Path] | None = No
 
 
 _RELOC_SECTION = re.compile(r"^RELOCATION RECORDS FOR \[\.text\.(\S+)\]:$")
-_RELOC_CALL = re.compile(r"^[0-9a-f]+ R_ARM_THM_(?:CALL|JUMP24|JUMP19)\s+(\S+)$")
+_RELOC_CALL = re.compile(r"^[0-9a-f]+ R_ARM_THM_(?:CALL|JUMP24|JUMP19|JUMP11|JUMP8)\s+(\S+)$")
 
 
 def _add_library_calls(fns: dict[str, Fn], defined: dict[Path, dict[str, str]]) -> None:
