@@ -82,16 +82,17 @@ void mount_channel_routes(api::ApiServer* api, channels::Hub* hub) {
       while (ok) {
         channels::Message m;
         if (sub->next(&m, K32_CHANNEL_POLL_MS)) {
-          // {"topic":...,"payload":...} written straight into one buffer: every published
-          // message passes here once per subscribed worker.
+          // {"topic":...,"payload":...} written straight into one buffer, framed as a chunk
+          // in place: every published message passes here once per subscribed worker. The
+          // room reserved: the JSON around the two strings, and the chunk's size line.
           std::string line;
-          line.reserve(m.topic.size() + m.payload.size() + 32);
+          line.reserve(m.topic.size() + m.payload.size() + 32 + 2 * sizeof(size_t) + 4);
           line.append("{\"topic\":", 9);
           json::append_escaped(m.topic, &line);
           line.append(",\"payload\":", 11);
           json::append_escaped(m.payload, &line);
           line.append("}\n", 2);
-          ok = w.write_chunk(line);
+          ok = w.write_chunk_in_place(&line);
           last_write = port::monotonic_ms();
         } else if (port::tcp_peer_closed(w.socket())) {
           break;

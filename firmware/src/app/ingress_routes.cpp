@@ -79,6 +79,7 @@ bool RouteTable::prefix_matches(const std::string& rule, const std::string& path
 void RouteTable::build(const std::vector<json::Value>& ingresses) {
   routes_.clear();
   defaults_.clear();
+  host_rules_ = false;
   for (const auto& ing : ingresses) {
     if (!serves(ing) || !ing["metadata"]["deletionTimestamp"].is_null()) continue;
     std::string ns = ing.path_str({"metadata", "namespace"});
@@ -109,6 +110,7 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
         r.to.backend = backend_of(p["backend"], ns);
         r.exact = r.to.type == "Exact";
         r.to.matched_path = r.exact ? r.path : rule_path(r.path);
+        host_rules_ = host_rules_ || !r.host.empty();
         routes_.push_back(std::move(r));
       }
     }
@@ -133,8 +135,10 @@ RouteMatch RouteTable::match(const std::string& host_header, const std::string& 
 }
 
 const RouteMatch* RouteTable::find(const std::string& host_header, const std::string& path) const {
-  std::string host = normalise_host(host_header);
-  for (int group = 0; group < 3; ++group) {
+  // A table without host rules (the usual one on a board) needs neither the Host header
+  // normalised nor the exact and wildcard groups tried.
+  std::string host = host_rules_ ? normalise_host(host_header) : std::string();
+  for (int group = host_rules_ ? 0 : 2; group < 3; ++group) {
     const Route* best = nullptr;
     size_t best_len = 0;
     for (const auto& r : routes_) {

@@ -68,6 +68,7 @@ class RouteTable {
  private:
   std::vector<Route> routes_;
   std::vector<RouteMatch> defaults_;  // defaultBackend per Ingress, in ns/name order
+  bool host_rules_ = false;           // some route names a host
 };
 
 }  // namespace app

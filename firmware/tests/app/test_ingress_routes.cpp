@@ -66,5 +66,17 @@ int main() {
   ings.pop_back();
   t.build(ings);
   CHECK(!t.names_service("z/dflt"));
+
+  // A table without host rules skips the host groups: the same answers, any Host header.
+  std::vector<Value> hostless(ings.begin() + 2, ings.end());
+  RouteTable h;
+  h.build(hostless);
+  CHECK_EQ(svc(h, "Shop.Example.COM:8080", "/x"), std::string("x-exact"));
+  CHECK_EQ(svc(h, "", "/x/1"), std::string("x-prefix"));
+  CHECK_EQ(svc(h, "none", "/s"), std::string("first"));
+  CHECK_EQ(svc(h, "none", "/api/x"), std::string("404"));
+  // Rebuilt with a host rule again, the host groups count again.
+  h.build(ings);
+  CHECK_EQ(svc(h, "shop.example.com", "/api/x"), std::string("api"));
   TEST_MAIN_END();
 }

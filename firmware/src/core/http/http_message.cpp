@@ -327,20 +327,40 @@ bool ResponseWriter::begin_stream(int status, const std::string& content_type) {
   return !broken_;
 }
 
-bool ResponseWriter::write_chunk(const std::string& data) {
-  if (!chunked_ || broken_) return false;
-  if (data.empty() || head_only_) return true;
-  // The chunk's size in hex, written by hand (no snprintf per chunk).
-  char size[2 * sizeof(size_t) + 2];
-  char* end = size + sizeof size;
+namespace {
+// A chunk's size line ("<hex>\r\n") written backwards from `end`; returns where it starts.
+// By hand: no snprintf per chunk.
+char* chunk_size_line(size_t n, char* end) {
   char* p = end;
   *--p = '\n';
   *--p = '\r';
-  size_t n = data.size();
   do {
     *--p = "0123456789abcdef"[n & 15];
     n >>= 4;
   } while (n);
+  return p;
+}
+}  // namespace
+
+bool ResponseWriter::write_chunk_in_place(std::string* data) {
+  if (!chunked_ || broken_) return false;
+  if (data->empty() || head_only_) return true;
+  char size[2 * sizeof(size_t) + 2];
+  char* end = size + sizeof size;
+  char* p = chunk_size_line(data->size(), end);
+  body_bytes_ += data->size();
+  data->insert(0, p, static_cast<size_t>(end - p));
+  data->append("\r\n", 2);
+  if (!conn_->send_all(data->data(), data->size())) broken_ = true;
+  return !broken_;
+}
+
+bool ResponseWriter::write_chunk(const std::string& data) {
+  if (!chunked_ || broken_) return false;
+  if (data.empty() || head_only_) return true;
+  char size[2 * sizeof(size_t) + 2];
+  char* end = size + sizeof size;
+  char* p = chunk_size_line(data.size(), end);
   std::string out;
   out.reserve(static_cast<size_t>(end - p) + data.size() + 2);
   out.append(p, static_cast<size_t>(end - p));

@@ -70,6 +70,9 @@ class ResponseWriter {
   // A streamed (chunked) response: begin, any number of chunks, end.
   bool begin_stream(int status, const std::string& content_type);
   bool write_chunk(const std::string& data);
+  // The same, framing `data` itself (its size line put in front, CRLF behind) instead of
+  // copying it into a second buffer; `data` holds the sent chunk afterwards.
+  bool write_chunk_in_place(std::string* data);
   bool end_stream();
 
   // 101 Switching Protocols with exactly these headers (no Content-Length, no keep-alive
