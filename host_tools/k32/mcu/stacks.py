@@ -33,6 +33,7 @@ the first call + (CALL_CHAIN_MAX - 1) hops + one call, against its own budget + 
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -290,6 +291,7 @@ class Bound:
     flat: int = 0
 
 
+@functools.cache  # boards/common.yaml is read once, not per cycle met
 def _depth(note) -> int:
     """A cycle's depth: a number; "common:NAME", a limit of boards/common.yaml (the code reads
     it as K32_NAME); or "path/to/file.h:kName", a constant in the source. The bound follows
