@@ -48,6 +48,7 @@ def _graph(tmp_path):
     return stacks.load_graph(tmp_path)
 
 
+@pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi toolchain not installed")
 def test_deepest_path_and_lower_bounds(tmp_path):
     fns = _graph(tmp_path)
     b = stacks.worst(fns, fns["main"], {})

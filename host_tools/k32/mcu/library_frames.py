@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
@@ -441,7 +442,7 @@ def load_archive(archive: Path, cache_dir: Path | None) -> dict:
     data = _LOADED[tag] = read_archive(archive)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # checks run side by side (pytest -n)
         tmp.write_text(json.dumps(data))
         tmp.replace(path)
     return data
