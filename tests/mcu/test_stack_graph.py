@@ -560,3 +560,19 @@ def test_the_innermost_round_of_a_recursion_still_calls_below_it(tmp_path):
         "void k32::rec(int) (x20)",
         "void k32::format_number() (30)",
     ]
+
+
+def test_a_call_through_a_pointer_in_the_innermost_round_counts_below_it(tmp_path):
+    _write_ci(
+        tmp_path,
+        [
+            ("main", "void k32::main()", 100),
+            ("rec", "void k32::rec(int)", 40),
+            ("cb", "void k32::callback()", 70),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("main", "rec"), ("rec", "rec"), ("rec", "__indirect_call")],
+    )
+    fns = stacks.load_graph(tmp_path, archives=[])
+    b = stacks.worst(fns, fns["main"], {"recursion": {"k32::rec": 20}, "indirect": {"k32::rec(": [r"k32::callback\("]}})
+    assert not b.unbounded and b.bytes == 100 + 40 * 20 + 70

@@ -507,6 +507,26 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
     def listed_for(fn: Fn) -> Targets | None:
         return next((v for k, v in indirect.items() if _named(fn, k)), None)
 
+    def targets_of(fn: Fn, caller: str | None, unb: set) -> set:
+        """What fn calls: its direct calls and, for a call through a pointer, the targets
+        listed for it (for its caller, when listed per caller); unb gets why not, if not."""
+        targets = set(fn.calls)
+        if INDIRECT in targets:
+            targets.discard(INDIRECT)
+            listed = listed_for(fn)
+            if listed is None:
+                unb.add(f"indirect call in {fn.name}")
+            elif listed.any is not None:
+                targets |= listed.any
+            else:
+                by = next((v for k, v in listed.by_caller.items() if caller and _named(fns[caller], k)), None)
+                if by is None:
+                    who = fns[caller].name if caller else "the thread's start"
+                    unb.add(f"indirect call in {fn.name} from {who} (no targets listed for that caller)")
+                else:
+                    targets |= by
+        return targets
+
     def visit(title: str) -> Bound:
         fn = fns.get(title)
         listed = listed_for(fn) if fn is not None and INDIRECT in fn.calls else None
@@ -539,13 +559,16 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             # The innermost round still calls what the cycle's functions call besides each
             # other (a number's vsnprintf at the bottom of a JSON dump): the deepest of those
             # exits, with any other cycle below it taken once (two cycles over one document's
-            # nesting share its depth limit), goes below the last round. Calls through
-            # pointers of a cycle's function count at its own level, not here.
+            # nesting share its depth limit), goes below the last round; a call through a
+            # pointer reaches the targets listed for it, as at any level.
             exit_flat, exit_path, exit_unb, exit_lib = 0, [], set(), set()
-            for t in cycle:
+            start = on_keys.index(key)
+            for i, t in enumerate(cycle):
+                pred = cycle[i - 1] if i else (on_path[start - 1] if start else None)
+                exits = targets_of(fns[t], pred, exit_unb) - set(on_path)
                 on_path.append(t)  # the exit's caller, for a call listed per caller
                 on_keys.append(("exit", t))
-                for c in sorted(fns[t].calls - set(on_path) - {INDIRECT}):
+                for c in sorted(exits):
                     b = visit(c)
                     exit_unb |= b.unbounded
                     exit_lib |= b.library
@@ -562,20 +585,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
         lib: set = set()
         if fn.qualifier != "static" and "bounded" not in fn.qualifier:
             unb.add(f"dynamic frame in {fn.name}")
-        targets = set(fn.calls)
-        if INDIRECT in targets:
-            targets.discard(INDIRECT)
-            if listed is None:
-                unb.add(f"indirect call in {fn.name}")
-            elif listed.any is not None:
-                targets |= listed.any
-            else:
-                by = next((v for k, v in listed.by_caller.items() if caller and _named(fns[caller], k)), None)
-                if by is None:
-                    who = fns[caller].name if caller else "the thread's start"
-                    unb.add(f"indirect call in {fn.name} from {who} (no targets listed for that caller)")
-                else:
-                    targets |= by
+        targets = targets_of(fn, caller, unb)
         to_call, call_path = None, []
         flat = 0
         for t in sorted(targets):
