@@ -297,6 +297,7 @@ class Bound:
     # the deepest path with every recursive cycle taken once: what the innermost round of a
     # cycle can still call below itself
     flat: int = 0
+    flat_path: list[str] = field(default_factory=list)
 
 
 @functools.cache  # boards/common.yaml is read once, not per cycle met
@@ -544,12 +545,12 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             # the program stops here (abort, a throw no handler catches): what runs below
             # is the crash report, not the thread's work
             step = f"{fn.name} ({fn.frame}, {fn.origin or 'ours'}, ends the program)"
-            return Bound(fn.frame, [step], set(), set(), flat=fn.frame)
+            return Bound(fn.frame, [step], set(), set(), flat=fn.frame, flat_path=[step])
         if title in cut and on_path:
             # An in-process call: its frame is on this stack; what runs beneath it has its
             # own budget (the pod-call row), checked by the function before it goes deeper.
             step = f"{fn.name} ({fn.frame}, in-process call: its own budget)"
-            return Bound(fn.frame, [step], set(), set(), 0, [step], flat=fn.frame)
+            return Bound(fn.frame, [step], set(), set(), 0, [step], flat=fn.frame, flat_path=[step])
         if key in on_keys:  # a recursive cycle
             cycle = on_path[on_keys.index(key) :]
             depth = next((_depth(d) for k, d in recursion.items() if any(k in fns[t].name for t in cycle)), None)
@@ -573,11 +574,18 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
                     exit_unb |= b.unbounded
                     exit_lib |= b.library
                     if b.flat > exit_flat:
-                        exit_flat, exit_path = b.flat, b.path
+                        exit_flat, exit_path = b.flat, b.flat_path
                 on_path.pop()
                 on_keys.pop()
             rounds = per_round * (int(depth) - 1)
-            return Bound(rounds + exit_flat, [f"{fn.name} (x{depth})"] + exit_path, exit_unb, exit_lib, flat=exit_flat)
+            return Bound(
+                rounds + exit_flat,
+                [f"{fn.name} (x{depth})"] + exit_path,
+                exit_unb,
+                exit_lib,
+                flat=exit_flat,
+                flat_path=exit_path,
+            )
         on_path.append(title)
         on_keys.append(key)
         best = Bound(0, [], set(), set())
@@ -587,12 +595,13 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             unb.add(f"dynamic frame in {fn.name}")
         targets = targets_of(fn, caller, unb)
         to_call, call_path = None, []
-        flat = 0
+        flat, flat_path = 0, []
         for t in sorted(targets):
             b = visit(t)
             unb |= b.unbounded
             lib |= b.library
-            flat = max(flat, b.flat)
+            if b.flat > flat:
+                flat, flat_path = b.flat, b.flat_path
             if b.bytes > best.bytes or not best.path:
                 best = b
             if b.to_call is not None and (to_call is None or b.to_call > to_call):
@@ -608,6 +617,7 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
             None if to_call is None else fn.frame + to_call,
             [step] + call_path if to_call is not None else [],
             flat=fn.frame + flat,
+            flat_path=[step] + flat_path,
         )
         memo[key] = res
         return res
