@@ -69,6 +69,12 @@ int main() {
   // Insertion order is kept and output is compact.
   CHECK_EQ(k32::json::dump(v),
            std::string(R"({"a":1,"b":[true,null,"x)") + "\xc3\xa9\xf0\x9f\x98\x80" + R"("],"c":{"d":-2500}})");
+  // Control characters are written as \u escapes; integers in decimal, both ends of int64.
+  CHECK_EQ(k32::json::dump(Value("\x01\x1f\x7f")), std::string("\"\\u0001\\u001f\x7f\""));
+  CHECK_EQ(k32::json::dump(Value(static_cast<int64_t>(0))), std::string("0"));
+  CHECK_EQ(k32::json::dump(Value(static_cast<int64_t>(-7))), std::string("-7"));
+  CHECK_EQ(k32::json::dump(Value(INT64_MAX)), std::string("9223372036854775807"));
+  CHECK_EQ(k32::json::dump(Value(INT64_MIN)), std::string("-9223372036854775808"));
   // Round trip of escapes.
   Value s("line\n\"quote\"\t\x01");
   Value back;
