@@ -5,16 +5,18 @@ call into vsnprintf or std::string counts as zero bytes.
 Each function of an archive is disassembled (`objdump -drtw`) and followed instruction by
 instruction along its branches, tracking how far the stack pointer is below its value at
 entry: push/stmdb sp!, vpush/vstmdb sp!, `sub sp, #N` (and .w/subw) lower it, pop, vpop and
-`add sp, #N` raise it; the deepest point is the function's frame. Calls are the `bl`/`blx`
-to a symbol and the `b.w` tail calls, from the relocations. A stack pointer lowered by a
+`add sp, #N` raise it; the deepest point is the function's frame. Branches are followed
+to their targets (a tbb/tbh to every entry of its table, a `bl` into the same function as a
+subroutine). Calls are the `bl`/`blx` to a symbol and the `b.w` tail calls, from the
+relocations. A stack pointer lowered by a
 register (`sub sp, rX`: alloca or a variable-length array) is a dynamic frame, and a `blx rX`
 or `bx rX` an indirect call: both leave the figure unbounded unless firmware/stack_check.yaml
 bounds them, as for the project's own code.
 
 Which archives: the ones the build's link command names, for the multilib its flags select
 (`g++ <flags> -###` prints the linker command line). The analysis of an archive is kept in
-the build folder, keyed by the archive's path, size and time, so a check reads each archive
-once."""
+build/stack_library, keyed by the archive's path, size and time, so a check reads each
+archive once."""
 
 from __future__ import annotations
 
@@ -40,7 +42,8 @@ _INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)(?:\t(.*))?$")
 _MEMBER = re.compile(r"^(\S.*):\s+file format ")
 _SECTION = re.compile(r"^Disassembly of section (\S+):$")
 _RELOC = re.compile(r"\b[0-9a-f]+: (R_ARM_\w+)\t(\S+)")
-# the largest frame a loop may keep lowering the stack pointer by before it counts as dynamic
+# how often an instruction is reached again at a deeper stack before the function counts as
+# lowering the stack pointer in a loop (a dynamic frame)
 _MAX_VISITS = 16
 
 
