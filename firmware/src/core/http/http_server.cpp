@@ -7,6 +7,7 @@
 #include "core/http/conn_reader.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "core/util/work_thread.h"
 #include "k32_board.h"
 
 namespace k32 {
@@ -123,8 +124,8 @@ void Server::accept_main(void* self) {
       continue;
     }
     ConnArg* arg = new ConnArg{srv, s, peer, slot, port::monotonic_ms()};
-    if (!port::thread_start(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region, &Server::conn_main,
-                            arg)) {
+    if (!util::start_work_thread(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region, &Server::conn_main,
+                                 arg)) {
       srv->conns_.release(slot);
       srv->refuse(s, 503, "cannot start a connection thread");
       delete arg;

@@ -6,6 +6,7 @@
 #include "core/kubelet/pod_usage.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "core/util/work_thread.h"
 #include "port.h"
 
 namespace k32 {
@@ -16,6 +17,7 @@ namespace {
 struct RunnerArg {
   std::shared_ptr<Pod> pod;
   size_t index;
+  bool resume;  // the container was parked and has ended: take it from there (resume_runner)
 };
 
 void set_state(Pod* p, Container* c, const ContainerState& s, bool ready) {
@@ -42,8 +44,36 @@ bool pause(Pod* p, uint32_t ms) {
   return !p->stopping.load();
 }
 
-// Runs the container once; returns its terminated state.
-ContainerState run_once(Pod* p, Container* c) {
+// A request container's instance has ended (it trapped, or the pod is stopping): frees it and
+// returns its terminated state.
+ContainerState end_request(Pod* p, Container* c, int64_t started_at) {
+  ContainerState t;
+  t.kind = ContainerState::Terminated;
+  t.started_at = started_at;
+  {
+    port::LockGuard<port::Mutex> lock(p->mu);
+    if (c->crashed) {
+      t.exit_code = 1;
+      t.reason = "Error";
+      t.message = c->crash_message;
+      c->crashed = false;
+    } else {
+      t.exit_code = 0;
+      t.reason = "Completed";
+    }
+  }
+  c->accepting = false;
+  {
+    port::LockGuard<port::Mutex> lock(c->call_mu);
+    release_container(c);
+  }
+  t.finished_at = port::wall_time_s();
+  return t;
+}
+
+// Runs the container once; returns its terminated state. A request container whose instance
+// is up sets *parked instead and leaves it serving without this thread.
+ContainerState run_once(Pod* p, Container* c, bool* parked) {
   ContainerState t;
   t.kind = ContainerState::Terminated;
   std::string reason, message;
@@ -97,18 +127,19 @@ ContainerState run_once(Pod* p, Container* c) {
     }
     t.reason = t.exit_code == 0 ? "Completed" : "Error";
   } else {
-    // A request pod lives until it is stopped or one of its calls traps.
-    port::UniqueLock lock(p->mu);
-    p->cv.wait(lock, [p, c] { return p->stopping.load() || c->crashed; });
-    if (c->crashed) {
-      t.exit_code = 1;
-      t.reason = "Error";
-      t.message = c->crash_message;
-      c->crashed = false;
-    } else {
-      t.exit_code = 0;
-      t.reason = "Completed";
+    // A request pod lives until it is stopped or one of its calls traps, and its calls run on
+    // the threads that bring them: it needs no thread of its own meanwhile. A board's task
+    // stack is heap (16 KiB a pod here), so the runner ends; the trap starts the next runner
+    // (resume_runner), the pod's stop frees the instance (Kubelet::stop_pod).
+    {
+      port::LockGuard<port::Mutex> lock(p->mu);
+      if (!p->stopping.load() && !c->crashed) {
+        c->parked = true;
+        *parked = true;
+        return t;
+      }
     }
+    return end_request(p, c, run.started_at);
   }
   c->accepting = false;
   {
@@ -124,10 +155,24 @@ void runner_main(void* arg_p) {
   std::shared_ptr<Pod> keep = arg->pod;
   Pod* p = keep.get();
   Container* c = p->containers[arg->index].get();
+  bool resume = arg->resume;
   delete arg;
-  int failures = 0;
-  while (!p->stopping) {
-    ContainerState t = run_once(p, c);
+  int& failures = c->failures;  // one runner at a time per container; they follow each other
+  while (!p->stopping || resume) {
+    ContainerState t;
+    if (resume) {
+      int64_t started_at;
+      {
+        port::LockGuard<port::Mutex> lock(p->mu);
+        started_at = c->state.started_at;
+      }
+      t = end_request(p, c, started_at);
+      resume = false;
+    } else {
+      bool parked = false;
+      t = run_once(p, c, &parked);
+      if (parked) break;
+    }
     if (p->stopping) break;
     bool restart = p->restart == Pod::Restart::Always || (p->restart == Pod::Restart::OnFailure && t.exit_code != 0);
     if (!restart) {
@@ -185,13 +230,14 @@ uint32_t backoff_ms(int failures) {
   return d > kBackoffMaxMs ? kBackoffMaxMs : static_cast<uint32_t>(d);
 }
 
-bool start_runner(const std::shared_ptr<Pod>& pod, size_t index) {
-  RunnerArg* arg = new RunnerArg{pod, index};
+bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, bool resume) {
+  RunnerArg* arg = new RunnerArg{pod, index, resume};
   {
     port::LockGuard<port::Mutex> lock(pod->mu);
     pod->runners++;
   }
-  if (port::thread_start("pod", pod->kubelet->config().runner_stack_bytes, port::Region::Any, &runner_main, arg)) return true;
+  if (util::start_work_thread("pod", pod->kubelet->config().runner_stack_bytes, port::Region::Any, &runner_main, arg))
+    return true;
   delete arg;
   port::LockGuard<port::Mutex> lock(pod->mu);
   pod->runners--;

@@ -12,6 +12,7 @@
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
+#include "core/util/work_thread.h"
 #include "k32_abi_table.h"
 #include "port.h"
 
@@ -132,7 +133,7 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   }
   if (old) hub_->unsubscribe(old);
   if (start_thread &&
-      !port::thread_start("k32_events", cfg_.events_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
+      !util::start_work_thread("k32_events", cfg_.events_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
     port::LockGuard<port::Mutex> lock(p->mu);
     p->events_thread = false;
     return false;
@@ -211,6 +212,19 @@ void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
   p->cv.notify_all();
   p->cv.wait_for(lock, wait_ms, [&] { return p->runners == 0; });
   if (p->runners) logf("[KUBELET] pod %s: %d container(s) still stopping", p->key().c_str(), p->runners);
+  // Request containers serving without a runner (container_runner.h) are freed here.
+  std::vector<Container*> parked;
+  for (auto& c : p->containers) {
+    if (!c->parked) continue;
+    c->parked = false;
+    c->accepting = false;
+    parked.push_back(c.get());
+  }
+  lock.unlock();
+  for (Container* c : parked) {
+    port::LockGuard<port::Mutex> call(c->call_mu);  // after the call in progress, interrupted above
+    release_container(c);
+  }
 }
 
 void Kubelet::stop_all() {
@@ -420,13 +434,14 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
   if (deadline_ms && deadline_ms < deadline) deadline = deadline_ms;
   CallPlace place(p.get());
   if (place.ahead >= cfg_.pod_calls_max) return abi::kErrBusy;
-  for (auto& cp : p->containers) {
-    Container* c = cp.get();
+  for (size_t index = 0; index < p->containers.size(); ++index) {
+    Container* c = p->containers[index].get();
     if (!c->accepting) continue;
     Gate g = enter_call(p.get(), c, deadline);
     if (g == Gate::Stopping) return abi::kErrNoent;
     if (g == Gate::Timeout) return abi::kErrTimeout;
     port::UniqueLock lock(c->call_mu);
+    bool restart = false;
     if (!c->handle_fn || !arm_call(p.get(), c, deadline)) {
       lock.unlock();
       leave_call(p.get(), c);
@@ -464,6 +479,9 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
         port::LockGuard<port::Mutex> plock(p->mu);
         c->crashed = true;
         c->crash_message = msg;
+        c->accepting = false;  // no call enters the trapped instance while it is restarted
+        restart = c->parked;
+        c->parked = false;
       }
       *out = PodResponse();
       out->status = 500;
@@ -474,7 +492,17 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
       out->body = "k32_handle returned " + text::to_string(rv) + "\n";
     }
     lock.unlock();
-    leave_call(p.get(), c);  // also wakes the runner waiting for `crashed`
+    leave_call(p.get(), c);
+    // A parked container has no runner: one starts to restart it (per restartPolicy).
+    if (restart && !start_runner(p, index, true)) {
+      logf("[KUBELET] pod %s container %s: no heap for the thread that restarts it", p->key().c_str(), c->name.c_str());
+      port::LockGuard<port::Mutex> plock(p->mu);
+      c->parked = true;  // the pod's stop still frees it
+      c->state.kind = ContainerState::Waiting;
+      c->state.reason = "CreateContainerError";
+      c->state.message = "no memory for the container's thread";
+      c->ready = false;
+    }
     return rc;
   }
   return abi::kErrNoent;

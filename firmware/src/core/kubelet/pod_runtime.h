@@ -63,6 +63,10 @@ struct Container {
   int32_t restarts = 0;
   bool ready = false;
   bool crashed = false;  // k32_handle trapped: the runner restarts the container
+  // A request container's instance is up and its runner thread has ended (container_runner.h):
+  // whoever ends the instance (a trap, the pod's stop) takes it from here.
+  bool parked = false;
+  int failures = 0;  // restarts in a row without kBackoffResetS of running (the runner's)
   std::string crash_message;
   bool busy = false;  // a k32_handle/k32_event call holds the gate (call_watch.h)
 
