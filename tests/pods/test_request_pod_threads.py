@@ -1,0 +1,110 @@
+"""A request pod (one that serves k32_handle) holds no thread of its own once it runs: its
+calls run on the threads that bring them, and on a board every thread's stack is heap (a
+runner's is the in-process call's 16 KiB). The node's threads carry their names
+(pthread_setname_np), so the worker's /proc shows whether a container runner ("pod") stays."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from pods_helpers import apply, get_pod, pod_request, wait_until
+
+from k32.testing.clusters import make_test_cluster
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the node's threads from /proc")
+
+RUNNER = "pod"  # the name a container's runner thread starts with
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = make_test_cluster(tmp_path_factory.mktemp("runners"), workers=1)
+    c.up()
+    yield c
+    c.down()
+
+
+def worker(cluster) -> dict:
+    return next(n for n in cluster.status()["nodes"] if n["role"] == "worker")
+
+
+def runner_threads(cluster) -> int:
+    """The worker's threads named as a container's runner, alive now."""
+    count = 0
+    for task in Path(f"/proc/{worker(cluster)['pid']}/task").iterdir():
+        try:
+            count += (task / "comm").read_text().strip() == RUNNER
+        except OSError:
+            pass  # the thread ended while we looked
+    return count
+
+
+def test_request_pod_runs_without_a_runner_thread(cluster):
+    w = worker(cluster)["name"]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "echo-threads", "namespace": "default"},
+        "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": w},
+            "containers": [
+                {
+                    "name": "echo",
+                    "image": "wasm://embedded/echo",
+                    "env": [{"name": "GREETING", "value": "threads"}],
+                    "resources": {"limits": {"memory": "64Ki"}},
+                }
+            ],
+        },
+    }
+    apply(cluster, json.dumps(pod))
+    running = wait_until(lambda: (q := get_pod(cluster, "echo-threads")) and q["status"].get("phase") == "Running", 30)
+    assert running, get_pod(cluster, "echo-threads")
+    status, _, body = pod_request(cluster, w, "default/echo-threads", "POST", "/hi", b"x")
+    assert status == 200 and body == b"threads\nPOST /hi\nx", (status, body)
+    # The runner started the container and ended; calls still reach the instance.
+    assert wait_until(lambda: runner_threads(cluster) == 0, 10), runner_threads(cluster)
+    for i in range(3):
+        status, _, body = pod_request(cluster, w, "default/echo-threads", "POST", "/again", str(i).encode())
+        assert status == 200 and body.endswith(str(i).encode()), (status, body)
+    assert runner_threads(cluster) == 0
+    # Deleting the pod frees its instance without a runner to wake.
+    assert cluster.kubectl("delete", "pod", "echo-threads", "--wait=false").returncode == 0
+    assert wait_until(lambda: get_pod(cluster, "echo-threads") is None, 30), "the kubelet did not finish the deletion"
+    assert pod_request(cluster, w, "default/echo-threads")[0] == 404
+
+
+def test_request_pod_that_traps_is_restarted_by_a_runner_that_ends_again(cluster):
+    """kicker traps in every k32_handle: the trap starts a runner, which restarts the
+    container (restartCount, CrashLoopBackOff's back-off) and ends once it serves again."""
+    w = worker(cluster)["name"]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "kicker-threads", "namespace": "default"},
+        "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": w},
+            "containers": [
+                {"name": "kick", "image": "wasm://embedded/kicker", "resources": {"limits": {"memory": "64Ki"}}}
+            ],
+        },
+    }
+    apply(cluster, json.dumps(pod))
+
+    def state():
+        q = get_pod(cluster, "kicker-threads") or {}
+        cs = (q.get("status", {}).get("containerStatuses") or [{}])[0]
+        return cs.get("restartCount", 0), "running" in (cs.get("state") or {})
+
+    assert wait_until(lambda: state() == (0, True), 30), get_pod(cluster, "kicker-threads")
+    assert wait_until(lambda: runner_threads(cluster) == 0, 10), runner_threads(cluster)
+    status, _, body = pod_request(cluster, w, "default/kicker-threads", "POST", "/kick")
+    assert status == 500 and b"wasm trap in k32_handle" in body, (status, body)
+    # Restarted after its back-off, serving again, and its runner gone again.
+    assert wait_until(lambda: state() == (1, True), 40), get_pod(cluster, "kicker-threads")
+    assert wait_until(lambda: runner_threads(cluster) == 0, 10), runner_threads(cluster)
+    assert pod_request(cluster, w, "default/kicker-threads", "POST", "/kick")[0] == 500
+    assert wait_until(lambda: state()[0] == 2, 60), get_pod(cluster, "kicker-threads")
+    assert cluster.kubectl("delete", "pod", "kicker-threads", "--wait=false").returncode == 0
+    assert wait_until(lambda: get_pod(cluster, "kicker-threads") is None, 30), "the kubelet did not finish the deletion"
