@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from k32.bench.memory_targets import HISTORY_FILL_BYTES, TARGETS
+from k32.bench.memory_targets import CONTROLLER_THREADS, HISTORY_FILL_BYTES, TARGETS
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
 APPS, ROUNDS = 3, 1
@@ -63,13 +63,29 @@ def test_bench_memory_json_is_consistent():
     assert m["pod"]["linearBytes"] > 0 and m["configmap"]["linearBytes"] == 0
     assert m["pod"]["internalBytes"] > m["configmap"]["internalBytes"]
 
+    # A Deployment costs more than its bare pods (its objects, its ReplicaSet, the owner index);
+    # its rollout keeps the old ReplicaSet; each figure is the verdict's.
     d = r["deployment"]
-    assert d["replicas"] > 0 and d["internalBytes"] > 0
+    assert d["replicas"] > 0 and d["internalBytes"] > d["beyondPodsInternalBytes"] > 0
+    assert d["rolloutInternalBytes"] > 0
+    assert r["verdicts"]["deployment"]["measured"] == d["beyondPodsInternalBytes"]
+    assert r["verdicts"]["rollout"]["measured"] == d["rolloutInternalBytes"]
     assert r["metricsApi"]["requests"] > 0
+    # The metrics API's records: a pod's (its containers' samples) and a node's both cost heap.
+    ms = r["metricsStore"]
+    assert ms["nodes"] > 0 and ms["pods"] > 0
+    assert ms["perNodeInternalBytes"] > 0 and ms["perPodInternalBytes"] > 0
+    assert r["verdicts"]["metrics_pod"]["measured"] == ms["perPodInternalBytes"]
 
     rows = r["stacks"]
     assert rows and all({"name", "budget", "peak", "threads"} <= row.keys() for row in rows)
     assert any(row["name"] == "api" and row["peak"] > 0 for row in rows), rows
+    # The controllers' thread and the metrics' threads ran, and their share is what was judged.
+    sched = [row for row in rows if row["name"] in CONTROLLER_THREADS]
+    assert sched and all(row["peak"] > 0 for row in sched), rows
+    share = max(row["peak"] / row["budget"] for row in sched)
+    assert r["verdicts"]["controllers_stack"]["measured"] == round(share, 4)
+    assert any(row["name"] == "heartbeat" and row["peak"] > 0 for row in rows), rows
 
     v = r["verdicts"]
     assert set(v) == set(TARGETS)

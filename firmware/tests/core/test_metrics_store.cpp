@@ -1,8 +1,10 @@
 // The metrics API's records: CPU in nanocores from two readings over the window between them
 // (a pod's first reading counts from its start), a restart or a counter going back starts
 // over, reports are validated whole before anything is kept, and a node's pods that leave its
-// report leave the records.
+// report leave the records, as do a deleted Node's.
 #include <string>
+
+#include "port.h"
 
 #include "check.h"
 #include "core/api/metrics_store.h"
@@ -58,8 +60,26 @@ int main() {
   CHECK(m->take_report("n1", report(14000000, 1700000, "uid-a", 100000, 65536, 13000000), &err));
   CHECK(m->pod_usage("uid-a", &pu));
   CHECK_EQ(pu.c[0].cpu_nanocores, 100000000u);  // 0.1 s over the 1 s since 13 s
+  // A second container (kept beside the first) is counted from its own start; back to one,
+  // the pod's record is the first container's alone.
+  json::Value two = report(15000000, 1700000, "uid-a", 200000, 65536, 13000000);
+  json::Value& containers = two.at_or_insert("pods").items()[0].at_or_insert("containers");
+  json::Value c2 = containers.items()[0];
+  c2.set("cpuUs", int64_t{300000});
+  c2.set("memory", int64_t{4096});
+  c2.set("startedUs", int64_t{14000000});
+  containers.push(c2);
+  CHECK(m->take_report("n1", two, &err));
+  CHECK(m->pod_usage("uid-a", &pu));
+  CHECK_EQ(pu.containers, 2);
+  CHECK_EQ(pu.c[1].memory, 4096u);
+  CHECK_EQ(pu.c[1].cpu_nanocores, 300000000u);  // 0.3 s over the 1 s since 14 s
+  CHECK(m->take_report("n1", report(16000000, 1700000, "uid-a", 200000, 65536, 13000000), &err));
+  CHECK(m->pod_usage("uid-a", &pu));
+  CHECK_EQ(pu.containers, 1);
+  CHECK_EQ(pu.c[0].memory, 65536u);
   // A pod that leaves the node's report leaves the records.
-  CHECK(m->take_report("n1", report(16000000, 1700000, "", 0, 0, 0), &err));
+  CHECK(m->take_report("n1", report(17000000, 1700000, "", 0, 0, 0), &err));
   CHECK(!m->pod_usage("uid-a", &pu));
   // Invalid reports change nothing and say why.
   json::Value bad = report(18000000, 1, "uid-b", -5, 0, 0);
@@ -79,6 +99,41 @@ int main() {
   for (uint32_t i = 0; i < K32_METRICS_NODES_MAX + 1; ++i)
     if (!m->take_report("node-" + std::to_string(i), report(1000, 0, "", 0, 0, 0), &err)) refused = true;
   CHECK(refused && err.find("has no room") != std::string::npos);
+  // A deleted Node's record and its pods' are freed: the next node takes its place.
+  CHECK(m->take_report("n1", report(20000000, 1, "uid-d", 1, 1, 1), &err));
+  CHECK(m->pod_usage("uid-d", &pu));
+  CHECK(!m->take_report("node-late", report(1000, 0, "", 0, 0, 0), &err));
+  m->forget_node("n1");
+  CHECK(!m->node_usage("n1", &nu) && !m->pod_usage("uid-d", &pu));
+  CHECK(m->take_report("node-late", report(1000, 0, "uid-e", 1, 1, 1), &err));
+  CHECK(m->node_usage("node-late", &nu) && m->pod_usage("uid-e", &pu));
+  delete m;
+
+  // The records cost what they hold: a pod's with one container is under 100 bytes on a 32-bit
+  // board, and a table that held many nodes and pods gives their room back as they leave.
+  m = new api::MetricsStore();
+  auto heap = [] {
+    port::MemStats s = port::mem_stats();
+    return s.internal_in_use + s.psram_in_use;
+  };
+  CHECK(m->take_report("n0", report(1000, 0, "", 0, 0, 0), &err));
+  const uint64_t one_node = heap();
+  constexpr int kPods = 32;
+  {
+    json::Value many = report(2000, 0, "", 0, 0, 0);
+    for (int i = 0; i < kPods; ++i) {
+      json::Value one = report(2000, 0, "uid-" + std::to_string(i), 1, 1, 1);
+      many.at_or_insert("pods").push(one["pods"].items()[0]);
+    }
+    CHECK(m->take_report("n0", many, &err));
+  }  // the report itself gone, only the records are left
+  const uint64_t per_pod = (heap() - one_node) / kPods;
+  CHECK(per_pod > 0 && per_pod <= (sizeof(void*) == 4 ? 100u : 160u));
+  for (int i = 1; i < static_cast<int>(K32_METRICS_NODES_MAX); ++i)
+    CHECK(m->take_report("n" + std::to_string(i), report(1000, 0, "", 0, 0, 0), &err));
+  for (int i = 1; i < static_cast<int>(K32_METRICS_NODES_MAX); ++i) m->forget_node("n" + std::to_string(i));
+  CHECK(m->take_report("n0", report(3000, 0, "", 0, 0, 0), &err));
+  CHECK_EQ(heap(), one_node);
   delete m;
   TEST_MAIN_END();
 }

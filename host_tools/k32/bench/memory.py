@@ -2,10 +2,12 @@
 
 One fresh control plane (no workers, so every pod runs on it), driven over its API with the
 host tools' HTTP client and read through its console's STATUS (memory_probe.py says how a
-figure is taken). In order: idle, at start and once its watch history is full; with the apps (Pod + Service + Ingress each, echo image);
-after each delete/re-apply round; the marginal cost of one pod, Service, Ingress and 1 KB
-ConfigMap (the slope over several, made with the apps in place); a Deployment's controllers
-beyond its pods; the metrics API's requests; and every thread's peak stack."""
+figure is taken). In order: idle, at start and once its watch history is full; the metrics
+API's records per node and per pod (memory_workloads.py); with the apps (Pod + Service +
+Ingress each, echo image); after each delete/re-apply round; the marginal cost of one pod,
+Service, Ingress and 1 KB ConfigMap (the slope over several, made with the apps in place); a
+Deployment beyond its pods and one rollout of it; the metrics API's requests; and every
+thread's peak stack."""
 
 from __future__ import annotations
 
@@ -15,18 +17,15 @@ from k32.httpclient import HttpClient, HttpError
 from k32.testing import poll
 
 from . import memory_objects as obj
-from .memory_probe import HOW, ProbeError, Reading, settle, status
-from .memory_targets import DEPLOYMENT_REPLICAS, HISTORY_FILL_BYTES, MARGINAL_OBJECTS, METRICS_REQUESTS
+from . import memory_workloads as workloads
+from .memory_probe import HOW, BenchError, ProbeError, Reading, settle, status
+from .memory_targets import HISTORY_FILL_BYTES, MARGINAL_OBJECTS
 
 POD_START_TIMEOUT_S = 120.0
 POD_GONE_TIMEOUT_S = 120.0
 API_TIMEOUT_S = 30.0
 BUSY_RETRIES = 10
 BUSY_RETRY_S = 0.5
-
-
-class BenchError(RuntimeError):
-    pass
 
 
 class Bench:
@@ -38,12 +37,12 @@ class Bench:
         self.say = progress or (lambda msg: None)
 
     # ---- API ------------------------------------------------------------------------------
-    def _request(self, method: str, path: str, body: dict | None = None):
+    def _request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None):
         """One API request; a 503 (every connection slot busy for a moment, the node's own
         clients included) is tried again a few times, as client libraries do."""
         for _ in range(BUSY_RETRIES):
             try:
-                r = self.api.request(method, path, body)
+                r = self.api.request(method, path, body, headers)
             except HttpError as e:
                 raise BenchError(str(e)) from None
             if r.status != 503:
@@ -165,52 +164,6 @@ class Bench:
             return collection, body
         return obj.configmap(i)
 
-    def deployment(self, pod_cost: dict) -> dict:
-        """A Deployment of DEPLOYMENT_REPLICAS echo pods: its heap beyond what that many bare
-        pods cost (the Deployment, its ReplicaSet and their controllers' state)."""
-        name = f"{obj.PREFIX}-deploy"
-        collection, body = obj.deployment(name, DEPLOYMENT_REPLICAS)
-        before = settle(self.console)
-        self.create(collection, body)
-        pods = poll.poll_until(
-            lambda: self._deployment_pods(name, DEPLOYMENT_REPLICAS), POD_START_TIMEOUT_S, f"{name}'s pods Running"
-        )
-        with_it = settle(self.console)
-        self.delete(collection, body)
-        self.wait_gone([obj.object_path(collection, body)] + [f"{obj.CORE}/pods/{p}" for p in pods])
-        after = settle(self.console)
-        total = with_it.internal_without_linear - before.internal_without_linear
-        beyond = total - DEPLOYMENT_REPLICAS * pod_cost["internalBytes"]
-        return {
-            "replicas": DEPLOYMENT_REPLICAS,
-            "internalBytes": total,
-            "psramBytes": with_it.psram - before.psram,
-            "beyondPodsInternalBytes": beyond,
-            "afterDeleteInternalBytes": after.internal_without_linear - before.internal_without_linear,
-        }
-
-    def _deployment_pods(self, name: str, want: int) -> list[str] | None:
-        r = self._request("GET", f"{obj.CORE}/pods?labelSelector=app%3D{name}")
-        if r.status != 200:
-            return None
-        items = r.json().get("items", [])
-        running = [p["metadata"]["name"] for p in items if self._running(p["metadata"]["name"])]
-        return running if len(running) == want and len(items) == want else None
-
-    def metrics_api(self) -> dict:
-        """Heap the metrics API keeps after METRICS_REQUESTS reads of its node and pod lists."""
-        before = settle(self.console)
-        for _ in range(METRICS_REQUESTS):
-            for path in ("/apis/metrics.k8s.io/v1beta1/nodes", "/apis/metrics.k8s.io/v1beta1/pods"):
-                r = self._request("GET", path)
-                if r.status != 200:
-                    raise BenchError(f"GET {path}: {r.status} {r.body[:300]!r}")
-        after = settle(self.console)
-        return {
-            "requests": 2 * METRICS_REQUESTS,
-            "retainedInternalBytes": after.internal_without_linear - before.internal_without_linear,
-        }
-
 
 def _per_object(before: Reading, after: Reading, count: int) -> dict:
     return {
@@ -239,6 +192,8 @@ def run(bench: Bench, apps: int, rounds: int) -> dict:
         out["idle"] = settle(bench.console).as_dict()
         out["idle"]["historyBytes"] = max(held, bench.history_bytes())
         out["idle"]["historyMaxBytes"] = bench.history_max
+        say("the metrics API's records …")
+        out["metricsStore"] = workloads.metrics_store(bench)
         say(f"{apps} apps …")
         bench.apply_apps(apps)
         out["apps"] = settle(bench.console).as_dict()
@@ -253,9 +208,10 @@ def run(bench: Bench, apps: int, rounds: int) -> dict:
         out["marginal"] = {}
         for kind in ("pod", "service", "ingress", "configmap"):
             out["marginal"][kind] = bench.marginal(kind, apps)
-        say("Deployment and metrics API …")
-        out["deployment"] = bench.deployment(out["marginal"]["pod"])
-        out["metricsApi"] = bench.metrics_api()
+        say("Deployment, its rollout …")
+        out["deployment"] = workloads.deployment(bench, out["marginal"]["pod"])
+        say("metrics API …")
+        out["metricsApi"] = workloads.metrics_api(bench)
         out["stacks"] = status(bench.console)["stacks"]
     except (BenchError, ProbeError, poll.PollTimeout) as e:
         out["error"] = str(e)

@@ -18,7 +18,7 @@ def app_name(i: int) -> str:
     return f"{PREFIX}-{i}"
 
 
-def _container() -> dict:
+def container() -> dict:
     return {
         "name": "echo",
         "image": ECHO_IMAGE,
@@ -32,7 +32,7 @@ def pod(name: str) -> tuple[str, dict]:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {"restartPolicy": "Always", "containers": [_container()]},
+        "spec": {"restartPolicy": "Always", "containers": [container()]},
     }
 
 
@@ -93,7 +93,7 @@ def deployment(name: str, replicas: int) -> tuple[str, dict]:
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [_container()]}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container()]}},
         },
     }
 

@@ -35,6 +35,10 @@ class ProbeError(RuntimeError):
     pass
 
 
+class BenchError(RuntimeError):
+    """A step of the bench could not be done (an API request refused, an object never ready)."""
+
+
 @dataclass
 class Reading:
     internal: int  # heapInternalBytes

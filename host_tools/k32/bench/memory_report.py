@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .memory_targets import TARGETS
+from .memory_targets import CONTROLLER_THREADS, METRICS_THREADS, TARGETS
 
 
 def _kib(n: int | float) -> str:
@@ -22,13 +22,26 @@ def _measured(r: dict) -> dict:
             max((abs(c["apps"]["internalWithoutLinearBytes"] - first) / first for c in churn), default=0.0), 4
         )
     stacks = r.get("stacks")
+    d, m = r.get("deployment", {}), r.get("metricsStore", {})
     return {
         "idle_internal": r.get("idle", {}).get("internalWithoutLinearBytes"),
         "apps_internal": first,
         "churn": change,
         "configmap": r.get("marginal", {}).get("configmap", {}).get("internalBytes"),
+        "deployment": d.get("beyondPodsInternalBytes"),
+        "rollout": d.get("rolloutInternalBytes"),
+        "metrics_node": m.get("perNodeInternalBytes"),
+        "metrics_pod": m.get("perPodInternalBytes"),
+        "controllers_stack": _stack_share(stacks, CONTROLLER_THREADS),
+        "metrics_stack": _stack_share(stacks, METRICS_THREADS),
         "stacks": None if stacks is None else sum(1 for s in stacks if s["peak"] > s["budget"]),
     }
+
+
+def _stack_share(stacks: list | None, names: tuple) -> float | None:
+    """The largest peak / budget among the threads of these kinds; None when none ran."""
+    rows = [s for s in stacks or [] if s["name"] in names]
+    return round(max(s["peak"] / s["budget"] for s in rows), 4) if rows else None
 
 
 def verdicts(r: dict) -> dict:
@@ -91,9 +104,16 @@ def _cost_rows(r: dict) -> None:
             f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods; "
             f"{_kib(d['afterDeleteInternalBytes'])} left after deleting it"
         )
+        click.echo(f"one rollout (set image): {_kib(d['rolloutInternalBytes'])} more, the old ReplicaSet kept")
     if "metricsApi" in r:
         m = r["metricsApi"]
         click.echo(f"metrics API: {_kib(m['retainedInternalBytes'])} kept after {m['requests']} requests")
+    if "metricsStore" in r:
+        m = r["metricsStore"]
+        click.echo(
+            f"metrics records: {m['perNodeInternalBytes']} B a node (slope over {m['nodes']}), "
+            f"{m['perPodInternalBytes']} B a pod (slope over {m['pods']})"
+        )
 
 
 def print_table(r: dict) -> None:

@@ -62,6 +62,8 @@ BUDGET_KEYS = {
     "events_kept": "bytes",
     "pod_overhead": "bytes",
     "pod_state": "bytes",
+    "deployment_overhead": "bytes",
+    "metrics_records": "bytes",
     "wasm_value_stack": "bytes",
     "wasm_call_depth": "count",
 }

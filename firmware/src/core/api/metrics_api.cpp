@@ -179,6 +179,9 @@ void serve_metrics(http::Request& req, http::ResponseWriter& w, const std::vecto
 
 void mount_metrics_api(ApiServer* api, store::ObjectStore* st, MetricsStore* metrics) {
   api->add_group(group_object());
+  st->add_listener([metrics](const store::Event& ev) {
+    if (ev.type == store::EventType::Deleted && ev.resource == "nodes") metrics->forget_node(ev.name);
+  });
   api->add_route([st, metrics](http::Request& req, http::ResponseWriter& w, const RequestInfo*) {
     const std::string& p = req.path;
     // A node's report: POST /apis/kube32.io/v1/nodes/<node>/usage

@@ -1,6 +1,8 @@
 #include "core/api/metrics_store.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "core/util/text.h"
 
@@ -38,6 +40,22 @@ bool uid_ok(const std::string& uid) {
 bool fresh(uint64_t received_ms) {
   // A node silent this long is NotReady: its last figures no longer describe it.
   return received_ms && port::monotonic_ms() - received_ms < K32_NODE_NOT_READY_MS;
+}
+
+// Room for one more record when the table is full (a vector's doubling would leave up to half
+// of it unused); it grows only when more nodes or pods report than ever before.
+template <typename T>
+void grow(std::vector<T>* v, size_t most) {
+  if (v->size() == v->capacity()) v->reserve(std::min(v->size() + 1, most));
+}
+
+// Gives back the records past the last one in use, so a table that once held many nodes or
+// pods does not keep their room (a copy, as shrink_to_fit does nothing without exceptions).
+template <typename T>
+void trim(std::vector<T>* v) {
+  size_t n = v->size();
+  while (!v->empty() && !v->back().used) v->pop_back();
+  if (v->size() != n) std::vector<T>(std::make_move_iterator(v->begin()), std::make_move_iterator(v->end())).swap(*v);
 }
 
 }  // namespace
@@ -93,6 +111,7 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
   if (slot < 0) {
     if (free_slot < 0 && nodes_.size() < K32_METRICS_NODES_MAX) {
       free_slot = static_cast<int>(nodes_.size());
+      grow(&nodes_, K32_METRICS_NODES_MAX);
       nodes_.emplace_back();
     }
     if (free_slot < 0) {
@@ -126,6 +145,7 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
     }
     if (ps < 0 && pfree < 0 && pods_.size() < K32_METRICS_PODS_MAX) {
       pfree = static_cast<int>(pods_.size());
+      grow(&pods_, K32_METRICS_PODS_MAX);
       pods_.emplace_back();
       seen.push_back(false);
     }
@@ -141,9 +161,13 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
     seen[static_cast<size_t>(ps)] = true;
     const auto& cs = p["containers"].items();
     const bool same_shape = rec.containers == cs.size();
+    if (!same_shape) {
+      rec.more.reset(cs.size() > 1 ? new ContainerRecord[cs.size() - 1] : nullptr);
+      rec.first = ContainerRecord();
+    }
     rec.containers = static_cast<uint8_t>(cs.size());
     for (size_t i = 0; i < cs.size(); ++i) {
-      ContainerRecord& c = rec.c[i];
+      ContainerRecord& c = rec.c(i);
       Sample s{ns.t_us, 0};
       uint64_t started = 0;
       get_count(cs[i], "cpuUs", &s.cpu_us);
@@ -158,7 +182,20 @@ bool MetricsStore::take_report(const std::string& node, const json::Value& r, st
   }
   for (size_t i = 0; i < pods_.size(); ++i)
     if (pods_[i].used && pods_[i].node == slot && !seen[i]) pods_[i] = PodRecord();
+  trim(&pods_);
   return true;
+}
+
+void MetricsStore::forget_node(const std::string& node) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!nodes_[i].used || node != nodes_[i].name) continue;
+    for (auto& p : pods_)
+      if (p.used && p.node == i) p = PodRecord();
+    nodes_[i] = NodeRecord();
+  }
+  trim(&pods_);
+  trim(&nodes_);
 }
 
 bool MetricsStore::node_usage(const std::string& node, NodeUsage* out) {
@@ -188,9 +225,10 @@ bool MetricsStore::pod_usage(const std::string& uid, PodUsage* out) {
     out->containers = p.containers;
     out->window_ms = 0;
     for (uint8_t i = 0; i < p.containers; ++i) {
-      out->c[i].memory = p.c[i].memory;
-      out->c[i].cpu_nanocores = nanocores(p.c[i].cur, p.c[i].prev);
-      const uint64_t w = p.c[i].cur.t_us > p.c[i].prev.t_us ? (p.c[i].cur.t_us - p.c[i].prev.t_us) / 1000 : 0;
+      const ContainerRecord& c = p.c(i);
+      out->c[i].memory = c.memory;
+      out->c[i].cpu_nanocores = nanocores(c.cur, c.prev);
+      const uint64_t w = c.cur.t_us > c.prev.t_us ? (c.cur.t_us - c.prev.t_us) / 1000 : 0;
       if (w > out->window_ms) out->window_ms = w;
     }
     return true;

@@ -4,6 +4,7 @@
 // anything of it is kept: a bad one changes nothing. The routes that serve it: metrics_api.h.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,17 @@ class MetricsStore {
     Sample cur, prev;
     uint64_t memory = 0;
   };
+  // Most pods have one container: it is kept in the record, any others in a block of their own
+  // (four in every record were 160 of its 204 bytes on a 32-bit board).
   struct PodRecord {
     bool used = false;
     char uid[kUidMax + 1] = {0};
     uint16_t node = 0;  // index into nodes_
     uint8_t containers = 0;
-    ContainerRecord c[K32_METRICS_CONTAINERS_MAX];
+    ContainerRecord first;
+    std::unique_ptr<ContainerRecord[]> more;  // containers - 1 of them
+    ContainerRecord& c(size_t i) { return i == 0 ? first : more[i - 1]; }
+    const ContainerRecord& c(size_t i) const { return i == 0 ? first : more[i - 1]; }
   };
 
   // Takes one node's report (validated here); false with *err (a 400's message).
@@ -65,11 +71,15 @@ class MetricsStore {
   };
   bool node_usage(const std::string& node, NodeUsage* out);
   bool pod_usage(const std::string& uid, PodUsage* out);
+  // The Node was deleted: its record and its pods' are freed for the next node that reports
+  // (a node removed from the cluster would otherwise keep its slots for good).
+  void forget_node(const std::string& node);
 
  private:
   port::Mutex mu_;
-  // Grown as nodes and pods report, up to K32_METRICS_NODES_MAX / K32_METRICS_PODS_MAX records,
-  // and reused when freed: a full table up front is 18 KiB an idle control plane would hold.
+  // Grown as nodes and pods report, a record at a time (and given back from the end as they
+  // leave), up to K32_METRICS_NODES_MAX / K32_METRICS_PODS_MAX records, and reused
+  // when freed: a full table up front is 18 KiB an idle control plane would hold.
   std::vector<NodeRecord> nodes_;
   std::vector<PodRecord> pods_;
 };

@@ -8,6 +8,16 @@ namespace controllers {
 
 namespace {
 
+// Pod phases as Kubernetes names them; one the index does not know is kept as Unknown.
+constexpr const char* kPhases[] = {"", "Pending", "Running", "Succeeded", "Failed", "Unknown"};
+constexpr uint8_t kUnknownPhase = 5;
+
+uint8_t phase_index(const std::string& phase) {
+  for (uint8_t i = 0; i < sizeof(kPhases) / sizeof(kPhases[0]); ++i)
+    if (phase == kPhases[i]) return i;
+  return kUnknownPhase;
+}
+
 std::string key_of(const std::string& resource, const std::string& ns, const std::string& name) {
   return resource + "/" + ns + "/" + name;
 }
@@ -90,12 +100,10 @@ void OwnerIndex::attach(store::ObjectStore* st) {
 
 void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj, bool added) {
   const json::Value& md = obj["metadata"];
-  std::string key = key_of(resource, md["namespace"].as_string(), md["name"].as_string());
+  std::string ns = md["namespace"].as_string();
+  std::string key = key_of(resource, ns, md["name"].as_string());
   erase_locked(key);
-  Dependent d;
-  d.resource = resource;
-  d.ns = md["namespace"].as_string();
-  d.name = md["name"].as_string();
+  Entry d;
   d.uid = md["uid"].as_string();
   d.deleting = !md["deletionTimestamp"].is_null();
   d.created_s = text::parse_rfc3339(md["creationTimestamp"].as_string());
@@ -108,15 +116,14 @@ void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj,
     r.controller = o["controller"].as_bool();
     r.block_owner_deletion = o["blockOwnerDeletion"].as_bool();
     if (r.uid.empty()) continue;
-    by_owner_.insert({r.uid, key});
     // A new dependent may point at an owner that is already gone.
-    if (added && !gc_work_.count(r.uid)) gc_work_[r.uid] = owner_key(r, d.ns);
+    if (added && !gc_work_.count(r.uid)) gc_work_[r.uid] = owner_key(r, ns);
     d.owners.push_back(std::move(r));
   }
   if (claimable(resource)) d.labels = flatten_labels(md["labels"]);
   if (resource == "pods") {
     const json::Value& st = obj["status"];
-    d.phase = st["phase"].as_string("Pending");
+    d.phase = phase_index(st["phase"].as_string("Pending"));
     d.bound = !obj["spec"]["nodeName"].as_string().empty();
     for (const auto& c : st["conditions"].items()) {
       if (c["type"].as_string() != "Ready") continue;
@@ -124,7 +131,8 @@ void OwnerIndex::put_locked(const std::string& resource, const json::Value& obj,
       d.ready_since_s = text::parse_rfc3339(c["lastTransitionTime"].as_string());
     }
   }
-  by_key_[key] = std::move(d);
+  auto it = by_key_.emplace(std::move(key), std::move(d)).first;
+  for (const auto& o : it->second.owners) by_owner_.insert({o.uid, &it->first});
 }
 
 void OwnerIndex::erase_locked(const std::string& key) {
@@ -133,11 +141,33 @@ void OwnerIndex::erase_locked(const std::string& key) {
   for (const auto& o : it->second.owners) {
     auto range = by_owner_.equal_range(o.uid);
     for (auto j = range.first; j != range.second;) {
-      if (j->second == key) j = by_owner_.erase(j);
+      if (j->second == &it->first) j = by_owner_.erase(j);
       else ++j;
     }
   }
   by_key_.erase(it);
+}
+
+Dependent OwnerIndex::dependent_of(const Entries::value_type& e) {
+  Dependent d;
+  // The key is "resource/ns/name": the name and the namespace hold no '/', a resource may.
+  const std::string& k = e.first;
+  size_t name_at = k.rfind('/');
+  size_t ns_at = k.rfind('/', name_at - 1);
+  d.resource = k.substr(0, ns_at);
+  d.ns = k.substr(ns_at + 1, name_at - ns_at - 1);
+  d.name = k.substr(name_at + 1);
+  const Entry& x = e.second;
+  d.uid = x.uid;
+  d.owners = x.owners;
+  d.deleting = x.deleting;
+  if (d.resource == "pods") d.phase = kPhases[x.phase];
+  d.ready = x.ready;
+  d.ready_since_s = x.ready_since_s;
+  d.bound = x.bound;
+  d.created_s = x.created_s;
+  d.labels = x.labels;
+  return d;
 }
 
 bool OwnerIndex::track_orphan_locked(const std::string& resource, const json::Value& obj, bool deleted) {
@@ -190,8 +220,8 @@ std::vector<Dependent> OwnerIndex::dependents_of(const std::string& owner_uid) {
   std::vector<Dependent> out;
   auto range = by_owner_.equal_range(owner_uid);
   for (auto it = range.first; it != range.second; ++it) {
-    auto d = by_key_.find(it->second);
-    if (d != by_key_.end()) out.push_back(d->second);
+    auto d = by_key_.find(*it->second);
+    if (d != by_key_.end()) out.push_back(dependent_of(*d));
   }
   return out;
 }
