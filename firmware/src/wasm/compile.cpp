@@ -121,6 +121,7 @@ bool Compiler::emit_const(uint8_t t, uint32_t loc, uint32_t dst) {
   }
   uint64_t v = const_value(loc);
   if (t == kI64 || t == kF64) return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
+  const_at = pc();  // a jump right after it may carry it (compile_control.inc: emit_jmp)
   return emit_op(op::kI32Const) && emit(dst) && emit(uint32_t(v));
 }
 // Pops one operand; *slot receives where it lives (any slot in unreachable code). A
@@ -203,6 +204,7 @@ void Compiler::truncate(uint32_t at) {
   last_dst_end = kNone;
   if (mirror_at != kNone && mirror_at >= at) mirror_at = kNone;
   copy_end = kNone;
+  if (const_at != kNone && const_at >= at) const_at = kNone;
   if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
 }
 // Consecutive copies (a loop rotating its variables, values entering a block) become one

@@ -77,6 +77,7 @@ struct Compiler {
   const HandlerWords xlat = handler_words();
   uint32_t label_pc = kNone;                   // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
+  uint32_t const_at = kNone;                   // the last kI32Const, for a jump to carry it
   uint32_t nparams = 0;
   // The last instruction that may pair with the next one (fused.h): add-immediates into a
   // slot, loads and compare-and-jumps, all four words long.

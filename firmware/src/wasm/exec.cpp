@@ -635,6 +635,10 @@ L_add_call_direct:
 L_jmp:
   JUMP(pc);
   NEXT();
+L_const_jmp:  // [dst, bits, target]
+  S(0) = pc[1];
+  JUMP(pc + 2);
+  NEXT();
 L_jmp_if:
   if (U32(S(0))) {
     JUMP(pc + 1);

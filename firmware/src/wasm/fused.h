@@ -22,6 +22,8 @@
 //   kLoad8JmpCmpI  `if (s[i] == '"')`            a character compared as it is loaded
 //   kCopyNJmpCmp   `a = b; b = c; if (i < n)`    a loop rotating its variables before its test
 //   kCopyNJmp      `a = b; continue`             values moved around a loop, then its jump
+//   kConstJmp      `state = K; break`            a constant stored to a local (a state
+//                                                machine's next state, a flag), then a jump
 //
 // A paired instruction keeps the first instruction's operand words where they were and puts
 // the second's right after them (the second's opcode word is not written), so the compiler
@@ -77,7 +79,8 @@ enum : uint32_t {
   // select with its condition in the accumulator (a compare or mask computed just before):
   // + 0 operands from slots, + 1 + kSelectImm's variants; the layout is select's
   kSelectAcc = kSelectImm + 3,
-  kCount = kSelectAcc + 4,
+  kConstJmp = kSelectAcc + 4,  // kI32Const then kJmp: [dst, bits, target]
+  kCount,
 };
 
 // Operand words, counted from the first word after the opcode.
@@ -192,7 +195,8 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddLoad, add_load) K32_R(op::kAddAdd, add_add)                                        \
   K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
-  K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kAddCallDirect, add_call_direct)                        \
+  K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kConstJmp, const_jmp)                                  \
+  K32_R(op::kAddCallDirect, add_call_direct)                                                       \
   K32_R(op::kIdxLoad + 0, idx_load) K32_R(op::kIdxLoad + 1, idx_load_a)                            \
   K32_R(op::kIdxLoad + 2, idx_load8s) K32_R(op::kIdxLoad + 3, idx_load8s_a)                        \
   K32_R(op::kIdxLoad + 4, idx_load8u) K32_R(op::kIdxLoad + 5, idx_load8u_a)                        \

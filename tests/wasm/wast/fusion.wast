@@ -5935,3 +5935,52 @@
 (assert_return (invoke "halves[i]" (i32.const 1)) (i32.const -31870))
 (assert_return (invoke "halves_u[i]" (i32.const 1)) (i32.const 0x8382))
 (assert_return (invoke "halves_u[i]" (i32.const 0x7FFFFFFF)) (i32.const 0xFFFF))
+
+;; A constant stored, then an unconditional jump: one instruction (kConstJmp). A state machine
+;; stepping through its states (each case stores the next state and jumps back to the loop
+;; head, which reads it), both arms of an if/else ending so, a constant carried to a block's
+;; result by a branch, and a branch target between the store and the jump (the `if` without
+;; else: its false path lands on the jump and must not run the store).
+(module
+  (func (export "const-jmp states") (param i32) (result i32) (local i32 i32)
+    ;; state 0 -> 2 -> 1 -> 3 -> 0x7FFFFFF0 (the table's default, then again); the trace packs
+    ;; every state visited
+    (block $out
+      (loop $l
+        (local.set 2 (i32.add (i32.mul (local.get 2) (i32.const 10)) (i32.add (local.get 1) (i32.const 1))))
+        (local.set 0 (i32.sub (local.get 0) (i32.const 1)))
+        (br_if $out (i32.eqz (local.get 0)))
+        (block $s3 (block $s2 (block $s1 (block $s0
+          (br_table $s0 $s1 $s2 $s3 (local.get 1)))
+          (local.set 1 (i32.const 2)) (br $l))
+          (local.set 1 (i32.const 3)) (br $l))
+          (local.set 1 (i32.const 1)) (br $l))
+        (local.set 1 (i32.const 0x7FFFFFF0)) (br $l)))
+    (local.get 2))
+  (func (export "const-jmp if/else") (param i32) (result i32) (local i32)
+    (if (local.get 0) (then (local.set 1 (i32.const 11))) (else (local.set 1 (i32.const -22))))
+    (local.get 1))
+  (func (export "const-jmp block result") (param i32) (result i32)
+    (block (result i32)
+      (if (local.get 0) (then (br 1 (i32.const 0xCAFE))))
+      (i32.const 7)))
+  (func (export "const-jmp label between") (param i32) (result i32) (local i32)
+    (local.set 1 (i32.const 5))
+    (block $out
+      (loop $l
+        (if (i32.and (local.get 0) (i32.const 1)) (then (local.set 1 (i32.add (local.get 1) (i32.const 100)))))
+        (if (i32.and (local.get 0) (i32.const 2)) (then (local.set 1 (i32.const 9))))
+        (br $out)))
+    (local.get 1)))
+(assert_return (invoke "const-jmp states" (i32.const 1)) (i32.const 1))
+(assert_return (invoke "const-jmp states" (i32.const 4)) (i32.const 1324))
+(assert_return (invoke "const-jmp states" (i32.const 5)) (i32.const -2147470423))
+(assert_return (invoke "const-jmp states" (i32.const 6)) (i32.const -2147351413))
+(assert_return (invoke "const-jmp if/else" (i32.const 1)) (i32.const 11))
+(assert_return (invoke "const-jmp if/else" (i32.const 0)) (i32.const -22))
+(assert_return (invoke "const-jmp block result" (i32.const 1)) (i32.const 0xCAFE))
+(assert_return (invoke "const-jmp block result" (i32.const 0)) (i32.const 7))
+(assert_return (invoke "const-jmp label between" (i32.const 0)) (i32.const 5))
+(assert_return (invoke "const-jmp label between" (i32.const 1)) (i32.const 105))
+(assert_return (invoke "const-jmp label between" (i32.const 2)) (i32.const 9))
+(assert_return (invoke "const-jmp label between" (i32.const 3)) (i32.const 9))
