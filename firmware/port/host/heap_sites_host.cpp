@@ -3,8 +3,10 @@
 // that made it and the region it was booked in. Writing a path into <file>.req makes the node
 // dump its live sites to that path (one line per site: live bytes, live allocations,
 // allocations ever, the region "internal" or "psram", the most bytes it ever held live at
-// once (what a short-lived peak took), then the return addresses) and delete
-// the request; `addr2line -f -C -i -e k32-node` names the addresses. A diagnostic beside the
+// once (what a short-lived peak took), the bytes it held when its region's total was at its
+// highest (who made up the node's peak: short-lived uses of several sites add up there
+// although each site's own peak falls at another moment), then the return addresses) and
+// delete the request; `addr2line -f -C -i -e k32-node` names the addresses. A diagnostic beside the
 // accounting in memory_host.cpp: it never changes what is booked.
 #include "heap_sites_host.h"
 
@@ -25,6 +27,9 @@ constexpr int kSkip = 1;     // heap_site_take itself (mem_alloc may be inlined,
 constexpr int kFrames = 32;  // call-stack depth kept per site (JSON copies nest deep)
 constexpr uint32_t kSlots = 1u << 15;
 constexpr int kPollMs = 200;
+// The region's high-water picture is taken again once the total passes the last by this much
+// (a copy of every site per byte of growth would stall the node while its heap first fills).
+constexpr uint64_t kHighStep = 1024;
 
 struct Site {
   uint32_t hash;
@@ -35,12 +40,16 @@ struct Site {
   int64_t live_count;
   uint64_t total;
   int64_t peak_bytes;  // the most live_bytes ever was
+  int64_t at_high;     // live_bytes when the region's total was last at its highest
 };
 
 Site* g_sites = nullptr;  // kSlots entries from the OS allocator; slot 0 means "no site"
 std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
 std::atomic<int> g_state{-1};  // -1 not looked at yet, 0 off, 1 on
 const char* g_path = nullptr;
+uint32_t* g_used = nullptr;  // the slots in use, so a high-water picture visits only those
+uint32_t g_used_count = 0;
+uint64_t g_high[2] = {0, 0};         // each region's total at its last picture
 thread_local bool t_inside = false;  // backtrace() may allocate; never book that
 
 struct SpinGuard {
@@ -56,9 +65,11 @@ void dump(const char* out_path) {
   SpinGuard g;
   for (uint32_t i = 1; i < kSlots; ++i) {
     const Site& s = g_sites[i];
-    if (!s.hash || (s.live_bytes == 0 && s.live_count == 0)) continue;
-    std::fprintf(f, "%lld %lld %llu %s %lld", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
-                 static_cast<unsigned long long>(s.total), s.region ? "psram" : "internal", static_cast<long long>(s.peak_bytes));
+    // Sites with nothing live stay in: their peak is what a short-lived use took.
+    if (!s.hash) continue;
+    std::fprintf(f, "%lld %lld %llu %s %lld %lld", static_cast<long long>(s.live_bytes), static_cast<long long>(s.live_count),
+                 static_cast<unsigned long long>(s.total), s.region ? "psram" : "internal", static_cast<long long>(s.peak_bytes),
+                 static_cast<long long>(s.at_high));
     for (uint32_t k = 0; k < s.depth; ++k) std::fprintf(f, " %p", s.frames[k]);
     std::fputc('\n', f);
   }
@@ -91,9 +102,10 @@ bool enabled() {
   const char* p = std::getenv("K32_HEAP_SITES");
   if (p && *p) {
     g_sites = static_cast<Site*>(std::calloc(kSlots, sizeof(Site)));
+    g_used = static_cast<uint32_t*>(std::calloc(kSlots, sizeof(uint32_t)));
     g_path = p;
     pthread_t t;
-    if (g_sites && pthread_create(&t, nullptr, poller, nullptr) == 0) {
+    if (g_sites && g_used && pthread_create(&t, nullptr, poller, nullptr) == 0) {
       pthread_detach(t);
       g_state.store(1);
       return true;
@@ -127,6 +139,7 @@ uint32_t heap_site_take(uint64_t bytes, uint32_t region) {
       s.region = region;
       s.depth = static_cast<uint32_t>(depth);
       std::memcpy(s.frames, raw + kSkip, sizeof(void*) * depth);
+      g_used[g_used_count++] = i;
     } else if (s.hash != h || s.region != region || s.depth != static_cast<uint32_t>(depth) ||
                std::memcmp(s.frames, raw + kSkip, sizeof(void*) * depth) != 0) {
       continue;
@@ -138,6 +151,21 @@ uint32_t heap_site_take(uint64_t bytes, uint32_t region) {
     return i;
   }
   return 0;  // table full: this allocation goes unbooked
+}
+
+void heap_site_high(uint32_t region, uint64_t total) {
+  if (!g_sites || region > 1) return;
+  SpinGuard g;
+  if (total < g_high[region] + kHighStep) return;
+  g_high[region] = total;
+  for (uint32_t k = 0; k < g_used_count; ++k) {
+    Site& s = g_sites[g_used[k]];
+    if (s.region == region) s.at_high = s.live_bytes;
+  }
+}
+
+void heap_site_final() {
+  if (g_sites && g_path) dump(g_path);
 }
 
 void heap_site_drop(uint32_t site, uint64_t bytes) {

@@ -76,6 +76,7 @@ void* mem_alloc(size_t bytes, Region region) {
   h->region = r;
   h->magic = kMagic;
   h->site = heap_site_take(bytes, r);
+  if (h->site) heap_site_high(r, counter(r).load());
   return h + 1;
 }
 
@@ -125,6 +126,7 @@ void* operator new(size_t n) {
     // writes without allocating).
     void* frames[24];
     backtrace_symbols_fd(frames, backtrace(frames, 24), 2);
+    k32::port::heap_site_final();  // with K32_HEAP_SITES: who held the heap when it ran out
     std::abort();
   }
   return p;

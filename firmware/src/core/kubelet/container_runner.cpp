@@ -236,7 +236,8 @@ bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, bool resume) {
     port::LockGuard<port::Mutex> lock(pod->mu);
     pod->runners++;
   }
-  if (util::start_work_thread("pod", pod->kubelet->config().runner_stack_bytes, port::Region::Any, &runner_main, arg))
+  if (util::start_work_thread("pod", pod->kubelet->config().runner_stack_bytes, pod->kubelet->config().runner_stack_region,
+                              &runner_main, arg))
     return true;
   delete arg;
   port::LockGuard<port::Mutex> lock(pod->mu);

@@ -89,7 +89,8 @@ void Kubelet::watch_main(void* self) {
 }
 
 void Kubelet::run() {
-  if (!port::thread_start("k32_call_watch", K32_CALL_WATCH_STACK_BYTES, port::Region::Any, &Kubelet::watch_main, this))
+  if (!port::thread_start("k32_call_watch", K32_CALL_WATCH_STACK_BYTES, static_cast<port::Region>(K32_CALL_WATCH_STACK_REGION),
+                          &Kubelet::watch_main, this))
     logf("[KUBELET] cannot start the call watch: pod calls have no deadline");
   for (;;) {
     sync_once();
@@ -133,7 +134,7 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   }
   if (old) hub_->unsubscribe(old);
   if (start_thread &&
-      !util::start_work_thread("k32_events", cfg_.events_stack_bytes, port::Region::Any, &events_main, new EventsArg{p})) {
+      !util::start_work_thread("k32_events", cfg_.events_stack_bytes, cfg_.events_stack_region, &events_main, new EventsArg{p})) {
     port::LockGuard<port::Mutex> lock(p->mu);
     p->events_thread = false;
     return false;

@@ -28,6 +28,9 @@ struct KubeletConfig {
   uint32_t runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // a container's runner: an interpreter stack
   // A pod's k32_events thread calls k32_event in-process: its own budget plus the call's.
   uint32_t events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
+  // Where those stacks go, as the profile places them (PSRAM on the S3: each pod has both).
+  port::Region runner_stack_region = static_cast<port::Region>(K32_INPROC_CALL_STACK_REGION);
+  port::Region events_stack_region = static_cast<port::Region>(K32_EVENTS_STACK_REGION);
   uint32_t inproc_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // free native stack an in-process call needs
   uint32_t call_deadline_ms = K32_POD_CALL_DEADLINE_MS;       // a call, waiting for its turn included
   uint32_t pod_calls_max = K32_POD_CALLS_MAX;                 // requests per pod running or waiting

@@ -178,7 +178,18 @@ static std::string controller_uid(const json::Value& pod) {
   return "";
 }
 
-Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods) {
+bool pod_load(const json::Value& pod, PodLoad* out) {
+  const std::string& n = pod["spec"]["nodeName"].str();
+  if (n.empty() || terminated(pod)) return false;
+  out->node = n;
+  out->controller = controller_uid(pod);
+  out->memory = out->ipc = 0;
+  pod_memory_charge(pod, &out->memory, nullptr);
+  pod_request(pod, kIpcResource, &out->ipc, nullptr);
+  return true;
+}
+
+Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<PodLoad>& loads) {
   Decision d;
   int64_t want_mem = 0, want_ipc = 0;
   std::string err;
@@ -191,16 +202,11 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
   // puts replicas on different nodes before it packs them by free room.
   std::map<std::string, int64_t> used_mem, used_ipc, used_pods, siblings;
   std::string owner = controller_uid(pod);
-  for (const auto& p : pods) {
-    const std::string& n = p["spec"]["nodeName"].str();
-    if (n.empty() || terminated(p)) continue;
-    if (!owner.empty() && controller_uid(p) == owner) siblings[n] += 1;
-    int64_t m = 0, i = 0;
-    pod_memory_charge(p, &m, nullptr);
-    pod_request(p, kIpcResource, &i, nullptr);
-    used_mem[n] += m;
-    used_ipc[n] += i;
-    used_pods[n] += 1;
+  for (const auto& l : loads) {
+    if (!owner.empty() && l.controller == owner) siblings[l.node] += 1;
+    used_mem[l.node] += l.memory;
+    used_ipc[l.node] += l.ipc;
+    used_pods[l.node] += 1;
   }
   // Reasons in kube-scheduler's wording, counted per node.
   std::map<std::string, int> reasons;
@@ -248,6 +254,15 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     d.message += ".";
   }
   return d;
+}
+
+Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods) {
+  std::vector<PodLoad> loads;
+  for (const auto& p : pods) {
+    PodLoad l;
+    if (pod_load(p, &l)) loads.push_back(std::move(l));
+  }
+  return schedule(pod, nodes, loads);
 }
 
 void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
@@ -309,26 +324,36 @@ void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string&
 }
 
 int Scheduler::pass() {
+  // One pod parsed at a time: the bound ones leave their load, the pending ones their key;
+  // each pending pod is read again when its turn comes (a pod of a burst of new ones is
+  // then parsed alone, not beside all the others).
   uint64_t rv = 0;
-  std::vector<json::Value> pods = st_->list("pods", "", &rv);
-  std::vector<json::Value> nodes;
-  bool have_nodes = false;
+  std::vector<PodLoad> loads;
+  std::vector<std::pair<std::string, std::string>> pending;  // namespace, name
+  st_->for_each("pods", "", &rv, [&](json::Value& p) {
+    PodLoad l;
+    if (pod_load(p, &l)) loads.push_back(std::move(l));
+    else if (p["spec"]["nodeName"].as_string().empty() && p["metadata"]["deletionTimestamp"].is_null() && !terminated(p))
+      pending.emplace_back(p["metadata"]["namespace"].as_string(), p["metadata"]["name"].as_string());
+    return true;
+  });
+  if (pending.empty()) return 0;
+  std::vector<json::Value> nodes = st_->list("nodes", "", &rv);
   int bound = 0;
-  for (const auto& p : pods) {
+  for (const auto& key : pending) {
+    json::Value p;
+    if (!st_->get("pods", key.first, key.second, &p)) continue;  // deleted meanwhile
     if (!p["spec"]["nodeName"].as_string().empty() || !p["metadata"]["deletionTimestamp"].is_null() || terminated(p)) continue;
-    if (!have_nodes) {
-      nodes = st_->list("nodes", "", &rv);
-      have_nodes = true;
-    }
-    Decision d = schedule(p, nodes, pods);
+    Decision d = schedule(p, nodes, loads);
     if (d.node.empty()) {
       mark_unschedulable(p, d.message);
       continue;
     }
     bind(p, d.node);
     // Later pods of this pass see this one on its node.
-    for (auto& q : pods)
-      if (q["metadata"]["uid"] == p["metadata"]["uid"]) q.at_or_insert("spec").set("nodeName", d.node);
+    p.at_or_insert("spec").set("nodeName", d.node);
+    PodLoad l;
+    if (pod_load(p, &l)) loads.push_back(std::move(l));
     ++bound;
   }
   return bound;

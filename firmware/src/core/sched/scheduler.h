@@ -24,7 +24,22 @@ struct Decision {
   std::string message;  // "0/3 nodes are available: 2 node(s) didn't match ..."
 };
 
-// Pure placement decision; `pods` are all pods of the cluster (for what nodes already run).
+// What a bound pod takes on its node, all the scheduler needs of it: a pass keeps this per
+// pod instead of every pod parsed whole (ten pods' trees were tens of KiB of internal RAM
+// held on every store change while pods started).
+struct PodLoad {
+  std::string node;
+  std::string controller;  // uid of the managing controller, "" when none
+  int64_t memory = 0;      // pod_memory_charge
+  int64_t ipc = 0;         // requests of kIpcResource
+};
+
+// The load of a pod bound to a node and not finished; false for any other pod.
+bool pod_load(const json::Value& pod, PodLoad* out);
+
+// Pure placement decision; `loads` are what the cluster's bound pods take.
+Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<PodLoad>& loads);
+// The same from whole pods (every pod of the cluster; the unbound and finished ones count nothing).
 Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes, const std::vector<json::Value>& pods);
 
 // Sum of the containers' requests of `resource` (limits when a request is absent);

@@ -130,17 +130,38 @@ bool ObjectStore::persist(const std::string& frame) {
 
 void ObjectStore::maybe_compact_locked() {
   if (dir_.empty() || port::file_size(log_path_.c_str()) < static_cast<int64_t>(limits_.log_max)) return;
-  std::string bytes = format::snapshot_header(rv_);
-  bytes.reserve(bytes.size() + used_bytes_ + objects_.size() * format::kFrameHeader);
+  // The snapshot is a file's bytes in passing, the whole store at once (tens of KiB with ten
+  // apps): it is built in PSRAM, as files read whole are, not in the internal RAM the node's
+  // own structures need (a compaction during churn ran the S3's internal region out).
+  const std::string header = format::snapshot_header(rv_);
+  size_t cap = header.size() + used_bytes_ + objects_.size() * format::kFrameHeader, len = 0;
+  char* buf = static_cast<char*>(port::mem_alloc(cap, port::Region::Psram));
+  auto append = [&](const std::string& part) {
+    if (!buf) return;
+    if (len + part.size() > cap) {
+      const size_t grown = (len + part.size()) * 2;
+      char* bigger = static_cast<char*>(port::mem_alloc(grown, port::Region::Psram));
+      if (bigger) std::memcpy(bigger, buf, len);
+      port::mem_free(buf);
+      buf = bigger;
+      cap = grown;
+      if (!buf) return;
+    }
+    std::memcpy(buf + len, part.data(), part.size());
+    len += part.size();
+  };
+  append(header);
   for (const auto& kv : objects_) {
     auto parts = text::split(kv.first, kSep);
     json::Value obj;  // the files hold the plain form
     parse_blob(*kv.second.blob, kv.first, &obj);
-    bytes += format::encode_frame('p', parts[0], parts[1], parts[2], kv.second.rv, &obj);
+    append(format::encode_frame('p', parts[0], parts[1], parts[2], kv.second.rv, &obj));
   }
+  if (!buf) return;  // no room now: the log stays, and the next write tries again
   // Snapshot first, then empty the log: replaying old records over a newer snapshot is
   // harmless because records are whole-object puts/deletes applied in rv order.
-  if (port::file_write_atomic(snap_path_.c_str(), bytes.data(), bytes.size())) port::file_write_atomic(log_path_.c_str(), "", 0);
+  if (port::file_write_atomic(snap_path_.c_str(), buf, len)) port::file_write_atomic(log_path_.c_str(), "", 0);
+  port::mem_free(buf);
 }
 
 uint64_t ObjectStore::used_bytes() {
