@@ -555,6 +555,9 @@ int run_node(const node::NodeConfig& cfg_in) {
   pc.conn_stack_bytes = K32_POD_CONN_STACK_BYTES +
                         (cfg.role == node::Role::ControlPlane ? K32_INPROC_CHAIN_STACK_BYTES : K32_INPROC_CALL_STACK_BYTES);
   pc.stack_region = static_cast<port::Region>(K32_POD_CONN_STACK_REGION);
+  // A kept-alive pod-server connection holds that stack while it waits: it gets a short idle
+  // deadline, not the API's (its callers, the ingress and Service calls, reconnect cheaply).
+  pc.idle_timeout_ms = K32_POD_KEEPALIVE_IDLE_MS;
   if (!n->pod_http.start(pc, n->pod_handler, &err)) {
     logf("[NODE] %s", err.c_str());
     return 2;
