@@ -83,11 +83,8 @@ json::Value base_object(const char* api_version, const char* kind, const json::V
 
 std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
   std::vector<json::Value> out;
-  // One Service parsed at a time (listed whole, ten apps' Services and the pods selected for
-  // them held parsed at once took tens of KiB of internal RAM whenever a starting pod's
-  // kubelet read the Endpoints for its environment).
-  st->for_each("services", ns, rv, [&](json::Value& svc) {
-    if (!wants_endpoints(svc)) return true;
+  for (const auto& svc : st->list("services", ns, rv)) {
+    if (!wants_endpoints(svc)) continue;
     json::Value ep = base_object("v1", "Endpoints", svc, svc.path_str({"metadata", "name"}));
     if (const json::Value* labels = svc.path({"metadata", "labels"})) ep.at_or_insert("metadata").set("labels", *labels);
     // Subsets group addresses by the tuple of resolved ports.
@@ -127,8 +124,7 @@ std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::st
     }
     if (!arr.items().empty()) ep.set("subsets", arr);
     out.push_back(std::move(ep));
-    return true;
-  });
+  }
   return out;
 }
 
@@ -216,8 +212,8 @@ json::Value make_slice(const json::Value& svc, const std::string& digest, json::
 
 std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
   std::vector<json::Value> out;
-  st->for_each("services", ns, rv, [&](json::Value& svc) {  // one Service parsed at a time
-    if (!wants_endpoints(svc)) return true;
+  for (const auto& svc : st->list("services", ns, rv)) {
+    if (!wants_endpoints(svc)) continue;
     // One slice per distinct resolved port set, as the EndpointSlice controller groups them.
     std::map<std::string, std::pair<json::Value, json::Value>> groups;  // signature -> (ports, endpoints)
     std::vector<std::string> order;
@@ -233,11 +229,10 @@ std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const st
     }
     if (order.empty()) {  // no endpoints: one empty slice, as for a Service whose pods are gone
       out.push_back(make_slice(svc, slice_digest(svc, ""), json::Value::array(), json::Value::array()));
-      return true;
+      continue;
     }
     for (const auto& sig : order) out.push_back(make_slice(svc, slice_digest(svc, sig), groups[sig].first, groups[sig].second));
-    return true;
-  });
+  }
   return out;
 }
 
