@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from k32.bench.memory_targets import CONTROLLER_THREADS, HISTORY_FILL_BYTES, TARGETS
+from k32.bench.memory_targets import CONTROLLER_THREADS, DEPLOYMENT_CYCLES, HISTORY_FILL_BYTES, TARGETS
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
 APPS, ROUNDS = 3, 1
@@ -70,6 +70,12 @@ def test_bench_memory_json_is_consistent():
     assert d["rolloutInternalBytes"] > 0
     assert r["verdicts"]["deployment"]["measured"] == d["beyondPodsInternalBytes"]
     assert r["verdicts"]["rollout"]["measured"] == d["rolloutInternalBytes"]
+    # Each figure is the median of the cycles, reported with their range.
+    assert len(d["cycles"]) == DEPLOYMENT_CYCLES
+    for key in ("beyondPodsInternalBytes", "rolloutInternalBytes"):
+        values = sorted(c[key] for c in d["cycles"])
+        assert d[key.replace("Bytes", "RangeBytes")] == [values[0], values[-1]]
+        assert values[0] <= d[key] <= values[-1]
     assert r["metricsApi"]["requests"] > 0
     # The metrics API's records: a pod's (its containers' samples) and a node's both cost heap.
     ms = r["metricsStore"]

@@ -19,7 +19,7 @@ from k32.testing import poll
 from . import memory_objects as obj
 from . import memory_workloads as workloads
 from .memory_probe import HOW, BenchError, ProbeError, Reading, settle, status
-from .memory_targets import HISTORY_FILL_BYTES, MARGINAL_OBJECTS
+from .memory_targets import EVENT_FILL_BYTES, HISTORY_FILL_BYTES, MARGINAL_OBJECTS
 
 POD_START_TIMEOUT_S = 120.0
 POD_GONE_TIMEOUT_S = 120.0
@@ -29,9 +29,19 @@ BUSY_RETRY_S = 0.5
 
 
 class Bench:
-    def __init__(self, api: HttpClient, console: str, ingress: tuple[str, int], history_max: int, progress=None):
+    def __init__(
+        self,
+        api: HttpClient,
+        console: str,
+        ingress: tuple[str, int],
+        history_max: int,
+        progress=None,
+        events_max: int = 0,
+    ):
         self.api = api
         self.history_max = history_max  # the board's watch_history budget, bytes
+        self.events_max = events_max  # the board's events_kept budget, bytes
+        self.events_made = 0
         self.console = console
         self.ingress = HttpClient(f"http://{ingress[0]}:{ingress[1]}", timeout=10.0, keep_alive=False)
         self.say = progress or (lambda msg: None)
@@ -119,6 +129,17 @@ class Bench:
         if held < full_at:
             raise BenchError(f"watch history holds {held} bytes after filling, under {full_at} of {self.history_max}")
         return held
+
+    def fill_events(self) -> int:
+        """Fills the Events kept to their budget, as a node that has run a while has them: Events
+        of about EVENT_FILL_BYTES, a quarter of the budget more than it holds, so the node has
+        already deleted its oldest (the bench's own, or its controllers' earlier ones). Each call
+        writes new ones. Returns how many it wrote."""
+        count = (self.events_max * 5 // 4) // EVENT_FILL_BYTES + 1
+        for _ in range(count):
+            self.create(*obj.event(self.events_made))
+            self.events_made += 1
+        return count
 
     # ---- scenario -------------------------------------------------------------------------
     def apply_apps(self, n: int) -> None:
@@ -209,7 +230,7 @@ def run(bench: Bench, apps: int, rounds: int) -> dict:
         for kind in ("pod", "service", "ingress", "configmap"):
             out["marginal"][kind] = bench.marginal(kind, apps)
         say("Deployment, its rollout …")
-        out["deployment"] = workloads.deployment(bench, out["marginal"]["pod"])
+        out["deployment"] = workloads.deployment(bench)
         say("metrics API …")
         out["metricsApi"] = workloads.metrics_api(bench)
         out["stacks"] = status(bench.console)["stacks"]

@@ -31,8 +31,15 @@ def _measure(apps: int, rounds: int, progress) -> dict:
         try:
             cp = next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
             api = HttpClient(cluster.api_url, cluster.ssl_context(), timeout=memory.API_TIMEOUT_S)
-            history_max = load_board(BOARD).budgets["watch_history"]["bytes"]
-            bench = memory.Bench(api, cluster.nodes[0].console, (cp["ip"], cp["ingressPort"]), history_max, progress)
+            budgets = load_board(BOARD).budgets
+            bench = memory.Bench(
+                api,
+                cluster.nodes[0].console,
+                (cp["ip"], cp["ingressPort"]),
+                budgets["watch_history"]["bytes"],
+                progress,
+                events_max=budgets["events_kept"]["bytes"],
+            )
             result = memory.run(bench, apps, rounds)
             if "error" in result:
                 # Why the node stopped, when it did (an allocation past its board's heap).

@@ -5,7 +5,7 @@ the bench made."""
 
 from __future__ import annotations
 
-from .memory_targets import CONFIGMAP_BYTES, ECHO_IMAGE, HISTORY_FILL_BYTES, POD_MEMORY_LIMIT
+from .memory_targets import CONFIGMAP_BYTES, ECHO_IMAGE, EVENT_FILL_BYTES, HISTORY_FILL_BYTES, POD_MEMORY_LIMIT
 
 NAMESPACE = "default"
 PREFIX = "bm"  # names of the bench's objects: bm-<i>, bm-cm-<i>, bm-deploy
@@ -83,6 +83,23 @@ def history_filler(version: int) -> tuple[str, dict]:
         "metadata": {"name": f"{PREFIX}-history"},
         "data": {key: mark + "h" * (HISTORY_FILL_BYTES - len(key) - len(mark))},
     }
+
+
+def event(i: int) -> tuple[str, dict]:
+    """An Event of about EVENT_FILL_BYTES, as a controller writes one: these fill the Events kept
+    to their budget before the Deployment is measured."""
+    body = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{PREFIX}-event-{i:04d}"},
+        "involvedObject": {"kind": "ConfigMap", "namespace": NAMESPACE, "name": f"{PREFIX}-history"},
+        "reason": "BenchFill",
+        "type": "Normal",
+        "source": {"component": "k32-bench"},
+        "count": 1,
+    }
+    body["message"] = "m" * max(1, EVENT_FILL_BYTES - len(str(body)))
+    return f"{CORE}/events", body
 
 
 def deployment(name: str, replicas: int) -> tuple[str, dict]:

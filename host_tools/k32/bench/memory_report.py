@@ -99,12 +99,18 @@ def _cost_rows(r: dict) -> None:
     if "deployment" in r:
         d = r["deployment"]
         click.echo("")
+        lo, hi = d["beyondPodsInternalRangeBytes"]
+        rlo, rhi = d["rolloutInternalRangeBytes"]
         click.echo(
-            f"Deployment of {d['replicas']}: {_kib(d['internalBytes'])} w/o linear with its pods, "
-            f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods; "
-            f"{_kib(d['afterDeleteInternalBytes'])} left after deleting it"
+            f"Deployment of {d['replicas']} (median of {len(d['cycles'])}, Events and watch history full): "
+            f"{_kib(d['internalBytes'])} w/o linear with its pods, "
+            f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods ({_kib(lo)} … {_kib(hi)}); "
+            f"(a bare pod {_kib(d['podInternalBytes'])}); {_kib(d['afterDeleteInternalBytes'])} left after deleting it"
         )
-        click.echo(f"one rollout (set image): {_kib(d['rolloutInternalBytes'])} more, the old ReplicaSet kept")
+        click.echo(
+            f"one rollout (set image): {_kib(d['rolloutInternalBytes'])} more ({_kib(rlo)} … {_kib(rhi)}), "
+            "the old ReplicaSet kept"
+        )
     if "metricsApi" in r:
         m = r["metricsApi"]
         click.echo(f"metrics API: {_kib(m['retainedInternalBytes'])} kept after {m['requests']} requests")

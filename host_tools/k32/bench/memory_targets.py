@@ -28,6 +28,14 @@ METRICS_PODS_PER_NODE = 3
 # bench fills it at once the same way: one ConfigMap of about a Node status's size, updated
 # until the history holds its budget, then deleted.
 HISTORY_FILL_BYTES = 1536
+# The Deployment's figures are taken in the same steady state, the Events kept at their budget
+# too (a node that has run a while has both full): new Events and history entries then displace
+# older ones instead of adding to them, so what stays is the Deployment's. The bench fills the
+# Events with Events of about this size, a quarter past the budget so its oldest already left.
+EVENT_FILL_BYTES = 1024
+# Create/rollout/delete cycles of the Deployment in one run: its figures are their median (a
+# figure is a difference of two readings, each a few hundred bytes off), reported with the range.
+DEPLOYMENT_CYCLES = 3
 # Objects made for one marginal cost: the heap moves by a few hundred bytes between two quiet
 # samples (a heartbeat's buffers), so the cost of one object is the slope over several.
 MARGINAL_OBJECTS = {"pod": 3, "service": 5, "ingress": 5, "configmap": 10}

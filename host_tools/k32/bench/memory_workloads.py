@@ -1,16 +1,20 @@
 """The control plane's workload controllers and metrics API in `k32 bench memory`: what one
 Deployment costs beyond its pods, what a rollout leaves behind (the old ReplicaSet kept as
-revision history), what the metrics API keeps per node and per pod (the records `kubectl top`
+revision history; each the median of a few cycles with the Events kept and the watch history
+full), what the metrics API keeps per node and per pod (the records `kubectl top`
 reads) and what reading it leaves. Each is the heap at rest after the step less the heap at
 rest before it (memory_probe.settle)."""
 
 from __future__ import annotations
+
+import statistics
 
 from k32.testing import poll
 
 from . import memory_objects as obj
 from .memory_probe import BenchError, settle
 from .memory_targets import (
+    DEPLOYMENT_CYCLES,
     DEPLOYMENT_REPLICAS,
     METRICS_NODES,
     METRICS_PODS_PER_NODE,
@@ -69,15 +73,14 @@ def _set_image(bench, name: str, image: str) -> None:
     raise BenchError(f"PATCH {path}: {r.status} {r.body[:300]!r}")
 
 
-def deployment(bench, pod_cost: dict) -> dict:
-    """A Deployment of DEPLOYMENT_REPLICAS echo pods: its heap beyond what that many bare pods
-    cost (the Deployment, its ReplicaSet, their owner-index entries and the bigger objects of
-    owned pods); then a rollout to another image (the same module under its other name), whose
-    cost is the old ReplicaSet kept as revision history; then deleted, which should leave
-    nothing."""
+def _cycle(bench) -> dict:
+    """The bare pods' cost, then one Deployment made, rolled out and deleted, each read at rest
+    after each step, all in the same steady state (a bare pod's Events displace older ones as
+    the Deployment's pods' do, so the bare pods subtracted hold no more than those)."""
+    pod_cost = bench.marginal("pod", 0)
+    before = settle(bench.console)
     name = f"{obj.PREFIX}-deploy"
     collection, body = obj.deployment(name, DEPLOYMENT_REPLICAS)
-    before = settle(bench.console)
     bench.create(collection, body)
     pods = poll.poll_until(
         lambda: _rollout_done(bench, name, DEPLOYMENT_REPLICAS, 1), ROLLOUT_TIMEOUT_S, f"{name}'s pods Running"
@@ -101,15 +104,37 @@ def deployment(bench, pod_cost: dict) -> dict:
     after = settle(bench.console)
     total = with_it.internal_without_linear - before.internal_without_linear
     return {
-        "replicas": DEPLOYMENT_REPLICAS,
+        "podInternalBytes": pod_cost["internalBytes"],
         "internalBytes": total,
         "psramBytes": with_it.psram - before.psram,
         "beyondPodsInternalBytes": total - DEPLOYMENT_REPLICAS * pod_cost["internalBytes"],
         # One rollout: the same pods (replaced), a second ReplicaSet, the first kept at 0 replicas.
         "rolloutInternalBytes": rolled.internal_without_linear - with_it.internal_without_linear,
         "afterDeleteInternalBytes": after.internal_without_linear - before.internal_without_linear,
-        "quiet": before.quiet and with_it.quiet and rolled.quiet and after.quiet,
+        "quiet": before.quiet and with_it.quiet and rolled.quiet and after.quiet and pod_cost["quiet"],
     }
+
+
+def deployment(bench) -> dict:
+    """A Deployment of DEPLOYMENT_REPLICAS echo pods: its heap beyond what that many bare pods
+    cost, measured beside it (the Deployment, its ReplicaSet, their owner-index entries and the
+    bigger objects of owned pods); then a rollout to another image (the same module under its other name), whose
+    cost is the old ReplicaSet kept as revision history; then deleted, which should leave
+    nothing. Taken in a steady state, the Events kept and the watch history both full (as on a
+    node that has run a while), so the Events and history entries the Deployment writes displace
+    older ones and only what stays is counted; DEPLOYMENT_CYCLES times, each figure the median
+    with its range."""
+    bench.fill_events()
+    bench.fill_history()
+    cycles = [_cycle(bench) for _ in range(DEPLOYMENT_CYCLES)]
+    out: dict = {"replicas": DEPLOYMENT_REPLICAS, "cycles": cycles}
+    for key in ("podInternalBytes", "internalBytes", "psramBytes", "beyondPodsInternalBytes", "rolloutInternalBytes"):
+        values = [c[key] for c in cycles]
+        out[key] = round(statistics.median(values))
+        out[key.replace("Bytes", "RangeBytes")] = [min(values), max(values)]
+    out["afterDeleteInternalBytes"] = round(statistics.median(c["afterDeleteInternalBytes"] for c in cycles))
+    out["quiet"] = all(c["quiet"] for c in cycles)
+    return out
 
 
 def metrics_api(bench) -> dict:
