@@ -11,6 +11,21 @@ def ingress_address(cluster) -> tuple[str, int]:
     return cp["ip"], cp["ingressPort"]
 
 
+def post(cluster, path: str, body: bytes = b"ping", timeout: float = 10.0):
+    """(status, body) of one POST through the ingress; (None, the error) when the connection fails,
+    so a test can poll until a backend answers."""
+    ip, port = ingress_address(cluster)
+    conn = http.client.HTTPConnection(ip, port, timeout=timeout)
+    try:
+        conn.request("POST", path, body=body)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    except (OSError, http.client.HTTPException) as e:
+        return None, str(e).encode()
+    finally:
+        conn.close()
+
+
 def get(cluster, path: str, host: str | None = None, headers: dict | None = None, method: str = "GET"):
     ip, port = ingress_address(cluster)
     conn = http.client.HTTPConnection(ip, port, timeout=10)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ingress_helpers import apply, ingress_address, wait_until
+from ingress_helpers import apply, ingress_address, post, wait_until
 
 from k32.testing.clusters import ESP32_WORKER_PODS, make_test_cluster
 
@@ -71,19 +71,6 @@ def rr_manifest() -> str:
             p["backend"]["service"]["name"] = "echo-rr"
     out += [svc, ing]
     return yaml.safe_dump_all(out, sort_keys=False)
-
-
-def post(cluster, path: str, body: bytes = b"ping", timeout: float = 10.0):
-    ip, port = ingress_address(cluster)
-    conn = http.client.HTTPConnection(ip, port, timeout=timeout)
-    try:
-        conn.request("POST", path, body=body)
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    except (OSError, http.client.HTTPException) as e:
-        return None, str(e).encode()
-    finally:
-        conn.close()
 
 
 def greeting(body: bytes) -> str:

@@ -5,14 +5,18 @@ the worker keeps running inside its heap, and when one app's pod goes the waitin
 echo never grows its linear memory, so each pod is charged what its image can reach (a
 request the API server defaults from the image) plus the node's per-pod overhead."""
 
-import http.client
+import sys
+from pathlib import Path
 
 import pytest
-from board_cluster import WORKER, WORKER_BOARD, api, s3_with_esp32_worker
 
 from k32.boards import load_board
 from k32.sim.console import command
 from k32.testing.poll import wait_until
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
+from board_cluster import WORKER, WORKER_BOARD, api, s3_with_esp32_worker  # noqa: E402
+from ingress_helpers import post  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -72,19 +76,6 @@ def create_app(c, name):
     ):
         status, body = api(c, "POST", path, obj)
         assert status == 201, (path, status, body)
-
-
-def post(c, path, body):
-    cp = next(n for n in c.status()["nodes"] if n["role"] == "control-plane")
-    conn = http.client.HTTPConnection(cp["ip"], cp["ingressPort"], timeout=10)
-    try:
-        conn.request("POST", path, body=body)
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    except (OSError, http.client.HTTPException) as e:
-        return None, str(e).encode()
-    finally:
-        conn.close()
 
 
 def answers(c, name) -> bool:

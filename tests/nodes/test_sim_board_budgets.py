@@ -4,7 +4,6 @@ for that profile. A small end-to-end flow must work under them: both nodes Ready
 boards' capacity, the echo pod answering through the Ingress on the control plane and on the
 worker, and every thread created with exactly its budget and measured against it."""
 
-import http.client
 import json
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from k32.sim.console import command
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
 from board_cluster import CP_BOARD, WORKER, WORKER_BOARD, s3_with_esp32_worker  # noqa: E402
-from ingress_helpers import apply, ingress_address, wait_until  # noqa: E402
+from ingress_helpers import apply, post, wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
@@ -34,19 +33,6 @@ def api_json(cluster, path: str) -> dict:
     status, _, body = cluster.request("GET", path)
     assert status == 200, (path, status, body[:300])
     return json.loads(body)
-
-
-def post(cluster, path: str, body: bytes = b"ping"):
-    ip, port = ingress_address(cluster)
-    conn = http.client.HTTPConnection(ip, port, timeout=10)
-    try:
-        conn.request("POST", path, body=body)
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    except (OSError, http.client.HTTPException) as e:
-        return None, str(e).encode()
-    finally:
-        conn.close()
 
 
 def worker_echo_manifest() -> str:
