@@ -40,25 +40,21 @@ def runner_threads(cluster) -> int:
     return count
 
 
-def test_request_pod_runs_without_a_runner_thread(cluster):
-    w = worker(cluster)["name"]
-    pod = {
+def pod_on(node: str, name: str, container: dict) -> dict:
+    """A one-container pod bound to node, with the 64Ki memory limit the example pods carry."""
+    container = {**container, "resources": {"limits": {"memory": "64Ki"}}}
+    return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "echo-threads", "namespace": "default"},
-        "spec": {
-            "nodeSelector": {"kubernetes.io/hostname": w},
-            "containers": [
-                {
-                    "name": "echo",
-                    "image": "wasm://embedded/echo",
-                    "env": [{"name": "GREETING", "value": "threads"}],
-                    "resources": {"limits": {"memory": "64Ki"}},
-                }
-            ],
-        },
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"nodeSelector": {"kubernetes.io/hostname": node}, "containers": [container]},
     }
-    apply(cluster, json.dumps(pod))
+
+
+def test_request_pod_runs_without_a_runner_thread(cluster):
+    w = worker(cluster)["name"]
+    container = {"name": "echo", "image": "wasm://embedded/echo", "env": [{"name": "GREETING", "value": "threads"}]}
+    apply(cluster, json.dumps(pod_on(w, "echo-threads", container)))
     running = wait_until(lambda: (q := get_pod(cluster, "echo-threads")) and q["status"].get("phase") == "Running", 30)
     assert running, get_pod(cluster, "echo-threads")
     status, _, body = pod_request(cluster, w, "default/echo-threads", "POST", "/hi", b"x")
@@ -79,18 +75,8 @@ def test_request_pod_that_traps_is_restarted_by_a_runner_that_ends_again(cluster
     """kicker traps in every k32_handle: the trap starts a runner, which restarts the
     container (restartCount, CrashLoopBackOff's back-off) and ends once it serves again."""
     w = worker(cluster)["name"]
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "kicker-threads", "namespace": "default"},
-        "spec": {
-            "nodeSelector": {"kubernetes.io/hostname": w},
-            "containers": [
-                {"name": "kick", "image": "wasm://embedded/kicker", "resources": {"limits": {"memory": "64Ki"}}}
-            ],
-        },
-    }
-    apply(cluster, json.dumps(pod))
+    container = {"name": "kick", "image": "wasm://embedded/kicker"}
+    apply(cluster, json.dumps(pod_on(w, "kicker-threads", container)))
 
     def state():
         q = get_pod(cluster, "kicker-threads") or {}
