@@ -3,8 +3,7 @@
 // kube-apiserver (core/api/workloads.cpp, shared with ReplicaSet); the selector is immutable;
 // spec.replicas is also reachable through /scale. `kubectl get` prints
 // NAME READY UP-TO-DATE AVAILABLE AGE (-o wide: CONTAINERS IMAGES SELECTOR).
-#include "core/api/kinds/kind_strategy.h"
-#include "core/api/workloads.h"
+#include "core/api/kinds/workload_strategy.h"
 #include "core/util/text.h"
 
 namespace k32 {
@@ -12,11 +11,7 @@ namespace api {
 
 namespace {
 
-void defaults(json::Value* obj) { workloads::apply_defaults("Deployment", obj); }
-void validate(const json::Value& obj, FieldErrors* errs) { workloads::validate("Deployment", obj, errs); }
-void validate_update(const json::Value& old, const json::Value& obj, FieldErrors* errs) {
-  workloads::validate_update("Deployment", old, obj, errs);
-}
+constexpr char kKind[] = "Deployment";
 
 json::Value ready_cell(const json::Value& o, int64_t) {
   return json::Value(text::to_string(o["status"]["readyReplicas"].as_int()) + "/" +
@@ -31,28 +26,12 @@ const TableColumn kColumns[] = {
     {"Up-to-date", "integer", "", 0, updated_cell},
     {"Available", "integer", "", 0, available_cell},
     K32_AGE_COLUMN,
-    {"Containers", "string", "", 1, workloads::containers_cell},
-    {"Images", "string", "", 1, workloads::images_cell},
-    {"Selector", "string", "", 1, workloads::selector_cell},
+    K32_WORKLOAD_WIDE_COLUMNS,
 };
 
 }  // namespace
 
-extern const KindStrategy kDeploymentKind = {
-    NameRule::Subdomain,
-    /*tracks_generation=*/true,
-    /*resets_status_on_create=*/true,
-    /*deletes_contents=*/false,
-    /*prepare=*/nullptr,
-    defaults,
-    validate,
-    validate_update,
-    /*grace_period=*/nullptr,
-    /*mark_terminating=*/nullptr,
-    /*compute=*/nullptr,
-    kColumns,
-    column_count(kColumns),
-};
+extern const KindStrategy kDeploymentKind = workloads::Strategy<kKind>::with_columns(kColumns);
 
 }  // namespace api
 }  // namespace k32
