@@ -1,6 +1,7 @@
 // JSON model: parsing rules, errors with offsets, round trips, and a mutation fuzz loop.
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "check.h"
 #include "core/json/json.h"
@@ -84,6 +85,18 @@ int main() {
   CHECK(!k32::json::parse("{\"a\":}", &v, &e));
   CHECK_EQ(e.offset, 5u);
   CHECK(e.message.find("offset 5") != std::string::npos);
+  // An object or array cut short or badly separated says which one and what it expected.
+  const std::pair<const char*, const char*> container_errors[] = {{"{\"a\":1", "unexpected end of input in object"},
+                                                                  {"[1", "unexpected end of input in array"},
+                                                                  {"{\"a\":1]", "expected ',' or '}'"},
+                                                                  {"[1}", "expected ',' or ']'"},
+                                                                  {"[ ]", ""},
+                                                                  {"{ }", ""}};
+  for (const auto& c : container_errors) {
+    e = k32::json::ParseError();
+    CHECK_EQ(k32::json::parse(c.first, &v, &e), *c.second == '\0');
+    CHECK(e.message.find(c.second) == 0);
+  }
   for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "tru", "\"\\x\"", "\"\xff\"", "\"\\ud800\"", "[1] 2",
                           "{\"a\":1,}", "\"a\nb\""}) {
     CHECK(!parses(bad));

@@ -322,11 +322,7 @@ class Parser {
   bool parse_object(Value* out, int depth) {
     ++p_;  // {
     *out = Value::object();
-    skip_ws();
-    if (p_ < end_ && *p_ == '}') {
-      ++p_;
-      return true;
-    }
+    if (closes_at_once('}')) return true;
     for (;;) {
       skip_ws();
       if (p_ >= end_ || *p_ != '"') return fail("expected a string key");
@@ -339,43 +335,53 @@ class Parser {
       // Parsed in place: a nested value only changes its own subtree, so `slot` stays valid.
       if (!parse_value(slot, depth + 1)) return false;
       if (drop_key_) drop_last(out);
-      skip_ws();
-      if (p_ >= end_) return fail("unexpected end of input in object");
-      if (*p_ == ',') {
-        ++p_;
-        continue;
-      }
-      if (*p_ == '}') {
-        ++p_;
-        return true;
-      }
-      return fail("expected ',' or '}'");
+      const After next = after_item('}');
+      if (next != After::More) return next == After::Closed;
     }
   }
 
   bool parse_array(Value* out, int depth) {
     ++p_;  // [
     *out = Value::array();
-    skip_ws();
-    if (p_ < end_ && *p_ == ']') {
-      ++p_;
-      return true;
-    }
+    if (closes_at_once(']')) return true;
     for (;;) {
       skip_ws();
       if (!parse_value(&out->push(Value()), depth + 1)) return false;
-      skip_ws();
-      if (p_ >= end_) return fail("unexpected end of input in array");
-      if (*p_ == ',') {
-        ++p_;
-        continue;
-      }
-      if (*p_ == ']') {
-        ++p_;
-        return true;
-      }
-      return fail("expected ',' or ']'");
+      const After next = after_item(']');
+      if (next != After::More) return next == After::Closed;
     }
+  }
+
+  // Just past '{' or '[': consumes `close` when the object or array is empty.
+  bool closes_at_once(char close) {
+    skip_ws();
+    if (p_ < end_ && *p_ == close) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+
+  // Past one member or element: a ',' means another follows, `close` ends the object or
+  // array ('}' or ']'); either is consumed. Anything else fails.
+  enum class After : uint8_t { More, Closed, Failed };
+  After after_item(char close) {
+    const bool object = close == '}';
+    skip_ws();
+    if (p_ >= end_) {
+      fail(object ? "unexpected end of input in object" : "unexpected end of input in array");
+      return After::Failed;
+    }
+    if (*p_ == ',') {
+      ++p_;
+      return After::More;
+    }
+    if (*p_ == close) {
+      ++p_;
+      return After::Closed;
+    }
+    fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
+    return After::Failed;
   }
 
   __attribute__((noinline)) void drop_last(Value* obj) {
