@@ -4,6 +4,29 @@
 namespace k32 {
 namespace channels {
 
+void Waker::signal() {
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    signalled_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool Waker::wait(uint32_t timeout_ms) {
+  port::UniqueLock lock(mu_);
+  const bool got = cv_.wait_for(lock, timeout_ms, [&] { return signalled_; });
+  signalled_ = false;
+  return got;
+}
+
+bool Subscription::try_next(Message* out) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  if (queue_.empty()) return false;
+  *out = std::move(queue_.front());
+  queue_.pop_front();
+  return true;
+}
+
 bool Subscription::next(Message* out, uint32_t timeout_ms) {
   port::UniqueLock lock(mu_);
   cv_.wait_for(lock, timeout_ms, [&] { return closed_ || !queue_.empty(); });
@@ -17,6 +40,7 @@ void Subscription::close() {
   port::LockGuard<port::Mutex> lock(mu_);
   closed_ = true;
   cv_.notify_all();
+  if (waker_) waker_->signal();
 }
 
 bool Subscription::closed() {
@@ -24,9 +48,10 @@ bool Subscription::closed() {
   return closed_;
 }
 
-std::shared_ptr<Subscription> Hub::subscribe(const std::vector<std::string>& topics) {
+std::shared_ptr<Subscription> Hub::subscribe(const std::vector<std::string>& topics, Waker* waker) {
   auto s = std::make_shared<Subscription>();
   s->topics_ = topics;
+  s->waker_ = waker;
   port::LockGuard<port::Mutex> lock(mu_);
   subs_.push_back(s);
   return s;
@@ -45,7 +70,8 @@ void Hub::unsubscribe(const std::shared_ptr<Subscription>& s) {
 size_t Hub::publish(const std::string& topic, const std::string& payload) {
   // Delivered under the hub's lock, without collecting the subscribers first (a vector and a
   // reference count per subscriber, per message): nothing takes a subscription's lock and
-  // then the hub's, so holding both in this order cannot deadlock.
+  // then the hub's, so holding both in this order cannot deadlock (a waker's lock is taken
+  // last of all, and its holder takes no other).
   size_t delivered = 0;
   port::LockGuard<port::Mutex> hub_lock(mu_);
   for (const auto& s : subs_) {
@@ -63,6 +89,7 @@ size_t Hub::publish(const std::string& topic, const std::string& payload) {
     }
     s->queue_.push_back(Message{topic, payload});
     s->cv_.notify_all();
+    if (s->waker_) s->waker_->signal();
     ++delivered;
   }
   return delivered;

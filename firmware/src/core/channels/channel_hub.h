@@ -18,10 +18,28 @@ struct Message {
   std::string payload;  // JSON text
 };
 
+// Wakes one thread that serves many subscriptions (a node's event delivery): a message
+// queued to any of them, or its close, signals it. The signal stays set until that thread
+// waits again, so a message that arrives while it delivers another is never slept through.
+class Waker {
+ public:
+  void signal();
+  // Returns at once (clearing the signal) when signalled since the last wait; otherwise
+  // waits up to timeout_ms for a signal. False when the time ran out.
+  bool wait(uint32_t timeout_ms);
+
+ private:
+  port::Mutex mu_;
+  port::CondVar cv_;
+  bool signalled_ = false;
+};
+
 class Subscription {
  public:
   // Waits up to timeout_ms for a message; false on timeout or when closed.
   bool next(Message* out, uint32_t timeout_ms);
+  // The oldest queued message, without waiting; false when none is queued.
+  bool try_next(Message* out);
   void close();
   bool closed();
   uint64_t dropped() const { return dropped_; }
@@ -34,12 +52,14 @@ class Subscription {
   std::deque<Message> queue_;
   bool closed_ = false;
   uint64_t dropped_ = 0;
+  Waker* waker_ = nullptr;  // set before the hub lists it, never changed
   static constexpr size_t kQueue = 64;
 };
 
 class Hub {
  public:
-  std::shared_ptr<Subscription> subscribe(const std::vector<std::string>& topics);
+  // `waker` (may be null) is signalled with every message queued to this subscription.
+  std::shared_ptr<Subscription> subscribe(const std::vector<std::string>& topics, Waker* waker = nullptr);
   void unsubscribe(const std::shared_ptr<Subscription>& s);
   // Returns how many subscribers received it.
   size_t publish(const std::string& topic, const std::string& payload);

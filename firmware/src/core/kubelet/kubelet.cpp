@@ -12,7 +12,6 @@
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
-#include "core/util/work_thread.h"
 #include "k32_abi_table.h"
 #include "port.h"
 
@@ -24,29 +23,6 @@ namespace {
 bool terminal(const json::Value& pod) {
   const std::string& ph = pod["status"]["phase"].str();
   return ph == "Succeeded" || ph == "Failed";
-}
-
-// Delivers the pod's channel messages to k32_event until the pod stops.
-struct EventsArg {
-  std::shared_ptr<Pod> pod;
-};
-
-void events_main(void* a) {
-  EventsArg* arg = static_cast<EventsArg*>(a);
-  std::shared_ptr<Pod> p = arg->pod;
-  delete arg;
-  while (!p->stopping) {
-    std::shared_ptr<channels::Subscription> sub;
-    {
-      port::LockGuard<port::Mutex> lock(p->mu);
-      sub = p->sub;
-    }
-    channels::Message m;
-    if (sub && sub->next(&m, 500)) p->kubelet->deliver_event(p->key(), m.topic, m.payload);
-    else if (!sub) port::sleep_ms(200);
-  }
-  port::LockGuard<port::Mutex> lock(p->mu);
-  p->events_thread = false;
 }
 
 std::string pod_path(const std::string& ns, const std::string& name) { return "/api/v1/namespaces/" + ns + "/pods/" + name; }
@@ -113,33 +89,44 @@ void Kubelet::event(const Pod& pod, const char* type, const char* reason, const 
 
 bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::string>& topics) {
   if (!hub_) return false;
-  bool start_thread = false;
-  std::shared_ptr<channels::Subscription> old;
+  std::shared_ptr<channels::Subscription> old, made;
   {
+    // Under the pod's lock, which stop_pod takes after setting `stopping`: a stopped pod never
+    // gets a subscription nobody removes.
     port::LockGuard<port::Mutex> lock(p->mu);
-    bool added = false;
+    if (p->stopping) return false;
+    const size_t had = p->topics.size();
     for (const auto& t : topics) {
       bool have = false;
       for (const auto& x : p->topics) have = have || x == t;
-      if (!have && !t.empty()) {
-        p->topics.push_back(t);
-        added = true;
-      }
+      if (!have && !t.empty()) p->topics.push_back(t);
     }
-    if (added || !p->sub) {
-      old = p->sub;
-      p->sub = hub_->subscribe(p->topics);
+    if (p->sub && p->topics.size() == had) return true;
+    old = p->sub;
+    made = hub_->subscribe(p->topics, events_.waker());
+    if (!events_.add(p->key(), made, old)) {
+      p->topics.resize(had);  // not subscribed: a later call asks again
+      old = nullptr;
+    } else {
+      p->sub = made;
+      made = nullptr;
     }
-    if (!p->events_thread) start_thread = p->events_thread = true;
   }
-  if (old) hub_->unsubscribe(old);
-  if (start_thread &&
-      !util::start_work_thread("k32_events", cfg_.events_stack_bytes, cfg_.events_stack_region, &events_main, new EventsArg{p})) {
-    port::LockGuard<port::Mutex> lock(p->mu);
-    p->events_thread = false;
+  if (made) {
+    hub_->unsubscribe(made);
     return false;
   }
+  if (old) hub_->unsubscribe(old);
   return true;
+}
+
+bool Kubelet::deliver_hub_event(void* self, const std::string& key, const channels::Message& m) {
+  Kubelet* k = static_cast<Kubelet*>(self);
+  if (k->deliver_event(key, m.topic, m.payload) != abi::kErrNoent) return true;
+  // No container took it: the pod is gone, or only not up yet (starting, restarting after a
+  // trap), when its later messages still count.
+  std::shared_ptr<Pod> p = k->find(key);
+  return p && !p->stopping;
 }
 
 void Kubelet::start_pod(const json::Value& obj) {
@@ -204,7 +191,10 @@ void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
     sub = p->sub;
     p->sub = nullptr;
   }
-  if (sub && hub_) hub_->unsubscribe(sub);
+  if (sub) {
+    events_.remove(sub);  // the others' delivery goes on; a message of it in progress ends below
+    if (hub_) hub_->unsubscribe(sub);
+  }
   for (auto& c : p->containers) {
     port::LockGuard<port::Mutex> lock(c->store_mu);
     if (c->store) wasm::store_interrupt(c->store);

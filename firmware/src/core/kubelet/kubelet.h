@@ -10,6 +10,7 @@
 
 #include "core/kubelet/admission.h"
 #include "core/kubelet/api_client.h"
+#include "core/kubelet/event_delivery.h"
 #include "core/kubelet/pod_runtime.h"
 #include "k32_board.h"
 #include "port.h"
@@ -26,7 +27,8 @@ struct KubeletConfig {
   uint32_t sync_ms = 2000;
   // Stack sizes from the board profile (k32_board.h).
   uint32_t runner_stack_bytes = K32_INPROC_CALL_STACK_BYTES;  // a container's runner: an interpreter stack
-  // A pod's k32_events thread calls k32_event in-process: its own budget plus the call's.
+  // The node's k32_events thread (one for all pods) calls k32_event in-process: its own
+  // budget plus the call's.
   uint32_t events_stack_bytes = K32_EVENTS_STACK_BYTES + K32_INPROC_CALL_STACK_BYTES;
   // Where those stacks go, as the profile places them (PSRAM on the S3: each pod has both).
   port::Region runner_stack_region = static_cast<port::Region>(K32_INPROC_CALL_STACK_REGION);
@@ -73,12 +75,16 @@ struct Hooks {
 
 class Kubelet {
  public:
-  Kubelet(KubeletConfig cfg, ApiClient* api) : cfg_(std::move(cfg)), api_(api) {}
+  Kubelet(KubeletConfig cfg, ApiClient* api)
+      : cfg_(std::move(cfg)),
+        api_(api),
+        events_(&Kubelet::deliver_hub_event, this, cfg_.events_stack_bytes, cfg_.events_stack_region) {}
   const KubeletConfig& config() const { return cfg_; }
   Hooks& hooks() { return hooks_; }
   // The node's channel hub: k32_event delivery and k32_channel_subscribe (set before run).
   void set_hub(channels::Hub* hub) { hub_ = hub; }
-  // Adds topics to the pod's k32_event subscription; false when the node has no hub.
+  // Adds topics to the pod's k32_event subscription, served by the node's one delivery
+  // thread; false when the node has no hub, the pod is stopping or the thread cannot start.
   bool subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::string>& topics);
 
   // Runs sync passes forever (every sync_ms, sooner when a container changes state).
@@ -126,6 +132,8 @@ class Kubelet {
   void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
   // Writes p's status when it changed; `listed` is the pod as this sync pass read it.
   void report(Pod& p, const json::Value& listed);
+  // The delivery thread's step for one message (EventDelivery::DeliverFn); false: pod gone.
+  static bool deliver_hub_event(void* self, const std::string& key, const channels::Message& m);
 
   KubeletConfig cfg_;
   ApiClient* api_;
@@ -137,6 +145,7 @@ class Kubelet {
   std::map<std::string, std::shared_ptr<Pod>> pods_;
   std::vector<std::shared_ptr<Pod>> stopping_;  // stopped pods until their last call ended
   std::map<std::string, size_t> reported_;      // key -> hash of the last status written
+  EventDelivery events_;                        // last: its thread ends before the rest goes
 };
 
 }  // namespace kubelet

@@ -126,10 +126,10 @@ struct Pod {
   uint64_t started_us = 0;    // port::monotonic_us() at start: the first CPU reading's window
   int64_t memory_charge = 0;  // what admission counted for this pod (sync thread only)
   // Channel topics delivered to k32_event (the kube32.io/event-topics annotation plus
-  // k32_channel_subscribe), one hub subscription for all of them (under mu).
+  // k32_channel_subscribe), one hub subscription for all of them (under mu), served by the
+  // node's event delivery thread (event_delivery.h).
   std::vector<std::string> topics;
   std::shared_ptr<channels::Subscription> sub;
-  bool events_thread = false;
   std::string key() const { return ns + "/" + name; }
 };
 

@@ -1,0 +1,116 @@
+"""A node delivers channel messages to all its pods' k32_event on one thread ("k32_events"),
+not one per pod: on a board every thread's stack is heap (events_stack plus an in-process
+call's), so a thread per pod with event topics cost each pod that much. The node's threads
+carry their names (pthread_setname_np), so /proc shows how many delivery threads are alive;
+STATUS counts how many were ever started."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from pods_helpers import apply, get_pod, wait_until
+
+from k32.testing.clusters import make_test_cluster
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the node's threads from /proc")
+
+THREAD = "k32_events"
+TOPIC = "delivery.test"
+PODS = ("evt-a", "evt-b", "evt-c")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = make_test_cluster(tmp_path_factory.mktemp("events"), workers=1)
+    c.up()
+    yield c
+    c.down()
+
+
+def control_plane(cluster) -> dict:
+    # The pods go where pods with event topics run in examples/echo.yaml; it holds three of
+    # them in both profiles (an ESP32 worker's pod memory is smaller).
+    return next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
+
+
+def live_threads(cluster, name: str) -> int:
+    count = 0
+    for task in Path(f"/proc/{control_plane(cluster)['pid']}/task").iterdir():
+        try:
+            count += (task / "comm").read_text().strip() == name
+        except OSError:
+            pass  # the thread ended while we looked
+    return count
+
+
+def started_threads(cluster, name: str) -> int:
+    stacks = cluster.console(control_plane(cluster)["name"], "STATUS")["stacks"]
+    return sum(row["threads"] for row in stacks if row["name"] == name)
+
+
+def event_pod(node: str, name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "annotations": {"kube32.io/event-topics": TOPIC}},
+        "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": node},
+            "containers": [
+                {"name": "echo", "image": "wasm://embedded/echo", "resources": {"limits": {"memory": "64Ki"}}}
+            ],
+        },
+    }
+
+
+def logged(cluster, pod: str, text: str) -> bool:
+    return text in cluster.kubectl("logs", pod).stdout
+
+
+def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
+    node = control_plane(cluster)["name"]
+    assert live_threads(cluster, THREAD) == 0  # no pod subscribed: no thread holds a stack
+    for name in PODS:
+        apply(cluster, json.dumps(event_pod(node, name)))
+    for name in PODS:
+        ok = wait_until(lambda n=name: (q := get_pod(cluster, n)) and q["status"].get("phase") == "Running", 60)
+        assert ok, get_pod(cluster, name)
+    # Every pod gets each message, all from the one thread.
+    for i in range(3):
+        status, _, body = cluster.request(
+            "POST",
+            f"/apis/kube32.io/v1/channels/{TOPIC}",
+            body=json.dumps({"n": i}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        assert status in (200, 201), (status, body)
+        for name in PODS:
+            want = f'event {TOPIC}: {{"n":{i}}}'
+            assert wait_until(lambda n=name, w=want: logged(cluster, n, w), 15), cluster.kubectl("logs", name).stdout
+    assert live_threads(cluster, THREAD) == 1
+    assert started_threads(cluster, THREAD) == 1
+    # Each pod's messages came in the order published.
+    for name in PODS:
+        lines = [ln for ln in cluster.kubectl("logs", name).stdout.splitlines() if ln.startswith(f"event {TOPIC}:")]
+        assert lines == [f'event {TOPIC}: {{"n":{i}}}' for i in range(3)], lines
+
+    # One pod deleted: the others still get every message.
+    assert cluster.kubectl("delete", "pod", PODS[0], "--wait=false").returncode == 0
+    assert wait_until(lambda: get_pod(cluster, PODS[0]) is None, 30), "the kubelet did not finish the deletion"
+    status, _, _ = cluster.request(
+        "POST",
+        f"/apis/kube32.io/v1/channels/{TOPIC}",
+        body=b'{"n":"after"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert status in (200, 201)
+    for name in PODS[1:]:
+        assert wait_until(lambda n=name: logged(cluster, n, f'event {TOPIC}: {{"n":"after"}}'), 15)
+    assert live_threads(cluster, THREAD) == 1
+
+    # The last pod gone: the thread ends and its stack goes back.
+    for name in PODS[1:]:
+        assert cluster.kubectl("delete", "pod", name, "--wait=false").returncode == 0
+    for name in PODS[1:]:
+        assert wait_until(lambda n=name: get_pod(cluster, n) is None, 30), "the kubelet did not finish the deletion"
+    assert wait_until(lambda: live_threads(cluster, THREAD) == 0, 10), live_threads(cluster, THREAD)
