@@ -24,6 +24,7 @@ Compiler::~Compiler() {
   kvals.release(a);
   ctrls.release(a);
   locals.release(a);
+  head_refs.release(a);
 }
 
 bool Compiler::body(uint32_t type_index) {
@@ -47,6 +48,7 @@ bool Compiler::body(uint32_t type_index) {
   nlocals = uint32_t(total);
   nparams = ft.nparams;
 
+  body_start = straight_from = pc();
   if (!push_ctrl(kFunc, nullptr, 0, ft.results(), ft.nresults)) return false;
   ctrls[0].height = 0;
 
@@ -254,7 +256,7 @@ bool Compiler::stack_style(uint32_t opcode, uint32_t ninputs) {
 // ---- the control stack ----
 
 bool Compiler::push_ctrl(Kind k, const ValType* p, uint32_t np, const ValType* res, uint32_t nr) {
-  Ctrl c{k, false, p, np, res, nr, vals.n, pc(), kNone, kNone};
+  Ctrl c{k, false, p, np, res, nr, vals.n, pc(), kNone, kNone, next_ctrl_id++, kNone, 0};
   if (!ctrls.push(a, c)) return oom();
   return pushes(p, np);
 }
@@ -264,6 +266,7 @@ bool Compiler::pop_ctrl(Ctrl* out) {
   if (!pops(c.results, c.nr)) return false;
   if (vals.n != c.height) return r.invalid("type mismatch: values remain at end of block");
   *out = c;
+  if (c.head_table != kNone) head_refs.n = c.head_refs;  // loops nest: the refs form a stack
   ctrls.n--;
   return true;
 }

@@ -46,6 +46,9 @@ struct Ctrl {
   uint32_t start_pc;
   uint32_t fixups;
   uint32_t else_at;
+  uint32_t id;          // unique within the body: tells a reopened ctrls[] index from the old one
+  uint32_t head_table;  // loops: pc of the br_table ending a copyable head, else kNone
+  uint32_t head_refs;   // … and where its entries' labels start in Compiler::head_refs
 };
 
 struct LocalRun {
@@ -84,6 +87,12 @@ struct Compiler {
   uint32_t pair_at = kNone, pair_op = kNone;
   uint64_t written = 0;    // locals 0..63 some local.set/tee has written so far
   bool seen_loop = false;  // a backward branch target exists: nothing is "so far" any more
+  // Loop heads copied into the jumps to them (tail duplication, compile_control.inc).
+  uint32_t straight_from = 0;  // no branch, if or direct call has a word at or after this pc
+  uint32_t next_ctrl_id = 0;
+  uint32_t body_start = 0;
+  uint32_t dup_words = 0;   // words of this body that are copies of a loop head
+  Vec<uint32_t> head_refs;  // per copyable head's br_table entry: ctrls[] index, Ctrl::id
 
   Compiler(Module* m_, Reader& r_, const uint8_t* refs_) : m(m_), r(r_), a(m_->alloc), refs(refs_), code(m_->code) {}
   ~Compiler();
@@ -164,6 +173,8 @@ struct Compiler {
   bool emit_target(Ctrl& t);
   bool branch(Ctrl& t, uint32_t cond);
   bool emit_jmp();
+  void note_loop_head(uint32_t table_at, uint32_t refs, uint32_t straight);
+  bool copy_loop_head(Ctrl& t, bool* copied);
   bool local_result(uint32_t n, uint32_t* slot) const;
   bool emit_return();
   bool emit_ret(uint32_t n, uint32_t from);

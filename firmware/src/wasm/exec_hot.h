@@ -31,7 +31,7 @@
 #define K32_HOT_F64Mul_v6 K32_HOT  // 15.36 % matmul
 #define K32_HOT_F64Mul_v7 K32_HOT  // 5.12 % matmul
 #define K32_HOT_I32Add K32_HOT  // 16.67 % fib
-#define K32_HOT_I32Add_i K32_HOT  // 14.29 % vm
+#define K32_HOT_I32Add_i K32_HOT  // 15.37 % vm
 #define K32_HOT_I32Add_v0 K32_HOT  // 16.67 % fib
 #define K32_HOT_I32Add_v1 K32_HOT  // 8.11 % recur
 #define K32_HOT_I32Add_v2 K32_HOT  // 4.91 % hash
@@ -39,7 +39,7 @@
 #define K32_HOT_I32Add_v4 K32_HOT  // 3.19 % json
 #define K32_HOT_I32Add_v5 K32_HOT  // 1.06 % recur
 #define K32_HOT_I32Add_v6 K32_HOT  // 17.29 % sha256
-#define K32_HOT_I32Add_v7 K32_HOT  // 2.70 % vm
+#define K32_HOT_I32Add_v7 K32_HOT  // 2.91 % vm
 #define K32_HOT_I32And_i K32_HOT  // 4.38 % crc
 #define K32_HOT_I32And_v0 K32_HOT  // 5.12 % sha256
 #define K32_HOT_I32And_v1 K32_HOT  // 7.50 % strings
@@ -48,13 +48,13 @@
 #define K32_HOT_I32And_v5 K32_HOT  // 11.06 % mix
 #define K32_HOT_I32And_v6 K32_HOT  // 0.17 % fsm
 #define K32_HOT_I32And_v7 K32_HOT  // 2.50 % strings
-#define K32_HOT_I32DivS K32_HOT  // 0.36 % vm
+#define K32_HOT_I32DivS K32_HOT  // 0.39 % vm
 #define K32_HOT_I32DivU_i K32_HOT  // 0.44 % strings
 #define K32_HOT_I32Eq_i K32_HOT  // 0.25 % fsm
 #define K32_HOT_I32Eq_v1 K32_HOT  // 4.17 % hash
 #define K32_HOT_I32Eq_v4 K32_HOT  // 2.50 % strings
 #define K32_HOT_I32Eq_v5 K32_HOT  // 2.50 % strings
-#define K32_HOT_I32Eq_v7 K32_HOT  // 0.66 % vm
+#define K32_HOT_I32Eq_v7 K32_HOT  // 0.71 % vm
 #define K32_HOT_I32GeU K32_HOT  // 1.10 % crc
 #define K32_HOT_I32GeU_v0 K32_HOT  // 2.25 % sortmix
 #define K32_HOT_I32GtU_i K32_HOT  // 4.97 % intmath
@@ -77,7 +77,7 @@
 #define K32_HOT_I32Load8U_was K32_HOT  // 5.85 % fsm
 #define K32_HOT_I32Load8U_wsa K32_HOT  // 9.86 % crc
 #define K32_HOT_I32Load_a K32_HOT  // 1.84 % json
-#define K32_HOT_I32Load_baa K32_HOT  // 3.07 % vm
+#define K32_HOT_I32Load_baa K32_HOT  // 3.30 % vm
 #define K32_HOT_I32Load_bas K32_HOT  // 0.78 % lz
 #define K32_HOT_I32Load_bsa K32_HOT  // 10.63 % physics
 #define K32_HOT_I32Load_w K32_HOT  // 8.20 % memops
@@ -88,7 +88,7 @@
 #define K32_HOT_I32LtS_v0 K32_HOT  // 0.46 % fsm
 #define K32_HOT_I32LtS_v1 K32_HOT  // 0.42 % strings
 #define K32_HOT_I32LtS_v5 K32_HOT  // 8.76 % crc
-#define K32_HOT_I32LtS_v7 K32_HOT  // 0.12 % vm
+#define K32_HOT_I32LtS_v7 K32_HOT  // 0.13 % vm
 #define K32_HOT_I32LtU K32_HOT  // 2.25 % sortmix
 #define K32_HOT_I32LtU_i K32_HOT  // 0.62 % lz
 #define K32_HOT_I32LtU_v1 K32_HOT  // 0.01 % sortmix
@@ -103,7 +103,7 @@
 #define K32_HOT_I32Mul_v3 K32_HOT  // 3.39 % mix
 #define K32_HOT_I32Mul_v4 K32_HOT  // 6.96 % hash
 #define K32_HOT_I32Mul_v5 K32_HOT  // 1.00 % lz
-#define K32_HOT_I32Mul_v7 K32_HOT  // 0.40 % vm
+#define K32_HOT_I32Mul_v7 K32_HOT  // 0.43 % vm
 #define K32_HOT_I32Ne_i K32_HOT  // 0.39 % json
 #define K32_HOT_I32Or_i K32_HOT  // 0.25 % intmath
 #define K32_HOT_I32Or_v0 K32_HOT  // 0.18 % recur
@@ -114,7 +114,7 @@
 #define K32_HOT_I32Or_v6 K32_HOT  // 1.02 % intmath
 #define K32_HOT_I32Or_v7 K32_HOT  // 0.64 % sha256
 #define K32_HOT_I32Popcnt K32_HOT  // 0.25 % intmath
-#define K32_HOT_I32RemS K32_HOT  // 0.65 % vm
+#define K32_HOT_I32RemS K32_HOT  // 0.70 % vm
 #define K32_HOT_I32RemU K32_HOT  // 4.82 % intmath
 #define K32_HOT_I32RemU_i K32_HOT  // 8.76 % crc
 #define K32_HOT_I32Rotl_i K32_HOT  // 7.05 % sha256
@@ -122,7 +122,7 @@
 #define K32_HOT_I32Shl_i K32_HOT  // 7.67 % crc
 #define K32_HOT_I32Shl_v1 K32_HOT  // 0.57 % hash
 #define K32_HOT_I32Shl_v4 K32_HOT  // 10.93 % memops
-#define K32_HOT_I32Shl_v5 K32_HOT  // 3.63 % vm
+#define K32_HOT_I32Shl_v5 K32_HOT  // 3.90 % vm
 #define K32_HOT_I32ShrS_v4 K32_HOT  // 0.62 % sortmix
 #define K32_HOT_I32ShrU_i K32_HOT  // 5.52 % mix
 #define K32_HOT_I32ShrU_v1 K32_HOT  // 3.26 % hash
@@ -186,7 +186,7 @@
 #define K32_HOT_ajci5 K32_HOT  // 16.67 % fib
 #define K32_HOT_ajci6 K32_HOT  // 0.16 % sortmix
 #define K32_HOT_br_table K32_HOT  // 5.85 % fsm
-#define K32_HOT_br_table_a K32_HOT  // 10.03 % vm
+#define K32_HOT_br_table_a K32_HOT  // 10.79 % vm
 #define K32_HOT_call_direct K32_HOT  // 2.75 % recur
 #define K32_HOT_ch0_0s K32_HOT  // 9.06 % sortmix
 #define K32_HOT_ch0_1a K32_HOT  // 0.64 % sha256
@@ -217,8 +217,8 @@
 #define K32_HOT_fu0_0a K32_HOT  // 5.12 % sha256
 #define K32_HOT_fu0_0s K32_HOT  // 8.97 % sha256
 #define K32_HOT_fu1_0s K32_HOT  // 6.52 % hash
-#define K32_HOT_fu1_1a K32_HOT  // 2.48 % vm
-#define K32_HOT_fu1_1s K32_HOT  // 4.36 % vm
+#define K32_HOT_fu1_1a K32_HOT  // 2.66 % vm
+#define K32_HOT_fu1_1s K32_HOT  // 4.69 % vm
 #define K32_HOT_fu1_3a K32_HOT  // 0.52 % lz
 #define K32_HOT_fu2_0a K32_HOT  // 10.44 % hash
 #define K32_HOT_fu2_0s K32_HOT  // 4.45 % crc
@@ -239,7 +239,7 @@
 #define K32_HOT_idx_load16s_a K32_HOT  // 0.66 % mix
 #define K32_HOT_idx_load8u K32_HOT  // 1.55 % lz
 #define K32_HOT_idx_load8u_a K32_HOT  // 2.28 % lz
-#define K32_HOT_idx_load_a K32_HOT  // 18.83 % vm
+#define K32_HOT_idx_load_a K32_HOT  // 20.25 % vm
 #define K32_HOT_jc0 K32_HOT  // 0.21 % memops
 #define K32_HOT_jc1 K32_HOT  // 3.37 % lz
 #define K32_HOT_jc2 K32_HOT  // 2.78 % sortmix
@@ -268,9 +268,9 @@
 #define K32_HOT_jcsa6 K32_HOT  // 2.25 % sortmix
 #define K32_HOT_jcsa7 K32_HOT  // 0.52 % lz
 #define K32_HOT_jcsa8 K32_HOT  // 0.65 % sort
-#define K32_HOT_jmp K32_HOT  // 11.28 % vm
+#define K32_HOT_jmp K32_HOT  // 7.23 % json
 #define K32_HOT_jmp_if K32_HOT  // 10.37 % recur
-#define K32_HOT_jmp_if_a K32_HOT  // 1.32 % vm
+#define K32_HOT_jmp_if_a K32_HOT  // 1.42 % vm
 #define K32_HOT_jmp_unless K32_HOT  // 9.18 % recur
 #define K32_HOT_jtest_nzs K32_HOT  // 0.52 % memops
 #define K32_HOT_jtest_zs K32_HOT  // 5.99 % lz

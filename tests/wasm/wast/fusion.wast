@@ -5984,3 +5984,60 @@
 (assert_return (invoke "const-jmp label between" (i32.const 1)) (i32.const 105))
 (assert_return (invoke "const-jmp label between" (i32.const 2)) (i32.const 9))
 (assert_return (invoke "const-jmp label between" (i32.const 3)) (i32.const 9))
+
+;; A loop whose head is straight code ending in br_table (a byte-code interpreter's
+;; `for (;;) switch (code[pc++])`) has the head copied into each plain jump back to it. The
+;; copies' table entries must reach the same labels as the original's: a case block already
+;; ended (its target patched), one still open (its fixup chain), the loop itself and the
+;; loop's outer block; the index from a local or from the load just before.
+(module
+  (memory 1)
+  ;; programs: 0 inc, 1 add <byte>, 2 double, 3 nop (the loop itself), 4 halt, 5 and above exit
+  (data (i32.const 0) "\00\01\05\02\03\00\04")     ;; ((0+1)+5)*2 +1 = 13, halt: 1013
+  (data (i32.const 16) "\01\07\02\02\00\05")       ;; 7*4+1 = 29, exit: -29
+  (data (i32.const 32) "\03\03\00\00\09")          ;; 2, exit: -2
+  (data (i32.const 48) "\02\01\ff\00\03\02\04")    ;; (0*2+255+1)*2 = 512, halt: 1512
+  (func (export "dispatch") (param $p i32) (result i32)
+    (local $acc i32) (local $op i32)
+    (block $exit
+      (loop $next
+        (local.set $op (i32.load8_u (local.get $p)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (block $halt (block $dbl (block $add (block $inc
+          (br_table $inc $add $dbl $next $halt $exit (local.get $op)))
+          (local.set $acc (i32.add (local.get $acc) (i32.const 1)))
+          (br $next))
+          (local.set $acc (i32.add (local.get $acc) (i32.load8_u (local.get $p))))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (br $next))
+          (local.set $acc (i32.shl (local.get $acc) (i32.const 1)))
+          (br $next))
+        (return (i32.add (local.get $acc) (i32.const 1000)))))
+    (i32.sub (i32.const 0) (local.get $acc)))
+  (func (export "dispatch acc") (param $p i32) (result i32)
+    (local $acc i32)
+    (block $exit
+      (loop $next
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (block $halt (block $dbl (block $add (block $inc
+          (br_table $inc $add $dbl $next $halt $exit
+            (i32.load8_u offset=0 (i32.sub (local.get $p) (i32.const 1)))))
+          (local.set $acc (i32.add (local.get $acc) (i32.const 1)))
+          (br $next))
+          (local.set $acc (i32.add (local.get $acc) (i32.load8_u (local.get $p))))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (br $next))
+          (local.set $acc (i32.shl (local.get $acc) (i32.const 1)))
+          (br $next))
+        (return (i32.add (local.get $acc) (i32.const 1000)))))
+    (i32.sub (i32.const 0) (local.get $acc)))
+)
+(assert_return (invoke "dispatch" (i32.const 0)) (i32.const 1013))
+(assert_return (invoke "dispatch" (i32.const 16)) (i32.const -29))
+(assert_return (invoke "dispatch" (i32.const 32)) (i32.const -2))
+(assert_return (invoke "dispatch" (i32.const 48)) (i32.const 1512))
+(assert_trap (invoke "dispatch" (i32.const 65535)) "out of bounds memory access")
+(assert_return (invoke "dispatch acc" (i32.const 0)) (i32.const 1013))
+(assert_return (invoke "dispatch acc" (i32.const 16)) (i32.const -29))
+(assert_return (invoke "dispatch acc" (i32.const 32)) (i32.const -2))
+(assert_return (invoke "dispatch acc" (i32.const 48)) (i32.const 1512))
