@@ -338,6 +338,18 @@ void ObjectStore::after_write(const Event& ev) {
   for (auto& h : hs) h(ev);
 }
 
+// Hands a committed write to the listeners: notify_mu_ is taken before the store's lock is
+// let go, so listeners see writes in commit order, yet none of them runs under mu_.
+void ObjectStore::publish(port::UniqueLock* lock, Event* ev, json::Value* out) {
+  {
+    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
+    lock->unlock();
+    notify(*ev);
+  }
+  after_write(*ev);
+  if (out) *out = std::move(ev->object);
+}
+
 // The caller's copy of what was stored is moved out of the event once the listeners have
 // seen it: a write holds the object parsed once, not twice.
 Result ObjectStore::create(const std::string& r, const std::string& ns, const std::string& n, json::Value obj,
@@ -347,13 +359,7 @@ Result ObjectStore::create(const std::string& r, const std::string& ns, const st
   if (objects_.count(key(r, ns, n))) return Result::Exists;
   Result res = commit_locked(EventType::Added, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  {
-    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-    lock.unlock();
-    notify(ev);
-  }
-  after_write(ev);
-  if (stored) *stored = std::move(ev.object);
+  publish(&lock, &ev, stored);
   return Result::Ok;
 }
 
@@ -366,13 +372,7 @@ Result ObjectStore::update(const std::string& r, const std::string& ns, const st
   if (expected_rv != 0 && it->second.rv != expected_rv) return Result::Conflict;
   Result res = commit_locked(EventType::Modified, r, ns, n, std::move(obj), &ev);
   if (res != Result::Ok) return res;
-  {
-    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-    lock.unlock();
-    notify(ev);
-  }
-  after_write(ev);
-  if (stored) *stored = std::move(ev.object);
+  publish(&lock, &ev, stored);
   return Result::Ok;
 }
 
@@ -388,13 +388,7 @@ Result ObjectStore::remove(const std::string& r, const std::string& ns, const st
   parse_blob(*it->second.blob, k, &last);
   Result res = commit_locked(EventType::Deleted, r, ns, n, std::move(last), &ev);
   if (res != Result::Ok) return res;
-  {
-    port::LockGuard<port::RecursiveMutex> order(notify_mu_);
-    lock.unlock();
-    notify(ev);
-  }
-  after_write(ev);
-  if (removed) *removed = std::move(ev.object);
+  publish(&lock, &ev, removed);
   return Result::Ok;
 }
 

@@ -144,6 +144,9 @@ class ObjectStore {
                        Event* ev);
   void notify(const Event& ev);
   void after_write(const Event& ev);
+  // After commit_locked, with `lock` holding mu_: unlocks, runs the listeners, and moves
+  // the event's object to `out` (when not null).
+  void publish(port::UniqueLock* lock, Event* ev, json::Value* out);
 
   port::Mutex mu_;
   port::CondVar cv_;
