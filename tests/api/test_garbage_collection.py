@@ -78,3 +78,15 @@ def test_foreground_deletion_waits_only_for_blocking_dependents(sim_cluster, ns,
         assert exists(sim_cluster, ns, held["name"])
         release(sim_cluster, ns, held["name"])
     assert wait_until(lambda: not exists(sim_cluster, ns, held["name"]), 15.0, 0.2)
+
+
+def test_delete_options_are_checked_for_one_object_and_for_a_collection(sim_cluster, ns, tmp_path):
+    create(sim_cluster, ns, config_map("kept"))
+    bad_body = tmp_path / "options.json"
+    bad_body.write_text("{not json")
+    for path in (f"/api/v1/namespaces/{ns}/configmaps/kept", f"/api/v1/namespaces/{ns}/configmaps"):
+        p = sim_cluster.kubectl("delete", "--raw", path + "?propagationPolicy=Sometimes")
+        assert p.returncode != 0 and 'Unsupported value: "Sometimes"' in p.stderr, p.stderr
+        p = sim_cluster.kubectl("delete", "--raw", path, "-f", str(bad_body))
+        assert p.returncode != 0 and "BadRequest" in p.stderr, p.stderr
+    assert exists(sim_cluster, ns, "kept")

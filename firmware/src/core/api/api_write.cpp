@@ -82,6 +82,15 @@ ApiError propagation_policy(const http::Request& req, const json::Value& opts, s
   return ApiError();
 }
 
+// A delete's DeleteOptions (the body, when there is one) and its propagation policy.
+ApiError delete_options(const http::Request& req, json::Value* opts, std::string* propagation) {
+  if (!req.body.empty()) {
+    ApiError err = decode_body(req, opts);
+    if (!err.ok()) return err;
+  }
+  return propagation_policy(req, *opts, propagation);
+}
+
 }  // namespace
 
 ApiError ApiServer::write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
@@ -471,17 +480,10 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
     return;
   }
   json::Value opts;
-  if (!req.body.empty()) {
-    ApiError err = decode_body(req, &opts);
-    if (!err.ok()) {
-      send_error(w, err);
-      return;
-    }
-  }
   std::string propagation;
-  ApiError perr = propagation_policy(req, opts, &propagation);
-  if (!perr.ok()) {
-    send_error(w, perr);
+  ApiError oerr = delete_options(req, &opts, &propagation);
+  if (!oerr.ok()) {
+    send_error(w, oerr);
     return;
   }
   int64_t grace = -1;
@@ -523,17 +525,10 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
 
 void ApiServer::do_delete_collection(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {
   json::Value opts;
-  if (!req.body.empty()) {
-    ApiError err = decode_body(req, &opts);
-    if (!err.ok()) {
-      send_error(w, err);
-      return;
-    }
-  }
   std::string propagation;
-  ApiError perr = propagation_policy(req, opts, &propagation);
-  if (!perr.ok()) {
-    send_error(w, perr);
+  ApiError oerr = delete_options(req, &opts, &propagation);
+  if (!oerr.ok()) {
+    send_error(w, oerr);
     return;
   }
   uint64_t rv = 0;
