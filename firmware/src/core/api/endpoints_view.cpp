@@ -47,22 +47,66 @@ int32_t resolve_target_port(const json::Value& sp, const json::Value& pod) {
 
 namespace {
 
-json::Value address_of(const json::Value& pod) {
-  json::Value a = json::Value::object();
-  a.set("ip", pod["status"]["podIP"].as_string());
-  if (!pod["spec"]["nodeName"].is_null()) a.set("nodeName", pod["spec"]["nodeName"]);
+// The targetRef an address or endpoint names its pod by.
+json::Value pod_ref(const json::Value& pod) {
   json::Value ref = json::Value::object();
   ref.set("kind", "Pod");
   ref.set("namespace", pod.path_str({"metadata", "namespace"}));
   ref.set("name", pod.path_str({"metadata", "name"}));
   ref.set("uid", pod.path_str({"metadata", "uid"}));
-  a.set("targetRef", ref);
+  return ref;
+}
+
+json::Value address_of(const json::Value& pod) {
+  json::Value a = json::Value::object();
+  a.set("ip", pod["status"]["podIP"].as_string());
+  if (!pod["spec"]["nodeName"].is_null()) a.set("nodeName", pod["spec"]["nodeName"]);
+  a.set("targetRef", pod_ref(pod));
   return a;
 }
 
 bool wants_endpoints(const json::Value& svc) {
   if (svc["spec"]["type"].str() == "ExternalName") return false;
   return svc["spec"]["selector"].is_object() && !svc["spec"]["selector"].members().empty();
+}
+
+// The ports one pod serves for a Service: each service port resolved against the pod (a
+// named targetPort the pod lacks leaves that port out, as the EndpointSlice controller does).
+json::Value resolved_ports(const json::Value& svc, const json::Value& pod) {
+  json::Value ports = json::Value::array();
+  for (const auto& sp : svc["spec"]["ports"].items()) {
+    int32_t port = resolve_target_port(sp, pod);
+    if (port == 0) continue;
+    json::Value p = json::Value::object();
+    if (!sp["name"].is_null()) p.set("name", sp["name"]);
+    p.set("port", static_cast<int64_t>(port));
+    p.set("protocol", sp["protocol"].as_string("TCP"));
+    ports.push(std::move(p));
+  }
+  return ports;
+}
+
+// The pods a Service selects that serve the same resolved ports, in the order first seen;
+// `sig` is the port set written out, which names the group.
+struct PortGroup {
+  std::string sig;
+  json::Value ports;
+  std::vector<json::Value> pods;
+};
+std::vector<PortGroup> pods_by_ports(store::ObjectStore* st, const json::Value& svc) {
+  std::vector<PortGroup> groups;
+  std::map<std::string, size_t> index;  // sig -> position in groups
+  for (auto& pod : selected_pods(st, svc)) {
+    json::Value ports = resolved_ports(svc, pod);
+    std::string sig = json::dump(ports);
+    auto it = index.find(sig);
+    if (it == index.end()) {
+      it = index.emplace(sig, groups.size()).first;
+      groups.push_back(PortGroup{std::move(sig), std::move(ports), {}});
+    }
+    groups[it->second].pods.push_back(std::move(pod));
+  }
+  return groups;
 }
 
 json::Value base_object(const char* api_version, const char* kind, const json::Value& svc, const std::string& name) {
@@ -88,38 +132,15 @@ std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::st
     json::Value ep = base_object("v1", "Endpoints", svc, svc.path_str({"metadata", "name"}));
     if (const json::Value* labels = svc.path({"metadata", "labels"})) ep.at_or_insert("metadata").set("labels", *labels);
     // Subsets group addresses by the tuple of resolved ports.
-    std::map<std::string, json::Value> subsets;
-    std::vector<std::string> order;
-    for (const auto& pod : selected_pods(st, svc)) {
-      json::Value ports = json::Value::array();
-      std::string sig;
-      for (const auto& sp : svc["spec"]["ports"].items()) {
-        int32_t port = resolve_target_port(sp, pod);
-        if (port == 0) continue;
-        json::Value p = json::Value::object();
-        if (!sp["name"].is_null()) p.set("name", sp["name"]);
-        p.set("port", static_cast<int64_t>(port));
-        p.set("protocol", sp["protocol"].as_string("TCP"));
-        sig += json::dump(p);
-        ports.push(std::move(p));
-      }
-      auto it = subsets.find(sig);
-      if (it == subsets.end()) {
-        json::Value ss = json::Value::object();
-        ss.set("ports", ports);
-        it = subsets.emplace(sig, ss).first;
-        order.push_back(sig);
-      }
-      const char* list = pod_ready(pod) ? "addresses" : "notReadyAddresses";
-      it->second.at_or_insert(list).push(address_of(pod));
-    }
     json::Value arr = json::Value::array();
-    for (const auto& sig : order) {
+    for (auto& g : pods_by_ports(st, svc)) {
+      json::Value ready = json::Value::array();
+      json::Value not_ready = json::Value::array();
+      for (const auto& pod : g.pods) (pod_ready(pod) ? ready : not_ready).push(address_of(pod));
       json::Value ss = json::Value::object();
-      const json::Value& src = subsets[sig];
-      if (src.find("addresses")) ss.set("addresses", src["addresses"]);
-      if (src.find("notReadyAddresses")) ss.set("notReadyAddresses", src["notReadyAddresses"]);
-      ss.set("ports", src["ports"]);
+      if (!ready.items().empty()) ss.set("addresses", std::move(ready));
+      if (!not_ready.items().empty()) ss.set("notReadyAddresses", std::move(not_ready));
+      ss.set("ports", std::move(g.ports));
       arr.push(std::move(ss));
     }
     if (!arr.items().empty()) ep.set("subsets", arr);
@@ -129,22 +150,6 @@ std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::st
 }
 
 namespace {
-
-// The ports one pod serves for a Service: each service port resolved against the pod (a
-// named targetPort the pod lacks leaves that port out, as the EndpointSlice controller does).
-json::Value resolved_ports(const json::Value& svc, const json::Value& pod) {
-  json::Value ports = json::Value::array();
-  for (const auto& sp : svc["spec"]["ports"].items()) {
-    int32_t port = resolve_target_port(sp, pod);
-    if (port == 0) continue;
-    json::Value p = json::Value::object();
-    if (!sp["name"].is_null()) p.set("name", sp["name"]);
-    p.set("port", static_cast<int64_t>(port));
-    p.set("protocol", sp["protocol"].as_string("TCP"));
-    ports.push(std::move(p));
-  }
-  return ports;
-}
 
 json::Value slice_endpoint(const json::Value& pod) {
   json::Value e = json::Value::object();
@@ -158,12 +163,7 @@ json::Value slice_endpoint(const json::Value& pod) {
   cond.set("terminating", !pod["metadata"]["deletionTimestamp"].is_null());
   e.set("conditions", cond);
   if (!pod["spec"]["nodeName"].is_null()) e.set("nodeName", pod["spec"]["nodeName"]);
-  json::Value ref = json::Value::object();
-  ref.set("kind", "Pod");
-  ref.set("namespace", pod.path_str({"metadata", "namespace"}));
-  ref.set("name", pod.path_str({"metadata", "name"}));
-  ref.set("uid", pod.path_str({"metadata", "uid"}));
-  e.set("targetRef", ref);
+  e.set("targetRef", pod_ref(pod));
   return e;
 }
 
@@ -215,23 +215,16 @@ std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const st
   for (const auto& svc : st->list("services", ns, rv)) {
     if (!wants_endpoints(svc)) continue;
     // One slice per distinct resolved port set, as the EndpointSlice controller groups them.
-    std::map<std::string, std::pair<json::Value, json::Value>> groups;  // signature -> (ports, endpoints)
-    std::vector<std::string> order;
-    for (const auto& pod : selected_pods(st, svc)) {
-      json::Value ports = resolved_ports(svc, pod);
-      std::string sig = json::dump(ports);
-      auto it = groups.find(sig);
-      if (it == groups.end()) {
-        it = groups.emplace(sig, std::make_pair(std::move(ports), json::Value::array())).first;
-        order.push_back(sig);
-      }
-      it->second.second.push(slice_endpoint(pod));
-    }
-    if (order.empty()) {  // no endpoints: one empty slice, as for a Service whose pods are gone
+    std::vector<PortGroup> groups = pods_by_ports(st, svc);
+    if (groups.empty()) {  // no endpoints: one empty slice, as for a Service whose pods are gone
       out.push_back(make_slice(svc, slice_digest(svc, ""), json::Value::array(), json::Value::array()));
       continue;
     }
-    for (const auto& sig : order) out.push_back(make_slice(svc, slice_digest(svc, sig), groups[sig].first, groups[sig].second));
+    for (auto& g : groups) {
+      json::Value eps = json::Value::array();
+      for (const auto& pod : g.pods) eps.push(slice_endpoint(pod));
+      out.push_back(make_slice(svc, slice_digest(svc, g.sig), std::move(g.ports), std::move(eps)));
+    }
   }
   return out;
 }
