@@ -1,6 +1,7 @@
-// Set-up the firmware unit tests share: JSON objects written as literals, and an in-memory
-// store holding the "default" namespace behind an API server (the state a controller or an
-// in-process write starts from). A set-up step that fails is a failed check of the test.
+// Set-up the firmware unit tests share: JSON objects written as literals, the heap in use (for
+// tests of what something costs or gives back), and an in-memory store holding the "default"
+// namespace behind an API server (the state a controller or an in-process write starts
+// from). A set-up step that fails is a failed check of the test.
 #pragma once
 #include <cstdio>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "core/api/api_server.h"
 #include "core/json/json.h"
+#include "port.h"
 
 namespace k32test {
 
@@ -19,6 +21,12 @@ inline k32::json::Value parse_json(const char* s) {
   k32::json::ParseError pe;
   if (!k32::json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
   return v;
+}
+
+// Bytes of heap in use now, in every region (internal RAM and PSRAM alike).
+inline uint64_t heap_in_use() {
+  k32::port::MemStats m = k32::port::mem_stats();
+  return m.internal_in_use + m.psram_in_use;
 }
 
 // An opened in-memory store with the "default" namespace, and an API server over it.

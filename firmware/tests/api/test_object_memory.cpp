@@ -9,15 +9,11 @@
 #include "core/api/api_server.h"
 #include "core/json/json.h"
 #include "port.h"
+#include "test_fixture.h"
 
 using namespace k32;
 
 namespace {
-
-uint64_t heap_in_use() {
-  port::MemStats m = port::mem_stats();
-  return m.internal_in_use + m.psram_in_use;
-}
 
 // As `k32 bench api --data-bytes 1024` makes them: an index and 64-byte values, 1024 bytes.
 json::Value configmap(int i) {
@@ -60,12 +56,12 @@ int main() {
     CHECK(api.local_create(*res, "default", configmap(900 + i), &out).ok());
   }
   const int n = 50;
-  uint64_t before = heap_in_use();
+  uint64_t before = k32test::heap_in_use();
   for (int i = 0; i < n; ++i) {
     json::Value out;
     CHECK(api.local_create(*res, "default", configmap(i), &out).ok());
   }
-  uint64_t after = heap_in_use();
+  uint64_t after = k32test::heap_in_use();
   CHECK(after > before);
   double per_object = static_cast<double>(after - before) / n;
   std::printf("a 1 KB ConfigMap costs %.0f bytes of heap (%u-bit build, store + watch history)\n", per_object,

@@ -9,15 +9,11 @@
 #include "core/controllers/owner_index.h"
 #include "core/json/json.h"
 #include "port.h"
+#include "test_fixture.h"
 
 using namespace k32;
 
 namespace {
-
-uint64_t heap() {
-  port::MemStats s = port::mem_stats();
-  return s.internal_in_use + s.psram_in_use;
-}
 
 std::string uid_of(int i) {
   char b[40];
@@ -66,10 +62,10 @@ store::Event pod_event(store::EventType type, int i) {
 
 int main() {
   auto* index = new controllers::OwnerIndex();
-  const uint64_t empty = heap();
+  const uint64_t empty = k32test::heap_in_use();
   constexpr int kPods = 32;
   for (int i = 0; i < kPods; ++i) index->observe(pod_event(store::EventType::Added, i));
-  const uint64_t per_pod = (heap() - empty) / kPods;
+  const uint64_t per_pod = (k32test::heap_in_use() - empty) / kPods;
   std::printf("owner index: %llu bytes a pod\n", static_cast<unsigned long long>(per_pod));
   // 32-bit (a board's pointer size): 475 bytes with its owner reference, key, uid and labels;
   // a copy of every Dependent field beside the key was 654.
@@ -114,7 +110,7 @@ int main() {
   for (int i = 0; i < kPods; ++i) index->observe(pod_event(store::EventType::Deleted, i));
   CHECK(!index->has_dependents(uid_of(1000)));
   index->take_gc_work();
-  CHECK_EQ(heap(), empty);
+  CHECK_EQ(k32test::heap_in_use(), empty);
   delete index;
   TEST_MAIN_END();
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "port.h"
+#include "test_fixture.h"
 
 #include "check.h"
 #include "core/api/metrics_store.h"
@@ -112,12 +113,8 @@ int main() {
   // The records cost what they hold: a pod's with one container is under 100 bytes on a 32-bit
   // board, and a table that held many nodes and pods gives their room back as they leave.
   m = new api::MetricsStore();
-  auto heap = [] {
-    port::MemStats s = port::mem_stats();
-    return s.internal_in_use + s.psram_in_use;
-  };
   CHECK(m->take_report("n0", report(1000, 0, "", 0, 0, 0), &err));
-  const uint64_t one_node = heap();
+  const uint64_t one_node = k32test::heap_in_use();
   constexpr int kPods = 32;
   {
     json::Value many = report(2000, 0, "", 0, 0, 0);
@@ -127,13 +124,13 @@ int main() {
     }
     CHECK(m->take_report("n0", many, &err));
   }  // the report itself gone, only the records are left
-  const uint64_t per_pod = (heap() - one_node) / kPods;
+  const uint64_t per_pod = (k32test::heap_in_use() - one_node) / kPods;
   CHECK(per_pod > 0 && per_pod <= (sizeof(void*) == 4 ? 100u : 160u));
   for (int i = 1; i < static_cast<int>(K32_METRICS_NODES_MAX); ++i)
     CHECK(m->take_report("n" + std::to_string(i), report(1000, 0, "", 0, 0, 0), &err));
   for (int i = 1; i < static_cast<int>(K32_METRICS_NODES_MAX); ++i) m->forget_node("n" + std::to_string(i));
   CHECK(m->take_report("n0", report(3000, 0, "", 0, 0, 0), &err));
-  CHECK_EQ(heap(), one_node);
+  CHECK_EQ(k32test::heap_in_use(), one_node);
   delete m;
   TEST_MAIN_END();
 }

@@ -132,32 +132,24 @@ static void test_log_ring_timestamps() {
 // string to 16000 bytes and then to 32000 if the bytes are appended before the oldest leave.
 static void test_log_ring_heap_stays_in_budget() {
   const size_t cap = 16384, index = 64 * sizeof(LogRing::LineMark);
-  auto heap = [] {
-    port::MemStats m = port::mem_stats();
-    return m.internal_in_use + m.psram_in_use;
-  };
-  const uint64_t before = heap();
+  const uint64_t before = k32test::heap_in_use();
   {
     LogRing ring(cap, index);
     std::string line(499, 'l');
     for (int i = 0; i < 200; ++i) ring.line(line.data(), line.size());
     CHECK_EQ(ring.tail(-1).size(), cap);  // the newest bytes, cap of them
-    const uint64_t held = heap() - before;
+    const uint64_t held = k32test::heap_in_use() - before;
     // The bytes, the line index (a deque of 512-byte blocks and its map) and a little slack.
     CHECK(held <= cap + 2 * index + 512);
   }
-  CHECK_EQ(heap(), before);
+  CHECK_EQ(k32test::heap_in_use(), before);
 }
 
 // A restarted container's two logs share one ring's budget: resized to half, a ring keeps its
 // newest bytes and holds the smaller cap from then on, in bytes and in heap.
 static void test_log_ring_resize_holds_half() {
   const size_t cap = 4096, index = 64 * sizeof(LogRing::LineMark);
-  auto heap = [] {
-    port::MemStats m = port::mem_stats();
-    return m.internal_in_use + m.psram_in_use;
-  };
-  const uint64_t before = heap();
+  const uint64_t before = k32test::heap_in_use();
   {
     LogRing ring(cap, index);
     std::string line(99, 'r');
@@ -168,9 +160,9 @@ static void test_log_ring_resize_holds_half() {
     CHECK_EQ(ring.end(), 6000u);  // offsets stay absolute
     for (int i = 0; i < 60; ++i) ring.line(line.data(), line.size());
     CHECK_EQ(ring.tail(-1).size(), cap / 2);
-    CHECK(heap() - before <= cap / 2 + index + 512);
+    CHECK(k32test::heap_in_use() - before <= cap / 2 + index + 512);
   }
-  CHECK_EQ(heap(), before);
+  CHECK_EQ(k32test::heap_in_use(), before);
 }
 
 static void test_backoff() {
@@ -329,11 +321,6 @@ static void test_one_module_per_image_and_trimmed_memory() {
 // records of it (Pod, Container), its environment with the Service links of 10 apps, its
 // instance, call frames and store — stays within the board's pod_state; the image's module
 // is shared (another pod holds it) and not counted. The pod's log ring has its own budget.
-static uint64_t heap_in_use() {
-  port::MemStats m = port::mem_stats();
-  return m.internal_in_use + m.psram_in_use;
-}
-
 static void test_pod_state_within_budget() {
   Harness other("wasm://embedded/echo", 1, abi::kCapNone);
   std::string reason, msg;
@@ -353,7 +340,7 @@ static void test_pod_state_within_budget() {
   vars.push_back({"KUBERNETES_SERVICE_PORT", "6443"});
   CHECK_EQ(vars.size(), static_cast<size_t>(83));  // 8 a Service with one named port
 
-  const uint64_t before = heap_in_use();
+  const uint64_t before = k32test::heap_in_use();
   auto p = std::make_shared<Pod>();
   p->kubelet = &other.k;
   p->ns = "default";
@@ -369,7 +356,7 @@ static void test_pod_state_within_budget() {
   CHECK(instantiate_container(&c, "", &reason, &msg));
   CHECK(c.module == other.c.module);
   // The value stack and linear memory are the store's bulk blocks (PSRAM on an S3).
-  const uint64_t state = heap_in_use() - before - wasm::store_bulk_bytes(c.store);
+  const uint64_t state = k32test::heap_in_use() - before - wasm::store_bulk_bytes(c.store);
   std::printf("pod state beyond linear memory and value stack: %llu bytes (pod_state %u)\n",
               static_cast<unsigned long long>(state), static_cast<unsigned>(K32_POD_STATE_BYTES));
   // The budget is a board's (32-bit pointers, what the 32-bit ctest build checks); a 64-bit
