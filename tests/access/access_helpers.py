@@ -1,11 +1,17 @@
 """Helpers for the access-control tests: pods pinned to a node, raw HTTP to a node's pod
-server (optionally from a chosen loopback source address), polling."""
+server (optionally from a chosen loopback source address), polling, and a one-worker cluster
+serving a test's objects."""
 
+import contextlib
 import http.client
 import json
 import socket
 
 from k32.testing import poll
+
+CP = "kube32-control-plane"
+W1 = "kube32-worker-1"
+POD_START_S = 60
 
 
 def nodes(cluster) -> dict:
@@ -126,3 +132,20 @@ def loopback_alias_usable(addr: str) -> bool:
         return True
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def serving_cluster(tmp_path_factory, name: str, objs, ready_paths, **options):
+    """A control plane and one worker (W1) running objs, handed over once the ingress answers
+    200 on each of ready_paths; brought down afterwards. options go to make_test_cluster."""
+    from k32.testing.clusters import make_test_cluster
+
+    cluster = make_test_cluster(tmp_path_factory.mktemp(name), workers=1, **options)
+    cluster.up()
+    try:
+        apply(cluster, *objs)
+        for path in ready_paths:
+            assert wait_until(lambda p=path: ingress_get(cluster, p)[0] == 200, POD_START_S), ingress_get(cluster, path)
+        yield cluster
+    finally:
+        cluster.down()

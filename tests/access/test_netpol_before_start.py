@@ -9,12 +9,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from access_helpers import apply, pod_server, probe_pod, wait_until
+from access_helpers import POD_START_S, W1, apply, pod_server, probe_pod, wait_until
 
-W1 = "kube32-worker-1"
 ROUNDS = 5
 CALL_WINDOW_S = 2.5  # keep calling this long after the pod first answers (the old gap was ~2 s)
-POD_START_S = 60
 
 DENY_ALL = {
     "apiVersion": "networking.k8s.io/v1",

@@ -6,7 +6,9 @@ Over real sockets against simulated clusters, kubectl for the logs a user reads.
 
 import pytest
 from access_helpers import (
-    apply,
+    CP,
+    POD_START_S,
+    W1,
     echo_pod,
     ingress,
     ingress_get,
@@ -14,42 +16,31 @@ from access_helpers import (
     pod_server,
     probe_pod,
     service,
+    serving_cluster,
     wait_until,
 )
 
-CP = "kube32-control-plane"
-W1 = "kube32-worker-1"
-POD_START_S = 60
 TOKEN = "node-Access_tok3n"
 STRANGER = "127.0.0.99"  # a loopback address no node of the cluster has
 
 
 @pytest.fixture(scope="module")
 def open_cluster(tmp_path_factory):
-    from k32.testing.clusters import make_test_cluster
-
-    cluster = make_test_cluster(tmp_path_factory.mktemp("access-open"), workers=1)
-    cluster.up()
-    try:
-        apply(
-            cluster,
-            echo_pod("exposed", CP, "greeting-exposed"),
-            echo_pod("hidden", CP, "greeting-hidden"),
-            echo_pod("hidden-w", W1, "greeting-hidden-worker"),
-            probe_pod("prober", CP, {"app": "prober"}),
-            service("exposed", {"app": "exposed"}),
-            service("prober", {"app": "prober"}),
-            ingress("exposed", "/exposed", "exposed"),
-            ingress("prober", "/prober", "prober"),
-        )
-        for path in ("/exposed", "/prober?url=http://127.0.0.1:9/"):
-            assert wait_until(lambda p=path: ingress_get(cluster, p)[0] == 200, POD_START_S), ingress_get(cluster, path)
+    objs = (
+        echo_pod("exposed", CP, "greeting-exposed"),
+        echo_pod("hidden", CP, "greeting-hidden"),
+        echo_pod("hidden-w", W1, "greeting-hidden-worker"),
+        probe_pod("prober", CP, {"app": "prober"}),
+        service("exposed", {"app": "exposed"}),
+        service("prober", {"app": "prober"}),
+        ingress("exposed", "/exposed", "exposed"),
+        ingress("prober", "/prober", "prober"),
+    )
+    with serving_cluster(tmp_path_factory, "access-open", objs, ["/exposed", "/prober?url=http://127.0.0.1:9/"]) as c:
         assert wait_until(
-            lambda: pod_server(cluster, W1, headers={"X-Kube32-Pod": "default/hidden-w"})[0] == 200, POD_START_S
+            lambda: pod_server(c, W1, headers={"X-Kube32-Pod": "default/hidden-w"})[0] == 200, POD_START_S
         )
-        yield cluster
-    finally:
-        cluster.down()
+        yield c
 
 
 @pytest.mark.parametrize("name", ["X-Kube32-Pod", "x-kube32-pod", "X-KUBE32-POD"])
@@ -84,37 +75,27 @@ def test_without_token_only_node_addresses_reach_a_pod_server(open_cluster):
 
 @pytest.fixture(scope="module")
 def token_cluster(tmp_path_factory):
-    from k32.testing.clusters import make_test_cluster
-
-    cluster = make_test_cluster(tmp_path_factory.mktemp("access-token"), workers=1, token=TOKEN)
-    cluster.up()
-    try:
-        apply(
-            cluster,
-            echo_pod("echo-w", W1, "greeting-worker"),
-            echo_pod("echo-cp", CP, "greeting-cp"),
-            probe_pod("prober", CP, {"app": "prober"}),
-            probe_pod("prober-w", W1, {"app": "prober-w"}),
-            service("echo-w", {"app": "echo-w"}),
-            service("echo-cp", {"app": "echo-cp"}),
-            ingress("echo-w", "/echo-w", "echo-w"),
-        )
-        assert wait_until(lambda: ingress_get(cluster, "/echo-w")[0] == 200, POD_START_S), ingress_get(
-            cluster, "/echo-w"
-        )
+    objs = (
+        echo_pod("echo-w", W1, "greeting-worker"),
+        echo_pod("echo-cp", CP, "greeting-cp"),
+        probe_pod("prober", CP, {"app": "prober"}),
+        probe_pod("prober-w", W1, {"app": "prober-w"}),
+        service("echo-w", {"app": "echo-w"}),
+        service("echo-cp", {"app": "echo-cp"}),
+        ingress("echo-w", "/echo-w", "echo-w"),
+    )
+    with serving_cluster(tmp_path_factory, "access-token", objs, ["/echo-w"], token=TOKEN) as c:
         for node, pod in ((CP, "default/prober"), (W1, "default/prober-w")):
             assert wait_until(
                 lambda n=node, p=pod: (
-                    pod_server(
-                        cluster, n, "/?url=http://127.0.0.1:9/", headers={"X-Kube32-Pod": p, "X-Kube32-Token": TOKEN}
-                    )[0]
+                    pod_server(c, n, "/?url=http://127.0.0.1:9/", headers={"X-Kube32-Pod": p, "X-Kube32-Token": TOKEN})[
+                        0
+                    ]
                     == 200
                 ),
                 POD_START_S,
             )
-        yield cluster
-    finally:
-        cluster.down()
+        yield c
 
 
 def test_token_mode_logs_need_the_token(token_cluster):

@@ -8,33 +8,19 @@ import socket
 import time
 
 import pytest
-from access_helpers import apply, echo_pod, ingress, ingress_get, nodes, service, wait_until
+from access_helpers import W1, echo_pod, ingress, ingress_get, nodes, service, serving_cluster
 
 from k32.boards import load_common
 
-W1 = "kube32-worker-1"
-POD_START_S = 60
 IDLE_S = load_common()["POD_KEEPALIVE_IDLE_MS"] / 1000
 REQUEST = b"GET / HTTP/1.1\r\nHost: w\r\nX-Kube32-Pod: default/kept\r\n\r\n"
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from k32.testing.clusters import make_test_cluster
-
-    cluster = make_test_cluster(tmp_path_factory.mktemp("pod-keepalive"), workers=1)
-    cluster.up()
-    try:
-        apply(
-            cluster,
-            echo_pod("kept", W1, "greeting-kept"),
-            service("kept", {"app": "kept"}),
-            ingress("kept", "/kept", "kept"),
-        )
-        assert wait_until(lambda: ingress_get(cluster, "/kept")[0] == 200, POD_START_S), ingress_get(cluster, "/kept")
-        yield cluster
-    finally:
-        cluster.down()
+    kept = (echo_pod("kept", W1, "greeting-kept"), service("kept", {"app": "kept"}), ingress("kept", "/kept", "kept"))
+    with serving_cluster(tmp_path_factory, "pod-keepalive", kept, ["/kept"]) as c:
+        yield c
 
 
 def read_response(s: socket.socket) -> bytes:
