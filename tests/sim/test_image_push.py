@@ -1,34 +1,15 @@
 """`k32 image push FILE --context C` installs a module into a node's wasm://sd/ store through
 the API server's authenticated PUT /kube32/v1/sdimages/<name>; kubectl then runs it."""
 
-import json
-import os
 import re
-import subprocess
-import sys
-import time
 
 import pytest
 import yaml
+from sd_card_helpers import k32, run_until_running, sim_up_with_card
 
 from k32 import REPO_ROOT
-from k32.sim.cluster import find_free_base_port
 
 TOKEN = "push-token-7"
-
-
-def k32(*args, timeout=300):
-    env = {k: v for k, v in os.environ.items() if k not in ("K32_TOKEN", "KUBECONFIG")}
-    return subprocess.run(
-        [sys.executable, "-m", "k32.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -36,25 +17,7 @@ def cluster(tmp_path_factory):
     root = tmp_path_factory.mktemp("push")
     card = root / "card"
     card.mkdir()
-    state, kubeconfig = root / "sim", root / "kubeconfig"
-    up = k32(
-        "sim",
-        "up",
-        "--detach",
-        "--workers",
-        "1",
-        "--state",
-        str(state),
-        "--kubeconfig",
-        str(kubeconfig),
-        "--base-port",
-        str(find_free_base_port(1)),
-        "--sd",
-        str(card),
-        "--token",
-        TOKEN,
-    )
-    assert up.returncode == 0, up.stderr
+    state, kubeconfig = sim_up_with_card(root, card, "--token", TOKEN)
     src = root / "pushed.c"
     src.write_text((REPO_ROOT / "images" / "echo" / "echo.c").read_text())
     built = k32("image", "build", str(src), "--out", str(root / "out"))
@@ -69,25 +32,7 @@ def test_push_then_kubectl_run(cluster):
     ref = re.search(r"image: (kube32\.io/sd/pushed@sha256:[0-9a-f]{64})", r.stdout).group(1)
     stored = cluster["card"] / "kube32" / "images" / "pushed" / "pushed.wasm"
     assert stored.read_bytes() == cluster["wasm"].read_bytes()
-    kubectl = ["/usr/bin/kubectl", "--kubeconfig", str(cluster["kubeconfig"]), "--context", "kube32"]
-    run = subprocess.run(
-        [*kubectl, "run", "pushed", f"--image={ref}", "--restart=Never"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    deadline, pod = time.monotonic() + 30, {}
-    while time.monotonic() < deadline:
-        p = subprocess.run(
-            [*kubectl, "get", "pod", "pushed", "-o", "json"], capture_output=True, text=True, timeout=60, check=False
-        )
-        pod = json.loads(p.stdout) if p.returncode == 0 else {}
-        if pod.get("status", {}).get("phase") == "Running":
-            break
-        time.sleep(0.3)
-    assert pod.get("status", {}).get("phase") == "Running", pod.get("status")
+    run_until_running(cluster["kubeconfig"], "pushed", ref)
 
 
 def test_push_needs_the_token(cluster, tmp_path):
