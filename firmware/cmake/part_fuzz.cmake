@@ -33,6 +33,8 @@ if(TARGET k32wasm)
   # optimisation, clang instruments it in seconds; at -O1 its ASan and coverage passes take
   # over ten minutes, longer than every other object together (CI runs this build).
   target_compile_definitions(k32wasm PRIVATE K32_WASM_SINGLE_DISPATCH)
+  # cold handlers out of line, as on the boards with the loop in IRAM: that path is fuzzed too
+  target_compile_definitions(k32wasm PRIVATE K32_WASM_HOT_SPLIT)
   set_source_files_properties(src/wasm/exec.cpp PROPERTIES COMPILE_OPTIONS -O0)
 endif()
 

@@ -16,6 +16,15 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND K32_PLATFORM STREQUAL "host" AND NOT
   set_source_files_properties(src/wasm/exec.cpp PROPERTIES COMPILE_OPTIONS -falign-labels=16)
 endif()
 
+# Handlers outside exec_hot.h run out of line (exec.cpp) only where the dispatch loop must stay
+# small: boards with wasm_loop: iram (their component defines the section), the Cortex-M4 build
+# that stands for them in the size figures, and the fuzzing build (cmake/part_fuzz.cmake), which
+# so keeps testing the out-of-line path. ON: the same on the host, to measure what it costs.
+option(K32_WASM_HOT_SPLIT "run the handlers outside exec_hot.h out of line, as boards with the loop in IRAM do" OFF)
+if((K32_WASM_HOT_SPLIT OR K32_PLATFORM STREQUAL "mcu") AND TARGET k32wasm)
+  target_compile_definitions(k32wasm PRIVATE K32_WASM_HOT_SPLIT)
+endif()
+
 option(K32_WASM_PROFILE "count executed interpreter instructions and pairs (development aid)" OFF)
 if(K32_WASM_PROFILE AND TARGET k32wasm)
   target_compile_definitions(k32wasm PRIVATE K32_WASM_PROFILE)

@@ -4,7 +4,9 @@ Every program of bench/wasm/ runs under a profiling build of k32-wasm (-DK32_WAS
 which prints each executed handler's share of the program's instructions. A handler whose share
 reaches the threshold in at least one program is hot: it stays in the dispatch loop, which the
 boards place in their fastest code memory. Every other handler runs out of line (exec_cold() in
-exec.cpp), at the price of a call. The result is firmware/src/wasm/exec_hot.h."""
+exec.cpp), at the price of a call, in the builds that keep the loop small (boards with the loop in
+instruction RAM, the Cortex-M4 and fuzzing builds); elsewhere every handler is in the loop. The
+result is firmware/src/wasm/exec_hot.h."""
 
 from __future__ import annotations
 
