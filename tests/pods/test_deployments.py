@@ -52,6 +52,36 @@ def running_pods(cluster, ns, app, n):
     return wait_until(check, timeout=30.0, interval=0.3)
 
 
+def namespace(cluster, ns, version="1.37"):
+    """ns, created unless an earlier run on the shared cluster left it."""
+    if cluster.kubectl("get", "namespace", ns).returncode != 0:
+        kc(cluster, version, "create", "namespace", ns)
+    return ns
+
+
+def workload(kind, name, replicas, **spec):
+    """An apps/v1 Deployment or ReplicaSet of echo pods labelled app=name; spec adds fields."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            **spec,
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
+            },
+        },
+    }
+
+
+def apply(cluster, ns, obj, version="1.37"):
+    p = cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(obj), version=version)
+    assert p.returncode == 0, p.stderr
+
+
 class PodCountWatch:
     """Watches the pods of one app with the official client and records, after every event,
     how many are not terminating and how many of those are Ready."""
@@ -101,10 +131,8 @@ class PodCountWatch:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, version):
-    ns = "deploy-" + version.replace(".", "")
+    ns = namespace(sim_cluster, "deploy-" + version.replace(".", ""), version)
     app = "web"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, version, "create", "namespace", ns)
 
     kc(sim_cluster, version, "create", "deployment", app, "--image", IMAGE, "-n", ns)
     [pod] = running_pods(sim_cluster, ns, app, 1)
@@ -195,32 +223,8 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
     """--cascade=orphan leaves the pods, without their owner reference (and a Deployment's
     next ReplicaSet adopts them); --cascade=foreground keeps the owner, with the
     foregroundDeletion finalizer, until its dependents are gone."""
-    ns = "deploy-gc"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
-    p = sim_cluster.kubectl(
-        "apply",
-        "-n",
-        ns,
-        "-f",
-        "-",
-        input=json.dumps(
-            {
-                "apiVersion": "apps/v1",
-                "kind": "ReplicaSet",
-                "metadata": {"name": "solo"},
-                "spec": {
-                    "replicas": 2,
-                    "selector": {"matchLabels": {"app": "solo"}},
-                    "template": {
-                        "metadata": {"labels": {"app": "solo"}},
-                        "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
-                    },
-                },
-            }
-        ),
-    )
-    assert p.returncode == 0, p.stderr
+    ns = namespace(sim_cluster, "deploy-gc")
+    apply(sim_cluster, ns, workload("ReplicaSet", "solo", 2))
     solo = running_pods(sim_cluster, ns, "solo", 2)
     assert solo
     kc(sim_cluster, "1.37", "delete", "replicaset", "solo", "-n", ns, "--cascade=orphan", "--wait=false")
@@ -275,9 +279,7 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
 
 
 def test_scale_subresource_and_validation(sim_cluster):
-    ns = "deploy-api"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    ns = namespace(sim_cluster, "deploy-api")
     bad = sim_cluster.kubectl(
         "apply",
         "-n",
@@ -327,9 +329,7 @@ def test_scale_patches_are_retried_on_conflict(sim_cluster):
     """A /scale patch that names no resourceVersion is applied to whatever the object is by
     then, as kube-apiserver does: neither the controller's status writes nor other clients'
     patches landing in between may turn it into a 409. One that pins a stale version gets 409."""
-    ns = "deploy-scale-race"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    ns = namespace(sim_cluster, "deploy-scale-race")
     kc(sim_cluster, "1.37", "create", "deployment", "race", "--image", IMAGE, "-n", ns)
     path = f"/apis/apps/v1/namespaces/{ns}/deployments/race/scale"
     merge = {"Content-Type": "application/merge-patch+json"}
@@ -374,25 +374,9 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
     paused: the change of replicas + maxSurge is spread over the old and new ReplicaSets by
     their sizes, as kube-controller-manager does, instead of going to the new ReplicaSet
     alone; resumed without progress, the Progressing condition is DeploymentResumed."""
-    ns = "deploy-prop-" + version.replace(".", "")
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, version, "create", "namespace", ns)
-    dep = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "prop"},
-        "spec": {
-            "replicas": 4,
-            "selector": {"matchLabels": {"app": "prop"}},
-            "strategy": {"rollingUpdate": {"maxSurge": 2, "maxUnavailable": 1}},
-            "template": {
-                "metadata": {"labels": {"app": "prop"}},
-                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
-            },
-        },
-    }
-    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(dep), version=version)
-    assert p.returncode == 0, p.stderr
+    ns = namespace(sim_cluster, "deploy-prop-" + version.replace(".", ""), version)
+    strategy = {"rollingUpdate": {"maxSurge": 2, "maxUnavailable": 1}}
+    apply(sim_cluster, ns, workload("Deployment", "prop", 4, strategy=strategy), version)
     assert running_pods(sim_cluster, ns, "prop", 4)
     # The new template's pods stay Pending: the rollout stops at 3 old + 3 new
     # (4 + maxSurge pods, 4 - maxUnavailable of them available).
@@ -439,24 +423,8 @@ def test_replicaset_releases_and_adopts_pods_on_every_sync(sim_cluster):
     """A pod relabelled out of a ReplicaSet's selector is released (its owner reference goes
     and the ReplicaSet makes a replacement); relabelled back, it is adopted again, long after
     the ReplicaSet's first sync, and the surplus pod goes."""
-    ns = "deploy-claim"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
-    rs = {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "metadata": {"name": "claim"},
-        "spec": {
-            "replicas": 2,
-            "selector": {"matchLabels": {"app": "claim"}},
-            "template": {
-                "metadata": {"labels": {"app": "claim"}},
-                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
-            },
-        },
-    }
-    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(rs))
-    assert p.returncode == 0, p.stderr
+    ns = namespace(sim_cluster, "deploy-claim")
+    apply(sim_cluster, ns, workload("ReplicaSet", "claim", 2))
     first = running_pods(sim_cluster, ns, "claim", 2)
     assert first
     uid = get_json(sim_cluster, "replicaset", "claim", "-n", ns)["metadata"]["uid"]
@@ -492,9 +460,7 @@ def test_replicaset_releases_and_adopts_pods_on_every_sync(sim_cluster):
 def test_deployment_adopts_orphaned_replicaset(sim_cluster):
     """A Deployment deleted with --cascade=orphan and created again takes its old ReplicaSet
     back (same template, same pods) instead of starting a second one beside it."""
-    ns = "deploy-adopt-rs"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
+    ns = namespace(sim_cluster, "deploy-adopt-rs")
     kc(sim_cluster, "1.37", "create", "deployment", "again", "--image", IMAGE, "--replicas=2", "-n", ns)
     before = running_pods(sim_cluster, ns, "again", 2)
     assert before
@@ -532,9 +498,7 @@ def test_get_rs_watch_follows_a_rollout(sim_cluster, version):
     """`kubectl get rs -w` through a rolling update started by `kubectl set env`: the new
     ReplicaSet appears already sized for the surge (DESIRED 1 of 2 with maxSurge 25%, as
     kube-controller-manager creates it), the old one steps down, and both end settled."""
-    ns = "deploy-watch-" + version.replace(".", "")
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, version, "create", "namespace", ns)
+    ns = namespace(sim_cluster, "deploy-watch-" + version.replace(".", ""), version)
     kc(sim_cluster, version, "create", "deployment", "w", "--image", IMAGE, "--replicas=2", "-n", ns)
     assert running_pods(sim_cluster, ns, "w", 2)
     [old] = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
@@ -577,25 +541,8 @@ def test_recreate_stops_every_old_pod_before_the_new_replicaset(sim_cluster, k8s
     """strategy Recreate: the old pods are all gone (not only terminating) before the new
     ReplicaSet is made, which then starts every replica at once; a watch never sees old and
     new pods together."""
-    ns = "deploy-recreate"
-    if sim_cluster.kubectl("get", "namespace", ns).returncode != 0:
-        kc(sim_cluster, "1.37", "create", "namespace", ns)
-    dep = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "rc"},
-        "spec": {
-            "replicas": 2,
-            "selector": {"matchLabels": {"app": "rc"}},
-            "strategy": {"type": "Recreate"},
-            "template": {
-                "metadata": {"labels": {"app": "rc"}},
-                "spec": {"containers": [{"name": "echo", "image": IMAGE}]},
-            },
-        },
-    }
-    p = sim_cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(dep))
-    assert p.returncode == 0, p.stderr
+    ns = namespace(sim_cluster, "deploy-recreate")
+    apply(sim_cluster, ns, workload("Deployment", "rc", 2, strategy={"type": "Recreate"}))
     old = running_pods(sim_cluster, ns, "rc", 2)
     assert old
     old_hash = old[0]["metadata"]["labels"]["pod-template-hash"]
