@@ -1,4 +1,5 @@
-"""Shared paths and a CLI runner for the renderer tests."""
+"""Shared paths, a CLI runner and the usual `k32 release render` arguments for the renderer
+tests."""
 
 from __future__ import annotations
 
@@ -34,4 +35,26 @@ def k32_subprocess(*args, cwd=None):
     """Run `k32 ARGS` in a fresh interpreter (for cross-process determinism)."""
     return subprocess.run(
         [sys.executable, "-m", "k32.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def render_args(out, *extra, template=FIXTURE_TEMPLATE, target=TARGET, weights="10,50,100"):
+    """`k32 release render` of template for target with the shared image and source evidence,
+    into out; extra are more options."""
+    return (
+        "release",
+        "render",
+        "--template",
+        template,
+        "--image",
+        IMAGE,
+        "--target",
+        target,
+        "--source",
+        SOURCE,
+        "--lane-weights",
+        weights,
+        *extra,
+        "-o",
+        out,
     )

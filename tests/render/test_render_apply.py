@@ -200,7 +200,7 @@ def test_unknown_context_and_unreachable_server(kubeconfig, kube32_bundle):
 
 
 def test_release_bundle_goes_through_the_same_apply(api, kubeconfig, tmp_path):
-    from render_helpers import IMAGE, SOURCE
+    from render_helpers import IMAGE, render_args
 
     out = tmp_path / "rel"
     tpl = tmp_path / "tpl"
@@ -210,25 +210,7 @@ def test_release_bundle_goes_through_the_same_apply(api, kubeconfig, tmp_path):
         "  namespace: {{ .Namespace }}\n  annotations:\n    image: {{ .ImageReference }}\n"
         "spec:\n  ports:\n    - port: 80\n"
     )
-    assert (
-        k32(
-            "release",
-            "render",
-            "--template",
-            tpl,
-            "--image",
-            IMAGE,
-            "--target",
-            "demo/prod/c/demo",
-            "--source",
-            SOURCE,
-            "--lane-weights",
-            "100",
-            "-o",
-            out,
-        ).exit_code
-        == 0
-    )
+    assert k32(*render_args(out, template=tpl, target="demo/prod/c/demo", weights="100")).exit_code == 0
     assert _apply(kubeconfig, out).exit_code == 0
     assert _apply(kubeconfig, out, "--check").exit_code == 0
     sent = json.loads([q for q in api.requests if q["method"] == "PATCH"][0]["body"])

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from render_helpers import DIGEST, FIXTURE_TEMPLATE, IMAGE, SOURCE, TARGET, k32, k32_subprocess
+from render_helpers import DIGEST, FIXTURE_TEMPLATE, IMAGE, SOURCE, TARGET, k32, k32_subprocess, render_args
 
 from k32.render import manifest_set as bundle
 from k32.render.errors import RenderError
@@ -41,22 +41,7 @@ POD = (
 
 def test_cli_render_writes_bundle_dir_and_manifest(tmp_path):
     out = tmp_path / "out"
-    r = k32(
-        "release",
-        "render",
-        "--template",
-        FIXTURE_TEMPLATE,
-        "--image",
-        IMAGE,
-        "--target",
-        TARGET,
-        "--source",
-        SOURCE,
-        "--lane-weights",
-        "10,50,100",
-        "-o",
-        out,
-    )
+    r = k32(*render_args(out))
     assert r.exit_code == 0, r.output
     manifest = json.loads((out / "bundle.json").read_text())
     assert [e["path"] for e in manifest["resources"]] == [
@@ -86,23 +71,7 @@ def test_identical_digest_across_processes_directories_and_line_endings(tmp_path
     assert b"\r\n" in (crlf / "rollout.yaml.tmpl").read_bytes()
     digests = set()
     for i, tpl in enumerate((FIXTURE_TEMPLATE, crlf)):
-        res = k32_subprocess(
-            "release",
-            "render",
-            "--template",
-            tpl,
-            "--image",
-            IMAGE,
-            "--target",
-            TARGET,
-            "--source",
-            SOURCE,
-            "--lane-weights",
-            "10,50,100",
-            "-o",
-            tmp_path / f"out{i}",
-            cwd=tmp_path,
-        )
+        res = k32_subprocess(*render_args(tmp_path / f"out{i}", template=tpl), cwd=tmp_path)
         assert res.returncode == 0, res.stderr
         digests.add(json.loads((tmp_path / f"out{i}" / "bundle.json").read_text())["digest"])
     digests.add(_render().digest)
@@ -228,24 +197,7 @@ def test_go_template_subset_renders_if_range_with_and_trim(tmp_path):
     ],
 )
 def test_yaml_breaking_values_are_refused(tmp_path, option, value):
-    r = k32(
-        "release",
-        "render",
-        "--template",
-        FIXTURE_TEMPLATE,
-        "--image",
-        IMAGE,
-        "--target",
-        TARGET,
-        "--source",
-        SOURCE,
-        "--lane-weights",
-        "10,100",
-        option,
-        value,
-        "-o",
-        tmp_path / "o",
-    )
+    r = k32(*render_args(tmp_path / "o", option, value, weights="10,100"))
     assert r.exit_code == 1 and "unsafe_value: ProbeImage" in r.output
     assert not (tmp_path / "o").exists()
 
