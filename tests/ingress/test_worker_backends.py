@@ -45,14 +45,14 @@ def echo_docs() -> list[dict]:
     return [d for d in yaml.safe_load_all(ECHO_EXAMPLE.read_text()) if d]
 
 
-def rr_manifest() -> str:
-    """examples/echo.yaml's pod twice, pinned to the two workers, each greeting with its own
-    name, behind Service and Ingress echo-rr at /echo-rr."""
+def echo_backends(app: str, pods) -> str:
+    """examples/echo.yaml's pod once per (name, node) of pods, pinned to that node and
+    greeting with its own name, all labelled app, behind Service and Ingress `app` at /app."""
     docs = {d["kind"]: d for d in echo_docs()}
     out = []
-    for name, node in zip(RR_PODS, RR_NODES):
+    for name, node in pods:
         pod = json.loads(json.dumps(docs["Pod"]))
-        pod["metadata"].update(name=name, labels={"app": "echo-rr"})
+        pod["metadata"].update(name=name, labels={"app": app})
         pod["metadata"].pop("annotations", None)
         pod["spec"].pop("nodeSelector", None)
         pod["spec"]["nodeName"] = node
@@ -60,17 +60,21 @@ def rr_manifest() -> str:
             c["env"] = [{"name": "GREETING", "value": name}]
         out.append(pod)
     svc = json.loads(json.dumps(docs["Service"]))
-    svc["metadata"]["name"] = "echo-rr"
-    svc["spec"]["selector"] = {"app": "echo-rr"}
+    svc["metadata"]["name"] = app
+    svc["spec"]["selector"] = {"app": app}
     ing = json.loads(json.dumps(docs["Ingress"]))
-    ing["metadata"]["name"] = "echo-rr"
+    ing["metadata"]["name"] = app
     ing["metadata"].pop("annotations", None)
     for rule in ing["spec"]["rules"]:
         for p in rule["http"]["paths"]:
-            p["path"] = "/echo-rr"
-            p["backend"]["service"]["name"] = "echo-rr"
-    out += [svc, ing]
-    return yaml.safe_dump_all(out, sort_keys=False)
+            p["path"] = f"/{app}"
+            p["backend"]["service"]["name"] = app
+    return yaml.safe_dump_all(out + [svc, ing], sort_keys=False)
+
+
+def rr_manifest() -> str:
+    """The echo pod twice, one on each worker, behind Service and Ingress echo-rr at /echo-rr."""
+    return echo_backends("echo-rr", zip(RR_PODS, RR_NODES))
 
 
 def greeting(body: bytes) -> str:
@@ -233,28 +237,7 @@ def test_round_robin_alternates_between_worker_pods(rr_cluster):
 
 def mix_manifest(cp_node: str) -> str:
     """One echo pod on the control plane and one on a worker behind Service echo-mix."""
-    docs = {d["kind"]: d for d in echo_docs()}
-    out = []
-    for name, node in (("echo-mix-cp", cp_node), ("echo-mix-w", RR_NODES[0])):
-        pod = json.loads(json.dumps(docs["Pod"]))
-        pod["metadata"].update(name=name, labels={"app": "echo-mix"})
-        pod["metadata"].pop("annotations", None)
-        pod["spec"].pop("nodeSelector", None)
-        pod["spec"]["nodeName"] = node
-        for c in pod["spec"]["containers"]:
-            c["env"] = [{"name": "GREETING", "value": name}]
-        out.append(pod)
-    svc = json.loads(json.dumps(docs["Service"]))
-    svc["metadata"]["name"] = "echo-mix"
-    svc["spec"]["selector"] = {"app": "echo-mix"}
-    ing = json.loads(json.dumps(docs["Ingress"]))
-    ing["metadata"]["name"] = "echo-mix"
-    ing["metadata"].pop("annotations", None)
-    for rule in ing["spec"]["rules"]:
-        for p in rule["http"]["paths"]:
-            p["path"] = "/echo-mix"
-            p["backend"]["service"]["name"] = "echo-mix"
-    return yaml.safe_dump_all(out + [svc, ing], sort_keys=False)
+    return echo_backends("echo-mix", (("echo-mix-cp", cp_node), ("echo-mix-w", RR_NODES[0])))
 
 
 @pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
