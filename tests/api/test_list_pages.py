@@ -72,3 +72,42 @@ def test_an_empty_list_has_no_items(objects):
     status, _, body = api(cluster, "GET", f"/api/v1/namespaces/{NS}/configmaps?labelSelector=parity%3Dnone")
     assert status == 200, body
     assert body["items"] == [] and body["kind"] == "ConfigMapList"
+
+
+# Namespaces where one name is the other's prefix followed by "-": a list across namespaces
+# goes namespace by namespace ("lp" before "lp-b"), while the strings "lp/..." and "lp-b/..."
+# sort the other way ('-' comes before '/'). A page boundary after an "lp" item must still
+# lead on to "lp-b"'s items.
+PREFIX_NAMESPACES = ("e2e-lp", "e2e-lp-b", "e2e-lp-b-c")
+
+
+def test_pages_across_namespaces_return_every_item(sim_cluster):
+    for ns in PREFIX_NAMESPACES:
+        assert api(sim_cluster, "POST", "/api/v1/namespaces", {"metadata": {"name": ns}})[0] in (201, 409)
+        for n in ("a", "z"):
+            cm = {"metadata": {"name": f"pfx-{n}", "labels": {"e2e-lp": "1"}}, "data": {}}
+            status, _, body = api(sim_cluster, "POST", f"/api/v1/namespaces/{ns}/configmaps", cm)
+            assert status in (201, 409), body
+    want = sorted(f"{ns}/pfx-{n}" for ns in PREFIX_NAMESPACES for n in ("a", "z"))
+    whole = sim_cluster.kubectl(
+        "get",
+        "configmaps",
+        "-A",
+        "-l",
+        "e2e-lp=1",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}",
+    )
+    assert sorted(whole.stdout.split()) == want, whole.stdout
+    for size in (1, 2, 3):
+        paged = sim_cluster.kubectl(
+            "get",
+            "configmaps",
+            "-A",
+            "-l",
+            "e2e-lp=1",
+            f"--chunk-size={size}",
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}",
+        )
+        assert sorted(paged.stdout.split()) == want, (size, paged.stdout)

@@ -37,20 +37,30 @@ bool parse_selectors(const http::Request& req, LabelSelector* ls, FieldSelector*
 // of the last item returned) and the limit decide which items go out.
 struct ListCursor {
   ListCursor(const LabelSelector& l, const FieldSelector& f, uint64_t lim, const std::string& c)
-      : ls(l), fs(f), limit(lim), skipping(!c.empty()), cont(c) {}
+      : ls(l), fs(f), limit(lim), skipping(!c.empty()) {
+    // A namespace has no '/': the token's first one ends it (cluster-scoped: "/name").
+    const size_t slash = c.find('/');
+    cont_ns = slash == std::string::npos ? std::string() : c.substr(0, slash);
+    cont_name = slash == std::string::npos ? c : c.substr(slash + 1);
+  }
   const LabelSelector& ls;
   const FieldSelector& fs;
   uint64_t limit;
   bool skipping;
-  const std::string& cont;
+  std::string cont_ns, cont_name;
   size_t taken = 0;
   size_t remaining = 0;
   std::string next;
   // Whether `o` goes into the list.
   bool take(const json::Value& o) {
-    std::string key = o.path_str({"metadata", "namespace"}) + "/" + o.path_str({"metadata", "name"});
+    const std::string& ns = o.path_str({"metadata", "namespace"});
+    const std::string& name = o.path_str({"metadata", "name"});
     if (skipping) {
-      if (key <= cont) return false;
+      // Compared as the store orders its walk, namespace first and then name: the string
+      // "ns/name" sorts "a-b/x" before "a/y" ('-' < '/') although namespace "a" comes first,
+      // and a page ending in "a" would skip all of "a-b".
+      const int by_ns = ns.compare(cont_ns);
+      if (by_ns < 0 || (by_ns == 0 && name.compare(cont_name) <= 0)) return false;
       skipping = false;
     }
     if (!ls.matches(o["metadata"]["labels"]) || !fs.matches(o)) return false;
@@ -58,7 +68,7 @@ struct ListCursor {
       ++remaining;
       return false;
     }
-    if (limit && taken + 1 == limit) next = key;
+    if (limit && taken + 1 == limit) next = ns + "/" + name;
     ++taken;
     return true;
   }
