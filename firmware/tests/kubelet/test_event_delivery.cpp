@@ -27,6 +27,8 @@ struct Seen {
   std::string gone;   // a pod whose delivery answers "gone"
   std::string stall;  // a pod whose handler holds the thread until `release`
   bool release = false;
+  std::string busy;  // a pod whose instance is in another call (Busy, nothing delivered)
+  int busy_offers = 0;
   port::CondVar cv;
   size_t size() {
     port::LockGuard<port::Mutex> lock(mu);
@@ -38,12 +40,21 @@ struct Seen {
   }
 };
 
-bool sink(void* ctx, const std::string& key, const channels::Message& m) {
+EventDelivery::Result sink(void* ctx, const std::string& key, const channels::Message& m, uint64_t) {
   Seen* s = static_cast<Seen*>(ctx);
   port::UniqueLock lock(s->mu);
+  if (key == s->busy) {
+    ++s->busy_offers;
+    return EventDelivery::Result::Busy;
+  }
   s->lines.push_back(key + " " + m.topic + " " + m.payload);
   if (key == s->stall) s->cv.wait(lock, [&] { return s->release; });
-  return key != s->gone;
+  return key == s->gone ? EventDelivery::Result::Gone : EventDelivery::Result::Done;
+}
+
+void set_busy(Seen& s, const std::string& key) {
+  port::LockGuard<port::Mutex> lock(s.mu);
+  s.busy = key;
 }
 
 bool wait_for(const std::function<bool()>& done, uint32_t ms = 5000) {
@@ -93,7 +104,7 @@ bool same(const std::vector<std::string>& got, const std::vector<std::string>& w
 void test_round_robin_and_fifo() {
   Seen seen;
   channels::Hub hub;
-  EventDelivery d(&sink, &seen, kStack, port::Region::Any);
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
   Gate gate(seen, hub, d);
   auto busy = hub.subscribe({"busy"}, d.waker());
   auto a = hub.subscribe({"a"}, d.waker());
@@ -117,7 +128,7 @@ void test_round_robin_and_fifo() {
 void test_replaced_subscription_keeps_turn() {
   Seen seen;
   channels::Hub hub;
-  EventDelivery d(&sink, &seen, kStack, port::Region::Any);
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
   Gate gate(seen, hub, d);
   auto a = hub.subscribe({"a"}, d.waker());
   auto b = hub.subscribe({"b"}, d.waker());
@@ -141,7 +152,7 @@ void test_gone_pod_dropped() {
   Seen seen;
   seen.gone = "ns/gone";
   channels::Hub hub;
-  EventDelivery d(&sink, &seen, kStack, port::Region::Any);
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
   Gate gate(seen, hub, d);
   auto x = hub.subscribe({"t"}, d.waker());
   auto g = hub.subscribe({"t"}, d.waker());
@@ -163,7 +174,7 @@ void test_gone_pod_dropped() {
 void test_pod_deleted_mid_delivery() {
   Seen seen;
   channels::Hub hub;
-  EventDelivery d(&sink, &seen, kStack, port::Region::Any);
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
   Gate gate(seen, hub, d);  // the gate is the pod being deleted
   auto x = hub.subscribe({"t"}, d.waker());
   CHECK(d.add("ns/x", x));
@@ -181,12 +192,82 @@ void test_pod_deleted_mid_delivery() {
   CHECK(same(seen.copy(), {"ns/x t m0", "ns/x t m1"}));
 }
 
+// A pod whose instance is in a request is passed over, not waited for: the others get their
+// messages meanwhile; once its call ends (retry) it gets its own, in order.
+void test_busy_pod_passed_over() {
+  Seen seen;
+  channels::Hub hub;
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
+  Gate gate(seen, hub, d);
+  set_busy(seen, "ns/busy");
+  auto busy = hub.subscribe({"b"}, d.waker());
+  auto a = hub.subscribe({"a"}, d.waker());
+  CHECK(d.add("ns/busy", busy));
+  CHECK(d.add("ns/a", a));
+  hub.publish("b", "m0");
+  hub.publish("b", "m1");
+  hub.publish("a", "m0");
+  hub.publish("a", "m1");
+  gate.open();
+  CHECK(wait_for([&] { return seen.size() == 2; }));
+  port::sleep_ms(100);
+  CHECK(same(seen.copy(), {"ns/a a m0", "ns/a a m1"}));
+  {
+    port::LockGuard<port::Mutex> lock(seen.mu);
+    CHECK(seen.busy_offers >= 1 && seen.busy_offers <= 4);  // offered again on wakes, not spun
+  }
+  set_busy(seen, "");
+  const uint64_t t0 = port::monotonic_ms();
+  d.retry();  // its call ended
+  CHECK(wait_for([&] { return seen.size() == 4; }));
+  CHECK(port::monotonic_ms() - t0 < K32_CHANNEL_POLL_MS * 3 / 4);  // woken by the retry, not the poll
+  CHECK(same(seen.copy(), {"ns/a a m0", "ns/a a m1", "ns/busy b m0", "ns/busy b m1"}));
+}
+
+// A message whose pod stays busy past the call deadline (counted from its first offer) is
+// dropped, as a call waiting that long for its turn is; the next one gets its own deadline.
+void test_busy_past_deadline_dropped() {
+  Seen seen;
+  channels::Hub hub;
+  const uint32_t deadline = 1000;
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, deadline);
+  set_busy(seen, "ns/busy");
+  auto busy = hub.subscribe({"b"}, d.waker());
+  CHECK(d.add("ns/busy", busy));
+  const uint64_t t0 = port::monotonic_ms();
+  hub.publish("b", "m0");
+  hub.publish("b", "m1");
+  port::sleep_ms(deadline * 3 / 2);  // m0's deadline passed; m1 offered since, its own running
+  set_busy(seen, "");
+  d.retry();
+  CHECK(wait_for([&] { return seen.size() == 1; }));
+  CHECK(port::monotonic_ms() - t0 < 2 * deadline);
+  port::sleep_ms(50);
+  CHECK(same(seen.copy(), {"ns/busy b m1"}));
+}
+
+// What goes back in front of a full queue is its oldest message: that one is dropped.
+void test_put_back_keeps_the_cap() {
+  channels::Hub hub;
+  auto s = hub.subscribe({"t"});
+  for (int i = 0; i < 70; ++i) hub.publish("t", std::to_string(i));
+  CHECK_EQ(s->dropped(), 6u);  // 64 kept
+  channels::Message m;
+  CHECK(s->try_next(&m) && m.payload == "6");
+  CHECK(s->put_back(std::move(m)));
+  CHECK(s->try_next(&m) && m.payload == "6");
+  hub.publish("t", "70");
+  CHECK(!s->put_back(std::move(m)));
+  CHECK_EQ(s->dropped(), 7u);
+  CHECK(s->try_next(&m) && m.payload == "7");
+}
+
 // One thread serves every pod, and it ends when the last pod's subscription leaves (its stack
 // goes back to the heap); the next subscription starts it again.
 void test_one_thread_that_ends_when_idle() {
   Seen seen;
   channels::Hub hub;
-  EventDelivery d(&sink, &seen, kStack, port::Region::Any);
+  EventDelivery d(&sink, &seen, kStack, port::Region::Any, K32_POD_CALL_DEADLINE_MS);
   CHECK(!d.running());
   std::vector<std::shared_ptr<channels::Subscription>> subs;
   for (int i = 0; i < 4; ++i) {
@@ -215,6 +296,9 @@ int main() {
   test_replaced_subscription_keeps_turn();
   test_gone_pod_dropped();
   test_pod_deleted_mid_delivery();
+  test_busy_pod_passed_over();
+  test_busy_past_deadline_dropped();
+  test_put_back_keeps_the_cap();
   test_one_thread_that_ends_when_idle();
   TEST_MAIN_END();
 }

@@ -27,6 +27,16 @@ bool Subscription::try_next(Message* out) {
   return true;
 }
 
+bool Subscription::put_back(Message&& m) {
+  port::LockGuard<port::Mutex> lock(mu_);
+  if (queue_.size() >= kQueue) {
+    ++dropped_;
+    return false;
+  }
+  queue_.push_front(std::move(m));
+  return true;
+}
+
 bool Subscription::next(Message* out, uint32_t timeout_ms) {
   port::UniqueLock lock(mu_);
   cv_.wait_for(lock, timeout_ms, [&] { return closed_ || !queue_.empty(); });

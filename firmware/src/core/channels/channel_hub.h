@@ -40,6 +40,9 @@ class Subscription {
   bool next(Message* out, uint32_t timeout_ms);
   // The oldest queued message, without waiting; false when none is queued.
   bool try_next(Message* out);
+  // Puts a message taken with try_next back in front (its reader could not take it yet).
+  // It is the oldest: when the queue filled up meanwhile, it is the one dropped (false).
+  bool put_back(Message&& m);
   void close();
   bool closed();
   uint64_t dropped() const { return dropped_; }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/kubelet/kubelet.h"
+
 #include "port.h"
 
 namespace k32 {
@@ -26,6 +28,8 @@ void leave_call(Pod* p, Container* c) {
     c->busy = false;
   }
   p->cv.notify_all();
+  // The node's event delivery may have passed this pod over while the call ran.
+  if (p->kubelet) p->kubelet->call_ended();
 }
 
 bool arm_call(Pod* p, Container* c, uint64_t deadline_ms) {

@@ -4,8 +4,12 @@
 // kubelet makes signals the same waker, so a message for any pod wakes the one thread.
 // Subscriptions take turns, one message each, so a pod whose topics are busy cannot hold
 // the others back; each subscription's messages still arrive in the order published (a
-// single thread delivers them). Queue caps and drops stay the hub's, per subscription.
+// single thread delivers them). A pod whose instance is busy (serving a request) is passed
+// over rather than waited for: its message goes back in front of its queue and is offered
+// again when a call ends, until the call deadline (counted from its first offer, as a
+// call's wait for its turn is) drops it. Queue caps and drops stay the hub's.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,12 +23,17 @@ namespace kubelet {
 
 class EventDelivery {
  public:
-  // Delivers one message to the pod `key` (the guest call, with the pod's lock and deadline).
-  // False when the pod is gone (not running here, or stopping): its subscription is dropped.
-  using DeliverFn = bool (*)(void* ctx, const std::string& key, const channels::Message& m);
+  enum class Result : uint8_t {
+    Done,  // delivered (or refused by the pod: it is not taken again)
+    Busy,  // the pod's instance is in another call: offered again later
+    Gone,  // the pod is not running here or is stopping: its subscription is dropped
+  };
+  // Delivers one message to the pod `key`: the guest call, holding the pod's instance, ended
+  // by `deadline_ms` (port::monotonic_ms()); Busy without waiting when the instance is held.
+  using DeliverFn = Result (*)(void* ctx, const std::string& key, const channels::Message& m, uint64_t deadline_ms);
 
-  EventDelivery(DeliverFn deliver, void* ctx, uint32_t stack_bytes, port::Region stack_region)
-      : deliver_(deliver), ctx_(ctx), stack_bytes_(stack_bytes), stack_region_(stack_region) {}
+  EventDelivery(DeliverFn deliver, void* ctx, uint32_t stack_bytes, port::Region stack_region, uint32_t deadline_ms)
+      : deliver_(deliver), ctx_(ctx), stack_bytes_(stack_bytes), stack_region_(stack_region), deadline_ms_(deadline_ms) {}
   // Waits for the thread to end (tests; a node's kubelet lives as long as the node).
   ~EventDelivery();
   EventDelivery(const EventDelivery&) = delete;
@@ -38,27 +47,43 @@ class EventDelivery {
            const std::shared_ptr<channels::Subscription>& old = nullptr);
   // Stops serving `sub` (its pod stopped); a message of it being delivered still finishes.
   void remove(const std::shared_ptr<channels::Subscription>& sub);
+  // A pod's call ended: pods passed over as busy get another turn (one atomic load when
+  // none was; called on every request's way out).
+  void retry() {
+    if (any_waiting_.load(std::memory_order_relaxed)) waker_.signal();
+  }
 
   // The next message in turn: from the first subscription after the last one served that
-  // has one queued. False when none has. The thread's step; public for the tests.
-  bool next(std::string* key, channels::Message* m, std::shared_ptr<channels::Subscription>* from);
+  // has one queued and whose pod was not found busy since the last wake; *deadline_ms is
+  // when its delivery must have ended. False when none has. The thread's step; public for
+  // the tests.
+  bool next(std::string* key, channels::Message* m, std::shared_ptr<channels::Subscription>* from, uint64_t* deadline_ms);
   size_t subscriptions();
   bool running();
 
  private:
   static void thread_main(void* self);
   void run();
+  // What the step's delivery came to, for the entry of `from`.
+  void settle(const std::shared_ptr<channels::Subscription>& from, Result r, channels::Message&& m);
+  // How long the thread may sleep: until the first passed-over message's deadline, at most
+  // a channel poll.
+  uint32_t idle_ms();
 
   struct Entry {
     std::string key;
     std::shared_ptr<channels::Subscription> sub;
+    uint64_t deadline_ms = 0;  // of its front message once offered (0: not offered yet)
+    bool waiting = false;      // its pod was busy: skipped until the next wake
   };
 
   DeliverFn deliver_;
   void* ctx_;
   uint32_t stack_bytes_;
   port::Region stack_region_;
+  uint32_t deadline_ms_;
   channels::Waker waker_;
+  std::atomic<bool> any_waiting_{false};
   port::Mutex mu_;
   port::CondVar ended_;
   std::vector<Entry> entries_;  // under mu_

@@ -120,13 +120,12 @@ bool Kubelet::subscribe(const std::shared_ptr<Pod>& p, const std::vector<std::st
   return true;
 }
 
-bool Kubelet::deliver_hub_event(void* self, const std::string& key, const channels::Message& m) {
+EventDelivery::Result Kubelet::deliver_hub_event(void* self, const std::string& key, const channels::Message& m,
+                                                 uint64_t deadline_ms) {
   Kubelet* k = static_cast<Kubelet*>(self);
-  if (k->deliver_event(key, m.topic, m.payload) != abi::kErrNoent) return true;
-  // No container took it: the pod is gone, or only not up yet (starting, restarting after a
-  // trap), when its later messages still count.
   std::shared_ptr<Pod> p = k->find(key);
-  return p && !p->stopping;
+  if (!p || p->stopping) return EventDelivery::Result::Gone;
+  return k->deliver_event(p.get(), m.topic, m.payload, deadline_ms);
 }
 
 void Kubelet::start_pod(const json::Value& obj) {
@@ -499,21 +498,20 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
   return abi::kErrNoent;
 }
 
-int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic, const std::string& data) {
-  std::shared_ptr<Pod> p = find(key);
-  if (!p || p->stopping) return abi::kErrNoent;
-  const uint64_t deadline = port::monotonic_ms() + cfg_.call_deadline_ms;
+EventDelivery::Result Kubelet::deliver_event(Pod* p, const std::string& topic, const std::string& data, uint64_t deadline_ms) {
   for (auto& cp : p->containers) {
     Container* c = cp.get();
     if (!c->accepting) continue;
-    Gate g = enter_call(p.get(), c, deadline);
-    if (g == Gate::Stopping) return abi::kErrNoent;
-    if (g == Gate::Timeout) return abi::kErrTimeout;
+    // Its turn now or not at all (a deadline already past never waits): the one delivery
+    // thread serves the other pods while this one's instance is in a request.
+    Gate g = enter_call(p, c, 0);
+    if (g == Gate::Stopping) return EventDelivery::Result::Gone;
+    if (g == Gate::Timeout) return EventDelivery::Result::Busy;
     port::UniqueLock lock(c->call_mu);
-    if (!c->event_fn || !arm_call(p.get(), c, deadline)) {
+    if (!c->event_fn || !arm_call(p, c, deadline_ms)) {
       lock.unlock();
-      leave_call(p.get(), c);
-      if (p->stopping) return abi::kErrNoent;
+      leave_call(p, c);
+      if (p->stopping) return EventDelivery::Result::Gone;
       continue;
     }
     c->ev_topic = &topic;
@@ -533,10 +531,12 @@ int32_t Kubelet::deliver_event(const std::string& key, const std::string& topic,
       c->log.line(msg.data(), msg.size());
     }
     lock.unlock();
-    leave_call(p.get(), c);
-    return overdue ? abi::kErrTimeout : 0;
+    leave_call(p, c);
+    return EventDelivery::Result::Done;
   }
-  return abi::kErrNoent;
+  // No container takes events now (starting, restarting after a trap, or none exports
+  // k32_event): the message is not kept for later, as a request would not be.
+  return EventDelivery::Result::Done;
 }
 
 LogRing* Kubelet::log_of(const std::string& key, const std::string& container, bool previous, std::string* err,

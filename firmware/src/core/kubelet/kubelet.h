@@ -78,7 +78,7 @@ class Kubelet {
   Kubelet(KubeletConfig cfg, ApiClient* api)
       : cfg_(std::move(cfg)),
         api_(api),
-        events_(&Kubelet::deliver_hub_event, this, cfg_.events_stack_bytes, cfg_.events_stack_region) {}
+        events_(&Kubelet::deliver_hub_event, this, cfg_.events_stack_bytes, cfg_.events_stack_region, cfg_.call_deadline_ms) {}
   const KubeletConfig& config() const { return cfg_; }
   Hooks& hooks() { return hooks_; }
   // The node's channel hub: k32_event delivery and k32_channel_subscribe (set before run).
@@ -102,8 +102,8 @@ class Kubelet {
   // timeout, port::monotonic_ms() time, 0 = none; a running handler is interrupted and the
   // pod keeps running).
   int32_t call_pod(const std::string& key, const http::Request& rq, PodResponse* out, uint64_t deadline_ms = 0);
-  // Delivers a channel message to the pod's k32_event export.
-  int32_t deliver_event(const std::string& key, const std::string& topic, const std::string& data);
+  // A pod's call ended (call_watch.h): event delivery passed over busy pods offers again.
+  void call_ended() { events_.retry(); }
 
   // Logs of a container ("" = the first one); *keep holds the pod while the ring is read.
   // nullptr with *err when unknown here.
@@ -132,8 +132,11 @@ class Kubelet {
   void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
   // Writes p's status when it changed; `listed` is the pod as this sync pass read it.
   void report(Pod& p, const json::Value& listed);
-  // The delivery thread's step for one message (EventDelivery::DeliverFn); false: pod gone.
-  static bool deliver_hub_event(void* self, const std::string& key, const channels::Message& m);
+  // The delivery thread's step for one message (EventDelivery::DeliverFn).
+  static EventDelivery::Result deliver_hub_event(void* self, const std::string& key, const channels::Message& m,
+                                                 uint64_t deadline_ms);
+  // Runs the pod's k32_event for one message if its instance is free now (Busy otherwise).
+  EventDelivery::Result deliver_event(Pod* p, const std::string& topic, const std::string& data, uint64_t deadline_ms);
 
   KubeletConfig cfg_;
   ApiClient* api_;
