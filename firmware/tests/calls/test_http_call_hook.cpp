@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/calls/node_calls.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/pod_runtime.h"
@@ -33,14 +34,8 @@ int main() {
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   std::string err;
-  bool started = false;
-  for (int i = 0; i < 20 && !started; ++i) {
-    uint16_t r;
-    port::random_fill(&r, sizeof r);
-    cfg.port = static_cast<uint16_t>(20000 + r % 40000);
-    started = srv.start(
-        cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(203, "text/plain", "0123456789"); }, &err);
-  }
+  bool started = k32test::start_on_free_port(
+      srv, &cfg, [](http::Request& rq, http::ResponseWriter& w) { w.send(203, "text/plain", "0123456789"); }, &err);
   CHECK(started);
 
   kubelet::KubeletConfig kc;

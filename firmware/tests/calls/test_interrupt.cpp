@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/calls/call_client.h"
 #include "core/http/http_server.h"
 #include "k32_board.h"
@@ -19,27 +20,21 @@ int main() {
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
   std::string err;
-  bool started = false;
-  for (int i = 0; i < 20 && !started; ++i) {
-    uint16_t r;
-    port::random_fill(&r, sizeof r);
-    cfg.port = static_cast<uint16_t>(20000 + r % 40000);
-    started = srv.start(
-        cfg,
-        [](http::Request& rq, http::ResponseWriter& w) {
-          if (rq.path == "/slow") {
-            port::sleep_ms(3000);
-            w.send(200, "text/plain", "late");
-            return;
-          }
-          // /endless: 1 KiB chunks every 10 ms for ~20 s unless the reader leaves.
-          w.begin_stream(200, "text/plain");
-          std::string chunk(1024, 'z');
-          for (int i = 0; i < 2000 && w.write_chunk(chunk); ++i) port::sleep_ms(10);
-          w.end_stream();
-        },
-        &err);
-  }
+  bool started = k32test::start_on_free_port(
+      srv, &cfg,
+      [](http::Request& rq, http::ResponseWriter& w) {
+        if (rq.path == "/slow") {
+          port::sleep_ms(3000);
+          w.send(200, "text/plain", "late");
+          return;
+        }
+        // /endless: 1 KiB chunks every 10 ms for ~20 s unless the reader leaves.
+        w.begin_stream(200, "text/plain");
+        std::string chunk(1024, 'z');
+        for (int i = 0; i < 2000 && w.write_chunk(chunk); ++i) port::sleep_ms(10);
+        w.end_stream();
+      },
+      &err);
   CHECK(started);
   calls::CallEnv env;
   env.head_max = K32_RESP_HEAD_MAX_CP;

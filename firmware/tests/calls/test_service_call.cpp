@@ -7,6 +7,7 @@
 #include <string>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/calls/call_client.h"
 #include "core/calls/egress_gateway.h"
 #include "core/calls/service_call.h"
@@ -46,24 +47,18 @@ int main() {
   http::Server& srv = *new http::Server;
   http::ServerConfig cfg;
   cfg.bind_ip = "127.0.0.1";
-  bool started = false;
-  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    uint16_t r;
-    port::random_fill(&r, sizeof r);
-    cfg.port = static_cast<uint16_t>(20000 + r % 40000);  // the server reports no ephemeral port
-    started = srv.start(
-        cfg,
-        [&](http::Request& rq, http::ResponseWriter& w) {
-          std::lock_guard<std::mutex> lk(mu);
-          ++requests;
-          last_pod = rq.header(calls::kPodHeader) ? *rq.header(calls::kPodHeader) : "";
-          last_chain = rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "";
-          last_headers.clear();
-          for (const auto& h : rq.headers) last_headers += h.name + ";";
-          w.send(200, "text/plain", "remote:" + rq.path + ":" + rq.body);
-        },
-        &err);
-  }
+  bool started = k32test::start_on_free_port(
+      srv, &cfg,
+      [&](http::Request& rq, http::ResponseWriter& w) {
+        std::lock_guard<std::mutex> lk(mu);
+        ++requests;
+        last_pod = rq.header(calls::kPodHeader) ? *rq.header(calls::kPodHeader) : "";
+        last_chain = rq.header(calls::kChainHeader) ? *rq.header(calls::kChainHeader) : "";
+        last_headers.clear();
+        for (const auto& h : rq.headers) last_headers += h.name + ";";
+        w.send(200, "text/plain", "remote:" + rq.path + ":" + rq.body);
+      },
+      &err);
   CHECK(started);
   const uint16_t pod_port = srv.port();
   CHECK(pod_port != 0);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/http/conn_table.h"
 #include "port.h"
 
@@ -42,13 +43,7 @@ bool still_open(const Pair& p) {
 }  // namespace
 
 int main() {
-  for (int attempt = 0; attempt < 20 && listener == port::kNoSocket; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    lport = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    int err = 0;
-    listener = port::tcp_listen("127.0.0.1", lport, 16, &err);
-  }
+  listener = k32test::listen_loopback(&lport);
   CHECK(listener != port::kNoSocket);
   if (listener == port::kNoSocket) TEST_MAIN_END();
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/http/http_client.h"
 #include "core/http/http_server.h"
 #include "core/util/text.h"
@@ -48,13 +49,8 @@ int main() {
     }
     w.send(200, "text/plain", req.method + " " + req.path + " q=" + req.query_param("q") + " body=" + req.body);
   };
-  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    cfg.port = port;
-    started = srv.start(cfg, handler, &err);
-  }
+  started = k32test::start_on_free_port(srv, &cfg, handler, &err);
+  port = cfg.port;
   CHECK(started);
   if (!started) TEST_MAIN_END();
 
@@ -102,13 +98,7 @@ int main() {
     w.send(200, "text/plain", req.path);
     port::sleep_ms(100);
   };
-  started = false;
-  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    cfg.port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    started = one.start(cfg, lingering, &err);
-  }
+  started = k32test::start_on_free_port(one, &cfg, lingering, &err);
   CHECK(started);
   if (!started) TEST_MAIN_END();
   http::Endpoint one_ep{"127.0.0.1", cfg.port};
@@ -144,13 +134,7 @@ int main() {
   // of being closed for the client's next one.
   http::Server& pair_srv = *new http::Server;
   cfg.max_per_client = 2;
-  started = false;
-  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    cfg.port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    started = pair_srv.start(cfg, lingering, &err);
-  }
+  started = k32test::start_on_free_port(pair_srv, &cfg, lingering, &err);
   CHECK(started);
   if (!started) TEST_MAIN_END();
   http::Endpoint two_ep{"127.0.0.1", cfg.port};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/http/keepalive_pool.h"
 #include "port.h"
 
@@ -12,15 +13,8 @@ using namespace k32;
 
 int main() {
   // a listener on some free high port (the port layer does not report ephemeral ones)
-  port::Socket listener = port::kNoSocket;
   uint16_t lport = 0;
-  for (int attempt = 0; attempt < 20 && listener == port::kNoSocket; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    lport = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    int err = 0;
-    listener = port::tcp_listen("127.0.0.1", lport, 16, &err);
-  }
+  port::Socket listener = k32test::listen_loopback(&lport);
   CHECK(listener != port::kNoSocket);
   if (listener == port::kNoSocket) TEST_MAIN_END();
   const std::string dest = "127.0.0.1:" + std::to_string(lport);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check.h"
+#include "test_ports.h"
 #include "core/http/http_server.h"
 #include "core/util/text.h"
 #include "port.h"
@@ -46,15 +47,8 @@ int main() {
     w.send(200, "text/plain", out);
   };
   std::string err;
-  bool started = false;
-  uint16_t port = 0;
-  for (int attempt = 0; attempt < 20 && !started; ++attempt) {
-    uint8_t r[2];
-    port::random_fill(r, sizeof r);
-    port = static_cast<uint16_t>(20000 + ((r[0] << 8 | r[1]) % 30000));
-    cfg.port = port;
-    started = srv.start(cfg, handler, &err);
-  }
+  bool started = k32test::start_on_free_port(srv, &cfg, handler, &err);
+  const uint16_t port = cfg.port;
   CHECK(started);
   if (!started) TEST_MAIN_END();
 
