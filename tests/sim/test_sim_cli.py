@@ -79,6 +79,28 @@ def status(env):
 
 
 @pytest.mark.slow
+def foreground_up(env, workers):
+    """`k32 sim up` without --detach, once it follows the nodes' logs: (process, its Output).
+    The caller ends the process."""
+    clean = {k: v for k, v in env.items() if not k.startswith("_")}
+    argv = ["sim", "up", "--workers", str(workers), "--state", env["_state"]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k32.cli", *argv, "--base-port", str(find_free_base_port(workers))],
+        env=clean,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    output = Output(proc)
+    try:
+        poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
+        assert proc.poll() is None, output.wait(10)
+    except BaseException:
+        proc.kill()
+        raise
+    return proc, output
+
+
 def test_up_status_down(env):
     base = find_free_base_port(2)
     state = env["_state"]
@@ -188,31 +210,8 @@ def test_node_exiting_early_names_it_and_shows_its_log(env, tmp_path):
 
 @pytest.mark.slow
 def test_foreground_up_stops_on_sigterm(env):
-    base = find_free_base_port(1)
-    clean = {k: v for k, v in env.items() if not k.startswith("_")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "k32.cli",
-            "sim",
-            "up",
-            "--workers",
-            "1",
-            "--state",
-            env["_state"],
-            "--base-port",
-            str(base),
-        ],
-        env=clean,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    output = Output(proc)
+    proc, output = foreground_up(env, workers=1)
     try:
-        poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
-        assert proc.poll() is None, output.wait(10)
         st = status(env)
         assert st["running"] and len(st["nodes"]) == 2, st
         pids = [(n["pid"], procs.start_time(n["pid"])) for n in st["nodes"]]
@@ -228,30 +227,8 @@ def test_foreground_up_stops_on_sigterm(env):
 
 @pytest.mark.slow
 def test_foreground_up_ends_quietly_on_sim_down(env):
-    clean = {k: v for k, v in env.items() if not k.startswith("_")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "k32.cli",
-            "sim",
-            "up",
-            "--workers",
-            "0",
-            "--state",
-            env["_state"],
-            "--base-port",
-            str(find_free_base_port(0)),
-        ],
-        env=clean,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    output = Output(proc)
+    proc, output = foreground_up(env, workers=0)
     try:
-        poll_until(lambda: output.says(FOLLOWING) or proc.poll() is not None, 120, "sim up following logs")
-        assert proc.poll() is None, output.wait(10)
         assert k32(env, "sim", "down", "--state", env["_state"]).returncode == 0
         out, err = output.wait(60)
     finally:
