@@ -1,5 +1,6 @@
 """Helpers for the end-to-end API tests (the cluster itself comes from tests/conftest.py)."""
 
+import json
 import queue
 import subprocess
 import threading
@@ -8,6 +9,25 @@ import time
 import pytest
 
 KUBECTL_VERSIONS = ["1.37", "1.20"]
+
+
+def kubectl(cluster, *args, input=None) -> str:
+    """kubectl's output; the test fails when it does."""
+    p = cluster.kubectl(*args, input=input)
+    assert p.returncode == 0, f"kubectl {' '.join(map(str, args))}: {p.stderr}"
+    return p.stdout
+
+
+def namespace(cluster, name: str) -> str:
+    """name, created unless an earlier test on the shared cluster made it."""
+    if cluster.kubectl("get", "namespace", name).returncode != 0:
+        kubectl(cluster, "create", "namespace", name)
+    return name
+
+
+def apply(cluster, obj: dict) -> str:
+    """`kubectl apply` of one object."""
+    return kubectl(cluster, "apply", "-f", "-", input=json.dumps(obj))
 
 
 def header(output: str) -> list[str]:

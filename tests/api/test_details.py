@@ -5,22 +5,16 @@ and how long ConfigMap and Secret names may be."""
 import json
 
 import pytest
+from api_helpers import kubectl, namespace
 
 from k32.testing.poll import wait_until
 
 NS = "e2e-details"
 
 
-def kubectl(cluster, *args, input=None):
-    proc = cluster.kubectl(*args, input=input)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 @pytest.fixture(scope="module")
 def ns(sim_cluster):
-    if sim_cluster.kubectl("get", "namespace", NS).returncode != 0:
-        kubectl(sim_cluster, "create", "namespace", NS)
+    namespace(sim_cluster, NS)
     return sim_cluster
 
 

@@ -7,14 +7,9 @@ is written through the API, so the test decides what is ready."""
 import json
 
 import pytest
+from api_helpers import apply, kubectl, namespace
 
 NS = "e2e-slices"
-
-
-def kubectl(cluster, *args, input=None):
-    proc = cluster.kubectl(*args, input=input)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 def pod(name, ip, ports):
@@ -36,11 +31,10 @@ PODS = [
 
 @pytest.fixture(scope="module")
 def multi(sim_cluster):
-    if sim_cluster.kubectl("get", "namespace", NS).returncode != 0:
-        kubectl(sim_cluster, "create", "namespace", NS)
+    namespace(sim_cluster, NS)
     for p in PODS:
         doc = {k: v for k, v in p.items() if k != "_ip"}
-        kubectl(sim_cluster, "apply", "-f", "-", input=json.dumps(doc))
+        apply(sim_cluster, doc)
         status = {
             "status": {"phase": "Running", "podIP": p["_ip"], "conditions": [{"type": "Ready", "status": "True"}]}
         }
@@ -51,25 +45,20 @@ def multi(sim_cluster):
             headers={"Content-Type": "application/merge-patch+json"},
         )
         assert code == 200, body
-    kubectl(
+    apply(
         sim_cluster,
-        "apply",
-        "-f",
-        "-",
-        input=json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Service",
-                "metadata": {"name": "multi", "namespace": NS},
-                "spec": {
-                    "selector": {"app": "multi"},
-                    "ports": [
-                        {"name": "http", "port": 80, "targetPort": "web"},
-                        {"name": "metrics", "port": 9090, "targetPort": "metrics"},
-                    ],
-                },
-            }
-        ),
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "multi", "namespace": NS},
+            "spec": {
+                "selector": {"app": "multi"},
+                "ports": [
+                    {"name": "http", "port": 80, "targetPort": "web"},
+                    {"name": "metrics", "port": 9090, "targetPort": "metrics"},
+                ],
+            },
+        },
     )
     return sim_cluster
 

@@ -6,23 +6,17 @@ Driven with kubectl 1.37 against the simulator."""
 import json
 
 import pytest
+from api_helpers import kubectl, namespace
 
 from k32.testing.poll import wait_until
 
 HOLD = "example.com/hold"  # a finalizer nobody removes but the test: keeps a dependent deleting
 
 
-def kubectl(cluster, *args, input=None):
-    p = cluster.kubectl(*args, input=input)
-    assert p.returncode == 0, f"kubectl {' '.join(args)}: {p.stderr}"
-    return p.stdout
-
-
 @pytest.fixture
 def ns(sim_cluster):
     name = "gc-foreground"
-    if sim_cluster.kubectl("get", "namespace", name).returncode != 0:
-        kubectl(sim_cluster, "create", "namespace", name)
+    namespace(sim_cluster, name)
     return name
 
 

@@ -4,20 +4,14 @@
 import json
 
 import pytest
+from api_helpers import kubectl, namespace
 
 NS = "patch-preconditions"
 
 
-def kubectl(cluster, *args, input=None):
-    p = cluster.kubectl(*args, input=input)
-    assert p.returncode == 0, f"kubectl {' '.join(args)}: {p.stderr}"
-    return p.stdout
-
-
 @pytest.fixture
 def ns(sim_cluster):
-    if sim_cluster.kubectl("get", "namespace", NS).returncode != 0:
-        kubectl(sim_cluster, "create", "namespace", NS)
+    namespace(sim_cluster, NS)
     return NS
 
 

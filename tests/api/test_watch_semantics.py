@@ -10,7 +10,7 @@ import subprocess
 import time
 
 import pytest
-from api_helpers import LineReader
+from api_helpers import LineReader, apply, kubectl, namespace
 
 from k32.boards import load_board
 from k32.build.tools import kubectl as kubectl_path
@@ -18,33 +18,17 @@ from k32.build.tools import kubectl as kubectl_path
 NS = "e2e-watch-sel"
 
 
-def kubectl(cluster, *args, input=None):
-    proc = cluster.kubectl(*args, input=input)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def ensure_ns(cluster):
-    if cluster.kubectl("get", "namespace", NS).returncode != 0:
-        kubectl(cluster, "create", "namespace", NS)
-
-
 @pytest.mark.slow
 def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
-    ensure_ns(sim_cluster)
-    kubectl(
+    namespace(sim_cluster, NS)
+    apply(
         sim_cluster,
-        "apply",
-        "-f",
-        "-",
-        input=json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"name": "mover", "namespace": NS, "labels": {"tier": "back"}},
-                "data": {"k": "v"},
-            }
-        ),
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "mover", "namespace": NS, "labels": {"tier": "back"}},
+            "data": {"k": "v"},
+        },
     )
     argv = [
         str(kubectl_path()),
@@ -83,21 +67,16 @@ def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
 
 @pytest.mark.slow
 def test_deleted_event_carries_last_matching_state(sim_cluster):
-    ensure_ns(sim_cluster)
+    namespace(sim_cluster, NS)
     status, _, body = sim_cluster.request("GET", f"/api/v1/namespaces/{NS}/configmaps")
     rv = json.loads(body)["metadata"]["resourceVersion"]
-    kubectl(
+    apply(
         sim_cluster,
-        "apply",
-        "-f",
-        "-",
-        input=json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"name": "leaver", "namespace": NS, "labels": {"tier": "web"}},
-            }
-        ),
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "leaver", "namespace": NS, "labels": {"tier": "web"}},
+        },
     )
     kubectl(sim_cluster, "label", "configmap", "leaver", "-n", NS, "tier-")
     status, _, body = sim_cluster.request(
@@ -148,7 +127,7 @@ def test_watch_from_before_the_history_budget_is_expired(sim_cluster):
     """Rewriting one 4 KB ConfigMap until its old versions fill the watch history's byte
     budget: the oldest events go, a watch from before them gets 410 Expired (as kube-apiserver
     answers, so clients relist), and a watch from a recent version still sees every change."""
-    ensure_ns(sim_cluster)
+    namespace(sim_cluster, NS)
     budget = load_board("sim").budgets["watch_history"]["bytes"]
     path = f"/api/v1/namespaces/{NS}/configmaps"
     payload = 4096
