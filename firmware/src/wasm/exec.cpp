@@ -517,6 +517,23 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
     S(2) = (expr); \
     NEXT_AT(3); \
   })
+// Float compares: from slots, or against a constant (IMMF32/IMMF64: `x < 0.0f`, `y > 100.0`).
+#define BINF32C(name, expr) \
+  BINF32(name, expr) \
+  K32_HANDLER(name##_i, { \
+    float a = f32(S(0)); \
+    float b = f32(IMMF32(1)); \
+    S(2) = (expr); \
+    NEXT_AT(3); \
+  })
+#define BINF64C(name, expr) \
+  BINF64(name, expr) \
+  K32_HANDLER(name##_i, { \
+    double a = f64(S(0)); \
+    double b = f64(IMMF64(1)); \
+    S(2) = (expr); \
+    NEXT_AT(3); \
+  })
 #define UN(name, expr) \
   K32_HANDLER(name, { \
     uint64_t a = S(0); \

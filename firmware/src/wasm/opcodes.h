@@ -103,18 +103,18 @@
   X(I64LeU,             0x58, Numeric,    I64, I64, I32,  SI,    I64LeU) \
   X(I64GeS,             0x59, Numeric,    I64, I64, I32,  SI,    I64GeS) \
   X(I64GeU,             0x5A, Numeric,    I64, I64, I32,  SI,    I64GeU) \
-  X(F32Eq,              0x5B, Numeric,    F32, F32, I32,  S,     F32Eq) \
-  X(F32Ne,              0x5C, Numeric,    F32, F32, I32,  S,     F32Ne) \
-  X(F32Lt,              0x5D, Numeric,    F32, F32, I32,  S,     F32Lt) \
-  X(F32Gt,              0x5E, Numeric,    F32, F32, I32,  S,     F32Gt) \
-  X(F32Le,              0x5F, Numeric,    F32, F32, I32,  S,     F32Le) \
-  X(F32Ge,              0x60, Numeric,    F32, F32, I32,  S,     F32Ge) \
-  X(F64Eq,              0x61, Numeric,    F64, F64, I32,  S,     F64Eq) \
-  X(F64Ne,              0x62, Numeric,    F64, F64, I32,  S,     F64Ne) \
-  X(F64Lt,              0x63, Numeric,    F64, F64, I32,  S,     F64Lt) \
-  X(F64Gt,              0x64, Numeric,    F64, F64, I32,  S,     F64Gt) \
-  X(F64Le,              0x65, Numeric,    F64, F64, I32,  S,     F64Le) \
-  X(F64Ge,              0x66, Numeric,    F64, F64, I32,  S,     F64Ge) \
+  X(F32Eq,              0x5B, Numeric,    F32, F32, I32,  SIC,   F32Eq) \
+  X(F32Ne,              0x5C, Numeric,    F32, F32, I32,  SIC,   F32Ne) \
+  X(F32Lt,              0x5D, Numeric,    F32, F32, I32,  SI,    F32Lt) \
+  X(F32Gt,              0x5E, Numeric,    F32, F32, I32,  SI,    F32Gt) \
+  X(F32Le,              0x5F, Numeric,    F32, F32, I32,  SI,    F32Le) \
+  X(F32Ge,              0x60, Numeric,    F32, F32, I32,  SI,    F32Ge) \
+  X(F64Eq,              0x61, Numeric,    F64, F64, I32,  SIC,   F64Eq) \
+  X(F64Ne,              0x62, Numeric,    F64, F64, I32,  SIC,   F64Ne) \
+  X(F64Lt,              0x63, Numeric,    F64, F64, I32,  SI,    F64Lt) \
+  X(F64Gt,              0x64, Numeric,    F64, F64, I32,  SI,    F64Gt) \
+  X(F64Le,              0x65, Numeric,    F64, F64, I32,  SI,    F64Le) \
+  X(F64Ge,              0x66, Numeric,    F64, F64, I32,  SI,    F64Ge) \
   X(I32Clz,             0x67, Numeric,    I32, _,   I32,  S,     I32Clz) \
   X(I32Ctz,             0x68, Numeric,    I32, _,   I32,  S,     I32Ctz) \
   X(I32Popcnt,          0x69, Numeric,    I32, _,   I32,  S,     I32Popcnt) \
