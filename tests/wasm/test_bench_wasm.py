@@ -7,26 +7,14 @@ import subprocess
 import sys
 
 import pytest
+from wasm_helpers import wasi_clang_works
 
 from k32.bench import wasm as bench
 
 
-def _toolchains_work(tmp_path) -> bool:
-    if not (shutil.which("clang") and shutil.which("gcc")):
-        return False
-    src = tmp_path / "probe.c"
-    src.write_text("int main(void){return 0;}")
-    return (
-        subprocess.run(
-            ["clang", "--target=wasm32-wasi", "-O2", str(src), "-o", str(tmp_path / "probe.wasm")], capture_output=True
-        ).returncode
-        == 0
-    )
-
-
 @pytest.fixture
 def toolchains(tmp_path, tool):
-    if not _toolchains_work(tmp_path):
+    if not (shutil.which("gcc") and wasi_clang_works(tmp_path)):
         pytest.skip("clang --target=wasm32-wasi and gcc are needed for the workloads")
 
 

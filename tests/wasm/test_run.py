@@ -1,10 +1,10 @@
 """`k32 wasm run`: C programs built with clang --target=wasm32-wasi run unchanged."""
 
-import shutil
 import subprocess
 import sys
 
 import pytest
+from wasm_helpers import wasi_clang_works
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -32,22 +32,9 @@ int main(int argc, char** argv) {
 """
 
 
-def _wasi_clang_works(tmp_path) -> bool:
-    if not shutil.which("clang"):
-        return False
-    src = tmp_path / "probe.c"
-    src.write_text("int main(void){return 0;}")
-    return (
-        subprocess.run(
-            ["clang", "--target=wasm32-wasi", "-O2", str(src), "-o", str(tmp_path / "probe.wasm")], capture_output=True
-        ).returncode
-        == 0
-    )
-
-
 @pytest.fixture
 def program(tmp_path):
-    if not _wasi_clang_works(tmp_path):
+    if not wasi_clang_works(tmp_path):
         pytest.skip("clang --target=wasm32-wasi (wasi-libc, libclang-rt-14-dev-wasm32) unavailable")
     src = tmp_path / "prog.c"
     src.write_text(PROGRAM)
