@@ -117,6 +117,28 @@ def _scale_op(op):
     return op
 
 
+def _subresource(k: Kind, obj: str, suffix: str, params: list, write: list, wrap=lambda op: op) -> dict:
+    """An item's /status or /scale: read, replace and patch of obj, named with suffix."""
+    return {
+        "parameters": params,
+        "get": wrap(_op(k, "read", "get", [], _ok(obj), suffix=suffix)),
+        "put": wrap(
+            _op(k, "replace", "put", [_body(obj)] + write, _ok(obj, ("200", "201")), consumes=["*/*"], suffix=suffix)
+        ),
+        "patch": wrap(
+            _op(
+                k,
+                "patch",
+                "patch",
+                [_body(_META + "Patch")] + write + [FORCE],
+                _ok(obj, ("200", "201")),
+                consumes=PATCH_TYPES,
+                suffix=suffix,
+            )
+        ),
+    }
+
+
 def kind_paths(k: Kind) -> dict:
     obj = REF_PREFIX + k.definition
     lst = REF_PREFIX + k.definition + "List"
@@ -165,51 +187,11 @@ def kind_paths(k: Kind) -> dict:
         ),
     }
     out[item] = item_ops
+    sub_params = [name_param] + ns_param + [PRETTY]
     if k.status:
-        out[item + "/status"] = {
-            "parameters": [name_param] + ns_param + [PRETTY],
-            "get": _op(k, "read", "get", [], _ok(obj), suffix="Status"),
-            "put": _op(
-                k, "replace", "put", [_body(obj)] + write, _ok(obj, ("200", "201")), consumes=["*/*"], suffix="Status"
-            ),
-            "patch": _op(
-                k,
-                "patch",
-                "patch",
-                [_body(_META + "Patch")] + write + [FORCE],
-                _ok(obj, ("200", "201")),
-                consumes=PATCH_TYPES,
-                suffix="Status",
-            ),
-        }
+        out[item + "/status"] = _subresource(k, obj, "Status", sub_params, write)
     if k.scale:
-        scale = REF_PREFIX + SCALE_DEFINITION
-        out[item + "/scale"] = {
-            "parameters": [name_param] + ns_param + [PRETTY],
-            "get": _scale_op(_op(k, "read", "get", [], _ok(scale), suffix="Scale")),
-            "put": _scale_op(
-                _op(
-                    k,
-                    "replace",
-                    "put",
-                    [_body(scale)] + write,
-                    _ok(scale, ("200", "201")),
-                    consumes=["*/*"],
-                    suffix="Scale",
-                )
-            ),
-            "patch": _scale_op(
-                _op(
-                    k,
-                    "patch",
-                    "patch",
-                    [_body(_META + "Patch")] + write + [FORCE],
-                    _ok(scale, ("200", "201")),
-                    consumes=PATCH_TYPES,
-                    suffix="Scale",
-                )
-            ),
-        }
+        out[item + "/scale"] = _subresource(k, REF_PREFIX + SCALE_DEFINITION, "Scale", sub_params, write, _scale_op)
     if k.namespaced:
         out[f"{base}/{k.plural}"] = {
             "parameters": [PRETTY],
