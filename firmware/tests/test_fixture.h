@@ -16,7 +16,7 @@ namespace k32test {
 
 // A test's JSON literal; a typo in it is reported (and gives null, which the test's own
 // checks then fail on).
-inline k32::json::Value parse_json(const char* s) {
+inline k32::json::Value parse_json(const std::string& s) {
   k32::json::Value v;
   k32::json::ParseError pe;
   if (!k32::json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());

@@ -39,14 +39,9 @@ json::Value configmap(int i) {
 }  // namespace
 
 int main() {
-  store::ObjectStore st;
-  std::string err;
-  CHECK(st.open("", &err));
-  json::Value ns = json::Value::object();
-  ns.at_or_insert("metadata").set("name", "default");
-  json::Value stored;
-  CHECK(st.create("namespaces", "", "default", ns, &stored) == store::Result::Ok);
-  api::ApiServer api(&st, api::ApiConfig());
+  k32test::ApiFixture fx;
+  store::ObjectStore& st = fx.st;
+  api::ApiServer& api = fx.api();
   const api::ResourceInfo* res = api::find_by_kind("v1", "ConfigMap");
   CHECK(res != nullptr);
   if (!res) TEST_MAIN_END();

@@ -6,29 +6,16 @@
 #include <string>
 
 #include "check.h"
+#include "test_fixture.h"
 #include "core/api/api_server.h"
 #include "core/json/json.h"
 
 using namespace k32;
 
-namespace {
-
-json::Value parse(const std::string& s) {
-  json::Value v;
-  json::ParseError pe;
-  if (!json::parse(s, &v, &pe)) std::fprintf(stderr, "bad test JSON: %s\n", pe.message.c_str());
-  return v;
-}
-
-}  // namespace
-
 int main() {
-  store::ObjectStore st;
-  std::string err;
-  CHECK(st.open("", &err));
-  json::Value stored;
-  CHECK(st.create("namespaces", "", "default", parse(R"({"metadata":{"name":"default"}})"), &stored) == store::Result::Ok);
-  api::ApiServer api(&st, api::ApiConfig());
+  k32test::ApiFixture fx;
+  store::ObjectStore& st = fx.st;
+  api::ApiServer& api = fx.api();
   const api::ResourceInfo* secret = api::find_by_kind("v1", "Secret");
   CHECK(secret != nullptr);
   if (!secret) TEST_MAIN_END();
@@ -42,7 +29,7 @@ int main() {
     if (members >= 6) body += R"(,"immutable":false)";
     body += "}";
     json::Value out;
-    api::ApiError e = api.local_create(*secret, "default", parse(body), &out);
+    api::ApiError e = api.local_create(*secret, "default", k32test::parse_json(body), &out);
     CHECK(e.ok());
     json::Value got;
     CHECK(st.get("secrets", "default", name, &got));
@@ -53,7 +40,7 @@ int main() {
     // An update through the same path keeps the identity the stored object has.
     std::string upd = R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" + name + R"("},"stringData":{"k":"w"}})";
     json::Value old = got;
-    e = api.local_update(*secret, old, parse(upd), "", &out);
+    e = api.local_update(*secret, old, k32test::parse_json(upd), "", &out);
     CHECK(e.ok());
     json::Value again;
     CHECK(st.get("secrets", "default", name, &again));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "check.h"
+#include "test_fixture.h"
 #include "test_ports.h"
 #include "core/calls/call_client.h"
 #include "core/calls/egress_gateway.h"
@@ -18,12 +19,7 @@
 
 using namespace k32;
 
-static json::Value J(const std::string& text) {
-  json::Value v;
-  json::ParseError e;
-  if (!json::parse(text, &v, &e)) std::abort();
-  return v;
-}
+static json::Value J(const std::string& text) { return k32test::parse_json(text); }
 
 static json::Value pod(const std::string& name, const std::string& node, bool ready, const std::string& app = "web") {
   return J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"default","labels":{"app":")" +

@@ -5,18 +5,14 @@
 #include <vector>
 
 #include "check.h"
+#include "test_fixture.h"
 #include "core/json/json.h"
 #include "core/netpol/policy_cache.h"
 #include "k32_board.h"
 
 using namespace k32;
 
-static json::Value J(const std::string& text) {
-  json::Value v;
-  json::ParseError e;
-  if (!json::parse(text, &v, &e)) std::abort();
-  return v;
-}
+static json::Value J(const std::string& text) { return k32test::parse_json(text); }
 
 struct FakeApi {
   bool up = true;
