@@ -110,32 +110,11 @@ const Case kCases[] = {
 
 }  // namespace
 
-// `--filter KIND`: reads {"doc":…,"patch":…} lines on stdin and prints each result (or
-// {"error":…}) as a line, so tests/apigen can compare this engine with kubectl's.
+// `--filter KIND`: results of lines on stdin, so tests/apigen can compare this engine with
+// kubectl's.
 int filter(const char* kind) {
-  std::string line;
-  int c;
-  while ((c = std::getchar()) != EOF) {
-    if (c != '\n') {
-      line.push_back(static_cast<char>(c));
-      continue;
-    }
-    k32::json::Value in, out;
-    k32::json::ParseError pe;
-    std::string err;
-    if (!k32::json::parse(line, &in, &pe)) {
-      err = "bad input line: " + pe.message;
-    } else if (k32::patch::strategic_merge(kind, in["doc"], in["patch"], &out, &err)) {
-      std::printf("%s\n", k32::json::dump(out).c_str());
-    }
-    if (!err.empty()) {
-      k32::json::Value e = k32::json::Value::object();
-      e.set("error", err);
-      std::printf("%s\n", k32::json::dump(e).c_str());
-    }
-    line.clear();
-  }
-  return 0;
+  return k32test::filter_lines([&](const k32::json::Value& doc, const k32::json::Value& patch, k32::json::Value* out,
+                                   std::string* err) { return k32::patch::strategic_merge(kind, doc, patch, out, err); });
 }
 
 int main(int argc, char** argv) {
@@ -144,15 +123,7 @@ int main(int argc, char** argv) {
     k32::json::Value out = J(R"("untouched")");
     std::string err;
     bool ok = k32::patch::strategic_merge(c.kind, J(c.doc), J(c.patch), &out, &err);
-    if (c.want) {
-      CHECK(ok);
-      if (!ok) std::fprintf(stderr, "  case %s: %s\n", c.name, err.c_str());
-      CHECK(same(c.name, out, J(c.want)));
-    } else {
-      CHECK(!ok);
-      CHECK(!err.empty());
-      if (ok) std::fprintf(stderr, "  case %s unexpectedly succeeded\n", c.name);
-    }
+    k32test::check_case(c.name, ok, err, out, c.want);
   }
   TEST_MAIN_END();
 }
