@@ -72,29 +72,38 @@ def test_partition_table_binary_roundtrip_and_md5():
     assert "factory, app, factory, 0x10000, 0x1f0000," in to_csv(b.partitions)
 
 
-def test_bad_profile_is_named(tmp_path, monkeypatch):
+# (what esp32.yaml says, what the broken copy says instead, the error that names it); the first
+# change is made once only, the others everywhere.
+BAD_ESP32_PROFILES = [
+    (
+        "region: internal}",
+        "region: psram}",
+        1,
+        r"esp32.yaml: budgets.ingress_stack.region: psram on a board without PSRAM",
+    ),
+    (
+        "bootloader_offset: 0x1000",
+        "bootloader_offset: 0x0",
+        -1,
+        r"bootloader_offset: the esp32 ROM loads the bootloader from 0x1000",
+    ),
+    ("chip: esp32\n", "chip: esp33\n", -1, r"chip: 'esp33' is not an esptool chip"),
+    ("roles: [worker]", "roles: [boss]", -1, r"esp32.yaml: roles: must be a non-empty list"),
+    ("offset: 0x200000", "offset: 0x100000", -1, r"partitions\[2\]|partitions\[3\]"),
+    ("wasm_loop: flash", "wasm_loop: sram", -1, r"esp32.yaml: wasm_loop: must be one of iram, flash, got 'sram'"),
+]
+
+
+@pytest.mark.parametrize("good,bad,count,error", BAD_ESP32_PROFILES, ids=[c[1] for c in BAD_ESP32_PROFILES])
+def test_bad_profile_is_named(tmp_path, monkeypatch, good, bad, count, error):
     import k32.boards.profile as boards
 
     (tmp_path / "common.yaml").write_text((boards.BOARDS_DIR / "common.yaml").read_text())
     text = (boards.BOARDS_DIR / "esp32.yaml").read_text()
-    (tmp_path / "esp32.yaml").write_text(text.replace("region: internal}", "region: psram}", 1))
+    assert good in text
+    (tmp_path / "esp32.yaml").write_text(text.replace(good, bad, count))
     monkeypatch.setattr(boards, "BOARDS_DIR", tmp_path)
-    with pytest.raises(BoardError, match=r"esp32.yaml: budgets.ingress_stack.region: psram on a board without PSRAM"):
-        boards.load_board("esp32")
-    (tmp_path / "esp32.yaml").write_text(text.replace("bootloader_offset: 0x1000", "bootloader_offset: 0x0"))
-    with pytest.raises(BoardError, match=r"bootloader_offset: the esp32 ROM loads the bootloader from 0x1000"):
-        boards.load_board("esp32")
-    (tmp_path / "esp32.yaml").write_text(text.replace("chip: esp32\n", "chip: esp33\n"))
-    with pytest.raises(BoardError, match=r"chip: 'esp33' is not an esptool chip"):
-        boards.load_board("esp32")
-    (tmp_path / "esp32.yaml").write_text(text.replace("roles: [worker]", "roles: [boss]"))
-    with pytest.raises(BoardError, match=r"esp32.yaml: roles: must be a non-empty list"):
-        boards.load_board("esp32")
-    (tmp_path / "esp32.yaml").write_text(text.replace("offset: 0x200000", "offset: 0x100000"))
-    with pytest.raises(BoardError, match=r"partitions\[2\]|partitions\[3\]"):
-        boards.load_board("esp32")
-    (tmp_path / "esp32.yaml").write_text(text.replace("wasm_loop: flash", "wasm_loop: sram"))
-    with pytest.raises(BoardError, match=r"esp32.yaml: wasm_loop: must be one of iram, flash, got 'sram'"):
+    with pytest.raises(BoardError, match=error):
         boards.load_board("esp32")
 
 
