@@ -4,12 +4,12 @@ deny-all policy are created in a loop and called the moment they answer: not one
 leave the node. Pods in brand-new namespaces (no policy) are called the same way: not one
 call may be refused because the namespace's policies were "not loaded yet"."""
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from access_helpers import POD_START_S, W1, apply, pod_server, probe_pod, wait_until
+
+from k32.testing.text_server import text_server
 
 ROUNDS = 5
 CALL_WINDOW_S = 2.5  # keep calling this long after the pod first answers (the old gap was ~2 s)
@@ -22,27 +22,10 @@ DENY_ALL = {
 }
 
 
-class Counter(BaseHTTPRequestHandler):
-    hits = 0
-
-    def do_GET(self):
-        type(self).hits += 1
-        body = b"reached the outside host"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def outside():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Counter)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
+    with text_server(b"reached the outside host") as srv:
+        yield srv
     srv.server_close()
 
 
@@ -117,7 +100,7 @@ def test_deny_all_holds_from_the_first_call(cluster, outside):
         leaked += [a for a in answers if not a.startswith("rc=-1 ")]
         cluster.kubectl("delete", "pod", name, "--wait=false")
     assert leaked == [], f"{len(leaked)} of {answered} calls were not denied, e.g. {leaked[:3]}"
-    assert Counter.hits == 0, f"the outside host got {Counter.hits} calls from deny-all pods"
+    assert outside.hits == 0, f"the outside host got {outside.hits} calls from deny-all pods"
 
 
 @pytest.mark.slow

@@ -3,16 +3,16 @@ on the control plane and on a worker reach a local HTTP server on port 8000; wit
 policy, port 8000 stays allowed and any other port is denied with a [NETPOL] line on the
 calling node (a worker within its relist period)."""
 
+import contextlib
 import http.client
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from k32 import REPO_ROOT
 from k32.testing.poll import wait_until
+from k32.testing.text_server import text_server
 
 EGRESS = REPO_ROOT / "examples" / "egress.yaml"
 POLICY = REPO_ROOT / "examples" / "egress-policy.yaml"
@@ -21,28 +21,14 @@ POD_START_S = 60
 WORKER_PROPAGATION_S = 12  # relist 5 s + pod sync 2 s, with margin
 
 
-class Hello(BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b"hello from port 8000"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def port_8000():
-    try:
-        srv = ThreadingHTTPServer(("127.0.0.1", PROBE_PORT), Hello)
-    except OSError as e:
-        pytest.skip(f"port {PROBE_PORT} is taken on this machine ({e}); examples/egress-policy.yaml names it")
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with contextlib.ExitStack() as stack:
+        try:
+            srv = stack.enter_context(text_server(b"hello from port 8000", PROBE_PORT))
+        except OSError as e:
+            pytest.skip(f"port {PROBE_PORT} is taken on this machine ({e}); examples/egress-policy.yaml names it")
+        yield srv
 
 
 def probe(cluster, which: str, url: str | None = None) -> str:
