@@ -24,20 +24,33 @@ def _serve_stream(rom: RomDouble, read, write, stop: threading.Event):
                 write(reply)
 
 
-class SocketServer:
-    """Accepts one client at a time on 127.0.0.1 (esptool opens the port once per run)."""
+class _Served:
+    """The ROM double served on a thread of its own from start() until stop(); a subclass
+    defines _loop (the serving, until self._stop is set) and _close (its channel's end)."""
 
-    def __init__(self, rom: RomDouble, port: int = 0):
+    def __init__(self, rom: RomDouble):
         self.rom = rom
-        self.sock = socket.create_server(("127.0.0.1", port))
-        self.port = self.sock.getsockname()[1]
-        self.url = f"socket://127.0.0.1:{self.port}"
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def start(self):
         self._thread.start()
         return self
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._close()
+
+
+class SocketServer(_Served):
+    """Accepts one client at a time on 127.0.0.1 (esptool opens the port once per run)."""
+
+    def __init__(self, rom: RomDouble, port: int = 0):
+        self.sock = socket.create_server(("127.0.0.1", port))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"socket://127.0.0.1:{self.port}"
+        super().__init__(rom)
 
     def _loop(self):
         self.sock.settimeout(0.2)
@@ -65,28 +78,20 @@ class SocketServer:
                 except OSError:
                     pass
 
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=2)
+    def _close(self):
         self.sock.close()
 
 
-class PtyServer:
+class PtyServer(_Served):
     """A pseudo-terminal whose other end is the ROM: pass `.path` as the serial port."""
 
     def __init__(self, rom: RomDouble):
         import tty
 
-        self.rom = rom
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def start(self):
-        self._thread.start()
-        return self
+        super().__init__(rom)
 
     def _loop(self):
         import select
@@ -102,8 +107,6 @@ class PtyServer:
 
         _serve_stream(self.rom, read, lambda b: os.write(self.master, b), self._stop)
 
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=2)
+    def _close(self):
         os.close(self.master)
         os.close(self.slave)
