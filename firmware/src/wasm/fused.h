@@ -80,7 +80,10 @@ enum : uint32_t {
   // + 0 operands from slots, + 1 + kSelectImm's variants; the layout is select's
   kSelectAcc = kSelectImm + 3,
   kConstJmp = kSelectAcc + 4,  // kI32Const then kJmp: [dst, bits, target]
-  kCount,
+  // f64 arithmetic with a constant no f32 holds exactly (0.1, 0.01, 9.81), carried whole:
+  // + f64k_index: [x, dst, lo, hi]
+  kF64Wide,
+  kCount = kF64Wide + 6,
 };
 
 // Operand words, counted from the first word after the opcode.
@@ -102,6 +105,15 @@ enum ChainWords : uint32_t { kChainX, kChainK1, kChainK2, kChainDst, kChainEnd }
 // kJmpTest: the and-immediate's words, then the target
 enum TestWords : uint32_t { kAndA, kAndK, kAndDst, kAndTarget, kAndEnd };
 
+// kF64Wide's forms: add, x - k, mul, x / k, k - x, k / x (left: the constant is the first
+// operand); -1 for other operators.
+constexpr int f64k_index(uint32_t o, bool left) {
+  return o == opc::kF64Add   ? 0
+         : o == opc::kF64Mul ? 2
+         : o == opc::kF64Sub ? (left ? 4 : 1)
+         : o == opc::kF64Div ? (left ? 5 : 3)
+                             : -1;
+}
 // i32 operators of kFuse: op1 rotl shl shr_u and xor add (no rotr: compilers write a rotate by
 // a constant as rotl; no shr_s, which no program of the benchmark set combines so); op2
 // (commutative) xor add and or
@@ -196,6 +208,9 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpIf, add_jmp_if) K32_R(op::kAddJmpUnless, add_jmp_unless)                        \
   K32_R(op::kAddCopyN, add_copyn) K32_R(op::kAddCopyNJmp, add_copyn_jmp)                           \
   K32_R(op::kCopyNJmp, copyn_jmp) K32_R(op::kConstJmp, const_jmp)                                  \
+  K32_R(op::kF64Wide + 0, f64k_add) K32_R(op::kF64Wide + 1, f64k_sub)                              \
+  K32_R(op::kF64Wide + 2, f64k_mul) K32_R(op::kF64Wide + 3, f64k_div)                              \
+  K32_R(op::kF64Wide + 4, f64k_rsub) K32_R(op::kF64Wide + 5, f64k_rdiv)                            \
   K32_R(op::kAddCallDirect, add_call_direct)                                                       \
   K32_R(op::kIdxLoad + 0, idx_load) K32_R(op::kIdxLoad + 1, idx_load_a)                            \
   K32_R(op::kIdxLoad + 2, idx_load8s) K32_R(op::kIdxLoad + 3, idx_load8s_a)                        \
