@@ -37,21 +37,11 @@ def write(
         esptool.attach_flash(esp)
         if erase:
             esptool.erase_flash(esp)
-        esptool.write_flash(
-            esp,
-            [(r.offset, str(r.path)) for r in regions],
-            flash_mode=board.flash_mode,
-            flash_freq=board.flash_freq,
-            flash_size=board.flash_size,
-            compress=True,
-        )
-        esptool.verify_flash(
-            esp,
-            [(r.offset, str(r.path)) for r in regions],
-            flash_mode=board.flash_mode,
-            flash_freq=board.flash_freq,
-            flash_size=board.flash_size,
-        )
+        # Written and then read back with the same files and the same flash geometry.
+        files = [(r.offset, str(r.path)) for r in regions]
+        geometry = {"flash_mode": board.flash_mode, "flash_freq": board.flash_freq, "flash_size": board.flash_size}
+        esptool.write_flash(esp, files, compress=True, **geometry)
+        esptool.verify_flash(esp, files, **geometry)
         esptool.reset_chip(esp, "hard-reset")
     except serial.SerialException as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
