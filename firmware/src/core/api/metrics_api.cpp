@@ -68,13 +68,20 @@ json::Value metadata_of(const json::Value& obj) {
   return md;
 }
 
-json::Value node_metrics(const json::Value& node, const MetricsStore::NodeUsage& u) {
+// What NodeMetrics and PodMetrics both start with: the object they measure, and when and
+// over how long the usage was sampled.
+json::Value metrics_object(const char* kind, const json::Value& obj, int64_t wall_s, uint64_t window_ms) {
   json::Value m = json::Value::object();
-  m.set("kind", "NodeMetrics");
+  m.set("kind", kind);
   m.set("apiVersion", kGroupVersion);
-  m.set("metadata", metadata_of(node));
-  m.set("timestamp", text::rfc3339(u.wall_s));
-  m.set("window", window(u.window_ms));
+  m.set("metadata", metadata_of(obj));
+  m.set("timestamp", text::rfc3339(wall_s));
+  m.set("window", window(window_ms));
+  return m;
+}
+
+json::Value node_metrics(const json::Value& node, const MetricsStore::NodeUsage& u) {
+  json::Value m = metrics_object("NodeMetrics", node, u.wall_s, u.window_ms);
   json::Value usage = json::Value::object();
   usage.set("cpu", cpu_quantity(u.cpu_nanocores));
   usage.set("memory", bytes_quantity(u.memory));
@@ -86,12 +93,7 @@ json::Value node_metrics(const json::Value& node, const MetricsStore::NodeUsage&
 }
 
 json::Value pod_metrics(const json::Value& pod, const MetricsStore::PodUsage& u) {
-  json::Value m = json::Value::object();
-  m.set("kind", "PodMetrics");
-  m.set("apiVersion", kGroupVersion);
-  m.set("metadata", metadata_of(pod));
-  m.set("timestamp", text::rfc3339(u.wall_s));
-  m.set("window", window(u.window_ms));
+  json::Value m = metrics_object("PodMetrics", pod, u.wall_s, u.window_ms);
   json::Value& cs = m.set("containers", json::Value::array());
   const auto& spec = pod["spec"]["containers"].items();
   // The kubelet runs the containers in the order of the spec and reports them so.
