@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from k32.boards import load_common
 from k32.cli import main
+from k32.testing.sockets import recv_until
 
 TOKEN = "argv-Secret_t0ken"
 NOBODY = 65534
@@ -38,13 +39,7 @@ def exchange(addr, line: bytes, timeout=5.0) -> bytes:
     """Sends one line, returns everything up to the first answer line (or the close)."""
     with socket.create_connection(addr, timeout=timeout) as s:
         s.sendall(line)
-        buf = b""
-        while b"\n" not in buf:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            buf += chunk
-        return buf
+        return recv_until(s, b"\n")
 
 
 def as_other_user(fn) -> bytes:

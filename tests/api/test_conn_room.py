@@ -21,6 +21,7 @@ import pytest
 
 from k32.boards import load_board, load_common
 from k32.testing.clusters import make_test_cluster
+from k32.testing.sockets import recv_until
 
 BOARD = "s3"
 CLIENT_CAP = load_board(BOARD).budgets["client_connections"]["count"]
@@ -51,16 +52,7 @@ def headers(cluster) -> dict:
 def raw_answer(sock: socket.socket, request: bytes) -> bytes:
     """Sends `request` and reads the answer's head (b"" when the server closed without one)."""
     sock.sendall(request)
-    got = b""
-    while b"\r\n\r\n" not in got:
-        try:
-            chunk = sock.recv(4096)
-        except ConnectionResetError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got
+    return recv_until(sock, b"\r\n\r\n", reset_is_close=True)
 
 
 NEWCOMER_GET = b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"

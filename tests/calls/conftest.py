@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from k32 import REPO_ROOT
+from k32.testing.sockets import recv_until
 
 BUILD_DIR = Path(os.environ.get("K32_CALLS_BUILD", REPO_ROOT / "build" / "host"))
 
@@ -125,12 +126,9 @@ class RawServer:
                 try:
                     if tls:
                         sock = tls.wrap_socket(sock, server_side=True)
-                    data = b""
-                    while b"\r\n\r\n" not in data:
-                        chunk = sock.recv(4096)
-                        if not chunk:
-                            return
-                        data += chunk
+                    data = recv_until(sock, b"\r\n\r\n")
+                    if b"\r\n\r\n" not in data:
+                        return
                     head, _, body = data.partition(b"\r\n\r\n")
                     lines = head.decode("latin-1").split("\r\n")
                     method, path, _ = lines[0].split(" ", 2)

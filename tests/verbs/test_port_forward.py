@@ -18,6 +18,7 @@ import pytest
 from verbs_helpers import apply, delete_pods, echo_pod, ensure_namespace, kubectl_binaries, wait_running, worker_name
 
 from k32.boards import load_common
+from k32.testing.sockets import recv_until
 
 NS = "verbs-pf"
 LIMITS = load_common()
@@ -178,13 +179,7 @@ def upgrade(cluster, headers: dict, method="GET") -> tuple[socket.socket, bytes]
     lines = [f"{method} /api/v1/namespaces/{NS}/pods/web/portforward HTTP/1.1", "Host: k"]
     lines += [f"{k}: {v}" for k, v in headers.items()]
     s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        head += chunk
-    return s, head
+    return s, recv_until(s, b"\r\n\r\n")
 
 
 WS = {
