@@ -9,10 +9,13 @@ namespace k32 {
 namespace kubelet {
 
 EventDelivery::~EventDelivery() {
-  port::UniqueLock lock(mu_);
-  closing_ = true;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    closing_ = true;
+  }
   waker_.signal();
-  ended_.wait(lock, [this] { return !running_; });
+  // Polled: a condition variable here would be heap every node holds for the tests' sake.
+  while (running()) port::sleep_ms(1);
 }
 
 bool EventDelivery::add(const std::string& key, const std::shared_ptr<channels::Subscription>& sub,
@@ -134,7 +137,6 @@ void EventDelivery::run() {
       // Nothing left to serve: the stack goes back to the heap; the next add starts a thread.
       if (closing_ || entries_.empty()) {
         running_ = false;
-        ended_.notify_all();
         return;
       }
     }

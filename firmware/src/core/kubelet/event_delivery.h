@@ -85,7 +85,6 @@ class EventDelivery {
   channels::Waker waker_;
   std::atomic<bool> any_waiting_{false};
   port::Mutex mu_;
-  port::CondVar ended_;
   std::vector<Entry> entries_;  // under mu_
   size_t turn_ = 0;             // the entry asked first next time (under mu_)
   bool running_ = false;        // a thread serves entries_ (under mu_)

@@ -168,7 +168,8 @@ void Kubelet::start_pod(const json::Value& obj) {
   for (const std::string& t : text::split(obj["metadata"]["annotations"][kEventTopicsAnnotation].as_string(), ','))
     if (!text::trim(t).empty()) topics.push_back(text::trim(t));
   if (!topics.empty() && !subscribe(p, topics))
-    logf("[KUBELET] pod %s: no channel hub on this node for %s", p->key().c_str(), kEventTopicsAnnotation);
+    logf("[KUBELET] pod %s: %s not subscribed (no channel hub here, or no heap for the event thread)", p->key().c_str(),
+         kEventTopicsAnnotation);
   for (size_t i = 0; i < p->containers.size(); ++i)
     if (!start_runner(p, i)) {
       port::LockGuard<port::Mutex> lock(p->mu);
