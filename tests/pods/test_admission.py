@@ -73,3 +73,39 @@ def test_kubelet_rejects_bound_pod_over_its_budget(sim_factory):
     apply(c, pod("half-b", "3Mi", node=cp))
     b = wait_until(lambda: (q := get_pod(c, "half-b")) and q["status"].get("phase") == "Failed" and q, timeout=10)
     assert b and b["status"]["reason"] == "OutOfmemory", get_pod(c, "half-b")
+
+
+def test_refused_pods_do_not_hold_up_the_next_ones(sim_cluster):
+    # The kubelet takes up a few new pods a sync pass. Pods it refused stay listed (Failed,
+    # until deleted) and come first here; they are not new pods any more, and a pod after
+    # them must still start.
+    ns = "e2e-adm-order"
+    sim_cluster.kubectl("create", "namespace", ns)
+    cp = cp_of(sim_cluster)
+    refused = [f"p{i}-refused" for i in range(4)]
+    try:
+        for name in refused:
+            apply(sim_cluster, pod(name, "1Gi", node=cp).replace("metadata: {", f"metadata: {{namespace: {ns}, "))
+        for name in refused:
+            p = wait_until(
+                lambda n=name: (q := get_pod(sim_cluster, n, ns)) and q["status"].get("phase") == "Failed" and q
+            )
+            assert p and p["status"]["reason"] == "OutOfmemory", get_pod(sim_cluster, name, ns)
+        apply(
+            sim_cluster,
+            f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: p9-runs, namespace: {ns}}}
+spec:
+  nodeName: {cp}
+  containers:
+  - {{name: c, image: wasm://embedded/echo, resources: {{limits: {{memory: 64Ki}}}}}}
+""",
+        )
+        p = wait_until(
+            lambda: (q := get_pod(sim_cluster, "p9-runs", ns)) and q["status"].get("phase") == "Running" and q, 20
+        )
+        assert p, get_pod(sim_cluster, "p9-runs", ns)
+    finally:
+        sim_cluster.kubectl("delete", "namespace", ns, "--wait=false")

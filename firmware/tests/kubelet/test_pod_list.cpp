@@ -104,8 +104,21 @@ static void test_view_keeps_what_the_kubelet_reads() {
   delete small;
 }
 
+// A page's continue token is the list's own metadata.continue, after or before the items,
+// never a field of the same name inside an item; none on the last page.
+static void test_continue_token() {
+  CHECK_EQ(list_continue(R"({"kind":"PodList","items":[{"metadata":{"continue":"no"}}],)"
+                         R"("metadata":{"resourceVersion":"9","continue":"default/bm-3","remainingItemCount":6}})"),
+           std::string("default/bm-3"));
+  CHECK_EQ(list_continue(R"({"metadata":{"continue":"ns/a"},"items":[]})"), std::string("ns/a"));
+  CHECK_EQ(list_continue(R"({"items":[{"metadata":{"continue":"no"}}],"metadata":{"resourceVersion":"9"}})"), std::string());
+  CHECK_EQ(list_continue(R"({"items":[],"metadata":{"continue":)"), std::string());  // cut short
+  CHECK_EQ(list_continue("[1,2]"), std::string());
+}
+
 int main() {
   test_items_found();
+  test_continue_token();
   test_bad_bodies();
   test_view_keeps_what_the_kubelet_reads();
   TEST_MAIN_END();

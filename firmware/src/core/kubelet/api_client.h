@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/http/http_client.h"
 #include "core/json/json.h"
@@ -19,10 +20,18 @@ class ApiClient {
            uint32_t timeout_ms = kDefaultTimeoutMs);
   // GET with the body unparsed (the kubelet reads its pod list one item at a time).
   int get_raw(const std::string& path, std::string* body, uint32_t timeout_ms = kDefaultTimeoutMs);
+  // A list read a page of K32_NODE_LIST_PAGE items at a time (limit and continue, in the
+  // API server's key order): fn gets each item's raw JSON and may stop the walk by returning
+  // false. HTTP status of the failing page (or a negative transport error), 200 when every
+  // page read; *malformed set when a page was not a list. The peak is one page, not the list.
+  int for_each_item(const std::string& path, const std::function<bool(const char*, size_t)>& fn, bool* malformed,
+                    uint32_t timeout_ms = kDefaultTimeoutMs);
   static constexpr uint32_t kDefaultTimeoutMs = 10000;
   const http::Endpoint& endpoint() const { return ep_; }
 
  private:
+  int send(const std::string& method, const std::string& path, const std::vector<http::Header>& headers, const std::string& body,
+           uint32_t timeout_ms, http::ClientResponse* resp);
   http::Endpoint ep_;
   std::function<std::string()> token_;
 };

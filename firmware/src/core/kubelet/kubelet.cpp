@@ -310,24 +310,41 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
 }
 
 bool Kubelet::sync_once() {
-  // This node's pods as small views (pod_list.h), read one item at a time; the list body
-  // is gone before any pod starts.
+  // This node's pods as small views (pod_list.h), read a page and one item at a time; no
+  // page is left when the first pod starts.
   std::vector<json::Value> mine;
   {
-    std::string body;
-    int rc = api_->get_raw("/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name, &body);
+    bool all_read = true, malformed = false;
+    uint32_t new_pods = 0;
+    int rc = api_->for_each_item(
+        "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name,
+        [&](const char* data, size_t len) {
+          json::Value item;
+          json::ParseError pe;
+          // An item that does not read ends the pass: a pod missing from the list is stopped.
+          if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
+          if (item["spec"]["nodeName"].as_string() != cfg_.node_name) return true;  // the selector is advisory
+          json::Value view = pod_view(std::move(item));
+          // A pod this kubelet already runs needs no spec this pass (its status report reads
+          // the listed status, its containers were made from the spec when it started): ten
+          // running pods' specs were tens of KiB held while the next pods started.
+          const std::string key = view["metadata"]["namespace"].as_string() + "/" + view["metadata"]["name"].as_string();
+          std::shared_ptr<Pod> running = find(key);
+          const bool mine_now = running && running->uid == view["metadata"]["uid"].as_string();
+          // A new pod past this pass's K32_POD_STARTS_PER_SYNC waits for the next pass: no
+          // spec held for it now (the sync skips a pod without one). A finished or refused
+          // pod this kubelet does not run (Failed, Succeeded) is no new pod: counted, a few
+          // of them listed first took every pass's starts and the pods after them never ran.
+          const bool deleting = !view["metadata"]["deletionTimestamp"].is_null();
+          const bool finished = !mine_now && terminal(view);
+          const bool deferred = !mine_now && !deleting && !finished && new_pods++ >= K32_POD_STARTS_PER_SYNC;
+          if ((!deleting && (mine_now || finished)) || deferred) view.erase("spec");
+          mine.push_back(std::move(view));
+          return true;
+        },
+        &malformed);
     if (rc != 200) return false;
-    bool all_read = true;
-    bool whole = for_each_list_item(body, [&](const char* data, size_t len) {
-      json::Value item;
-      json::ParseError pe;
-      // An item that does not read ends the pass: a pod missing from the list is stopped.
-      if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
-      if (item["spec"]["nodeName"].as_string() == cfg_.node_name)  // the selector is advisory
-        mine.push_back(pod_view(std::move(item)));
-      return true;
-    });
-    if (!whole || !all_read) {
+    if (malformed || !all_read) {
       logf("[KUBELET] the pod list from the API server did not read: sync skipped");
       return false;
     }
@@ -367,6 +384,10 @@ bool Kubelet::sync_once() {
     }
     if (!p) {
       if (terminal(obj)) continue;  // finished before this kubelet (re)started
+      if (!obj.find("spec")) {      // deferred to the next pass (above)
+        poke();
+        continue;
+      }
       AdmitResult ar = admit(obj);
       if (!ar.admitted) continue;
       std::string why;

@@ -140,31 +140,37 @@ bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
   std::vector<std::pair<std::string, std::string>> vars;
   vars.push_back({"HOSTNAME", p->name});
   if (pod["spec"]["enableServiceLinks"].as_bool(true)) {
-    // The namespace's Services and Endpoints stay raw bodies walked one item at a time
-    // (pod_list.h): parsed whole, the two lists of four apps took more heap than a classic
-    // ESP32 worker has spare beside three running pods, at the moment the fourth starts.
-    std::string svcs, eps;
+    // The namespace's Services, a page at a time, and its Endpoints (a small computed list)
+    // stay raw bodies walked one item at a time (pod_list.h): parsed whole, the two lists of
+    // four apps took more heap than a classic ESP32 worker has spare beside three running
+    // pods; read whole, ten apps' Services were tens of KiB of the S3's internal RAM for
+    // every pod starting at the same moment.
+    std::string eps;
     std::string base = "/api/v1/namespaces/" + p->ns;
-    if (k->api()->get_raw(base + "/services", &svcs) == 200 && k->api()->get_raw(base + "/endpoints", &eps) == 200) {
-      for_each_list_item(svcs, [&](const char* data, size_t len) {
-        json::Value svc;
-        json::ParseError pe;
-        if (!json::parse_dropping(std::string(data, len), "managedFields", &svc, &pe)) return true;
-        const std::string name = svc["metadata"]["name"].as_string();
-        const std::string quoted = "\"" + name + "\"";
-        json::Value ep;
-        for_each_list_item(eps, [&](const char* edata, size_t elen) {
-          // Only an item holding the name as a string can be this Service's Endpoints.
-          if (std::string_view(edata, elen).find(quoted) == std::string_view::npos) return true;
-          json::Value e;
-          if (!json::parse_dropping(std::string(edata, elen), "managedFields", &e, &pe)) return true;
-          if (e["metadata"]["name"].as_string() != name) return true;
-          ep = std::move(e);
-          return false;
-        });
-        service_env(svc, ep, pod, k->config().node_ip, &vars);
-        return true;
-      });
+    bool malformed = false;
+    if (k->api()->get_raw(base + "/endpoints", &eps) == 200) {
+      k->api()->for_each_item(
+          base + "/services",
+          [&](const char* data, size_t len) {
+            json::Value svc;
+            json::ParseError pe;
+            if (!json::parse_dropping(std::string(data, len), "managedFields", &svc, &pe)) return true;
+            const std::string name = svc["metadata"]["name"].as_string();
+            const std::string quoted = "\"" + name + "\"";
+            json::Value ep;
+            for_each_list_item(eps, [&](const char* edata, size_t elen) {
+              // Only an item holding the name as a string can be this Service's Endpoints.
+              if (std::string_view(edata, elen).find(quoted) == std::string_view::npos) return true;
+              json::Value e;
+              if (!json::parse_dropping(std::string(edata, elen), "managedFields", &e, &pe)) return true;
+              if (e["metadata"]["name"].as_string() != name) return true;
+              ep = std::move(e);
+              return false;
+            });
+            service_env(svc, ep, pod, k->config().node_ip, &vars);
+            return true;
+          },
+          &malformed);
     }
   }
   vars.push_back({"KUBERNETES_SERVICE_HOST", k->config().api_host});

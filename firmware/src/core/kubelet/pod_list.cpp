@@ -110,6 +110,35 @@ bool for_each_list_item(const std::string& body, const std::function<bool(const 
   }
 }
 
+std::string list_continue(const std::string& body) {
+  size_t i = 0;
+  skip_space(body, &i);
+  if (i >= body.size() || body[i] != '{') return "";
+  ++i;
+  for (;;) {
+    skip_space(body, &i);
+    if (i >= body.size() || body[i] != '"') return "";
+    size_t key_start = i + 1;
+    if (!skip_string(body, &i)) return "";
+    bool metadata = i - key_start - 1 == 8 && std::memcmp(body.data() + key_start, "metadata", 8) == 0;
+    skip_space(body, &i);
+    if (i >= body.size() || body[i] != ':') return "";
+    ++i;
+    skip_space(body, &i);
+    size_t start = i;
+    if (!skip_value(body, &i)) return "";
+    if (metadata) {
+      // The list's own metadata is small (resourceVersion, continue, remainingItemCount).
+      json::Value md;
+      json::ParseError pe;
+      if (!json::parse(body.substr(start, i - start), &md, &pe)) return "";
+      return md["continue"].as_string();
+    }
+    skip_space(body, &i);
+    if (i < body.size() && body[i] == ',') ++i;
+  }
+}
+
 json::Value pod_view(json::Value pod) {
   keep_only(&pod, {"metadata", "spec", "status"});
   keep_only(&pod.at_or_insert("metadata"), {"name", "namespace", "uid", "labels", "annotations", "resourceVersion",

@@ -18,6 +18,10 @@ namespace kubelet {
 // `body` is not a JSON object with an "items" array (or is cut short).
 bool for_each_list_item(const std::string& body, const std::function<bool(const char*, size_t)>& fn);
 
+// The list's continue token (metadata.continue of `body`, the server's mark for the next
+// page), or "" when this page is the last (or `body` is not a list).
+std::string list_continue(const std::string& body);
+
 // `pod` cut down to what the kubelet reads: metadata (name, namespace, uid, labels,
 // annotations, resourceVersion, deletion fields, ownerReferences), the whole spec (env,
 // containers, restartPolicy) and of the status only phase, conditions and qosClass (the
