@@ -3,27 +3,16 @@ a user runs it, a one-worker simulator with a card, and `kubectl run` of an imag
 pod runs."""
 
 import json
-import os
 import subprocess
-import sys
 import time
 
-from k32 import REPO_ROOT
 from k32.sim.cluster import find_free_base_port
+from k32.testing.cli import run_k32
 
 
 def k32(*args, timeout=300):
-    env = {k: v for k, v in os.environ.items() if k not in ("K32_TOKEN", "KUBECONFIG")}
-    return subprocess.run(
-        [sys.executable, "-m", "k32.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    """The k32 CLI without the user's token or kubeconfig."""
+    return run_k32(*args, timeout=timeout, drop=("K32_TOKEN", "KUBECONFIG"))
 
 
 def sim_up_with_card(root, card, *options):

@@ -5,30 +5,18 @@ authenticated request first; kubectl (Debian's /usr/bin/kubectl) then reaches th
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 import yaml
 
-from k32 import REPO_ROOT
+from k32.testing.cli import run_k32
 
 TOKEN = "board-token-123"
 KUBECTL = shutil.which("kubectl", path="/usr/bin") or shutil.which("kubectl")
 
 
 def k32(*args, env_extra=None):
-    env = {k: v for k, v in os.environ.items() if k != "K32_TOKEN"}
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "k32.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    return run_k32(*args, timeout=120, env=env_extra)
 
 
 @pytest.fixture(scope="module")

@@ -3,30 +3,16 @@ then on, also after `k32 sim down` / `k32 sim up` on the same state dir: `up` mu
 readiness and write the kubeconfig with it (without, it waited for Ready nodes it could not
 list and gave up)."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from k32 import REPO_ROOT
+from k32.testing.cli import run_k32
 from k32.testing.clusters import make_test_cluster
 
 TOKEN = "set-on-the-console-42"
 
 
 def provision(console: str, *args):
-    env = {k: v for k, v in os.environ.items() if k != "K32_TOKEN"}
-    return subprocess.run(
-        [sys.executable, "-m", "k32.cli", "provision", "--port", f"socket://{console}", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    return run_k32("provision", "--port", f"socket://{console}", *args, timeout=60)
 
 
 @pytest.mark.slow
