@@ -6,10 +6,12 @@ STATUS counts how many were ever started."""
 
 import json
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from pods_helpers import apply, get_pod, wait_until
+from pods_helpers import apply, get_pod, pod_request, wait_until
 
 from k32.testing.clusters import make_test_cluster
 
@@ -114,3 +116,46 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
     for name in PODS[1:]:
         assert wait_until(lambda n=name: get_pod(cluster, n) is None, 30), "the kubelet did not finish the deletion"
     assert wait_until(lambda: live_threads(cluster, THREAD) == 0, 10), live_threads(cluster, THREAD)
+
+
+def test_a_pod_busy_with_a_request_does_not_hold_up_the_others(cluster):
+    """The one thread passes over a pod whose instance is serving a request (slow works for
+    6 s) instead of waiting for it: the echo pod beside it logs both messages at once, not
+    after the request."""
+    node = control_plane(cluster)["name"]
+    topic = "delivery.busy"
+    slow = event_pod(node, "evt-slow")
+    slow["metadata"]["annotations"]["kube32.io/event-topics"] = topic
+    slow["spec"]["containers"][0].update(image="wasm://embedded/slow", env=[{"name": "SLOW_MS", "value": "6000"}])
+    echo = event_pod(node, "evt-echo")
+    echo["metadata"]["annotations"]["kube32.io/event-topics"] = topic
+    for pod in (slow, echo):
+        apply(cluster, json.dumps(pod))
+    for name in ("evt-slow", "evt-echo"):
+        ok = wait_until(lambda n=name: (q := get_pod(cluster, n)) and q["status"].get("phase") == "Running", 60)
+        assert ok, get_pod(cluster, name)
+    answer = {}
+    request = threading.Thread(
+        target=lambda: answer.update(r=pod_request(cluster, node, "default/evt-slow", "GET", "/"))
+    )
+    request.start()
+    time.sleep(0.5)  # the request holds slow's instance now
+    started = time.monotonic()
+    for i in range(2):
+        status, _, _ = cluster.request(
+            "POST",
+            f"/apis/kube32.io/v1/channels/{topic}",
+            body=json.dumps({"n": i}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        assert status in (200, 201)
+    want = [f'event {topic}: {{"n":{i}}}' for i in range(2)]
+    assert wait_until(lambda: all(logged(cluster, "evt-echo", w) for w in want), 15), cluster.kubectl(
+        "logs", "evt-echo"
+    ).stdout
+    took = time.monotonic() - started
+    request.join(20)
+    assert answer["r"][0] == 200 and answer["r"][2] == b"done\n", answer
+    assert took < 3.0, f"echo's messages took {took:.1f} s: held behind slow's 6 s request"
+    for name in ("evt-slow", "evt-echo"):
+        cluster.kubectl("delete", "pod", name, "--wait=false")
