@@ -170,9 +170,10 @@ def _run(cmd: list[str], env: dict, what: str) -> str:
     return proc.stdout
 
 
-def compile_check(board: str, idf: Path | None, build_dir: Path, littlefs: Path | None = None,
-                  jobs: int = 2, echo=print) -> list[str]:
-    """Configure with ESP-IDF and compile every source of the board firmware; returns them."""
+def configure(board: str, idf: Path | None, build_dir: Path, littlefs: Path | None = None,
+              echo=print) -> dict:
+    """Configure the board firmware with ESP-IDF in build_dir (once; later calls re-run CMake);
+    returns the environment its compile commands run in."""
     if board not in TARGETS:
         raise CheckError(f"--compile-only supports {', '.join(TARGETS)} (Debian's compilers target RISC-V, "
                          f"not the Xtensa cores of the other boards); got {board!r}")
@@ -200,6 +201,14 @@ def compile_check(board: str, idf: Path | None, build_dir: Path, littlefs: Path 
         _run(cfg, env, "ESP-IDF configure")
     else:
         _run([cmake, str(build_dir)], env, "ESP-IDF re-configure")
+    return env
+
+
+def compile_check(board: str, idf: Path | None, build_dir: Path, littlefs: Path | None = None,
+                  jobs: int = 2, echo=print) -> list[str]:
+    """Configure with ESP-IDF and compile every source of the board firmware; returns them."""
+    build_dir = Path(build_dir).resolve()
+    env = configure(board, idf, build_dir, littlefs, echo)
     commands = component_commands(build_dir)
     if not commands:
         raise CheckError("ESP-IDF configured, but the firmware component has no sources to compile")

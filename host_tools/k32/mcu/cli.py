@@ -7,7 +7,10 @@ from pathlib import Path
 
 import click
 
+from k32 import REPO_ROOT
+
 from .library_frames import LibraryError
+from .port_figures import FIGURES
 from .size import MCU_BUILD_DIR, SizeError, measure
 from .stacks import StackError, check
 
@@ -73,23 +76,30 @@ def check_group():
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(
+    "--port-figures/--no-port-figures",
+    default=True,
+    show_default=True,
+    help="Add each port function's board figure (firmware/port/esp32/stack_figures.yaml) where a "
+    "thread calls it; without, port functions count as zero.",
+)
+@click.option(
     "-v",
     "--verbose",
     is_flag=True,
     help="Show the deepest path (library frames marked with their archive) and what is left unbounded.",
 )
-def stacks(board, build_dir, as_json, verbose):
+def stacks(board, build_dir, as_json, port_figures, verbose):
     """Worst-case stack of each thread entry point over the call graph of the Cortex-M4
     objects, against the board's budgets; exits 1 when a thread exceeds its budget or its
     figure is only a lower bound (a call through a pointer or a recursion left unbounded)."""
     try:
-        r = check(board, build_dir)
+        r = check(board, build_dir, port=port_figures)
     except (StackError, LibraryError, ValueError) as e:
         raise click.ClickException(str(e))
     if as_json:
         click.echo(json.dumps(r, indent=2))
     else:
-        click.echo(f"board {r['board']}")
+        click.echo(f"board {r['board']}" + ("" if r["port_figures"] else " (port functions counted as zero)"))
         if verbose:
             click.echo("(a frame marked libc.a, libstdc++.a, … is read from that archive of the link)")
         click.echo(f"{'thread':<17}{'worst':>8}{'budget':>8}  verdict")
@@ -105,3 +115,41 @@ def stacks(board, build_dir, as_json, verbose):
                     click.echo(f"    unbounded: {why}")
     if not r["ok"]:
         raise SystemExit(1)
+
+
+@check_group.command("port-stacks")
+@click.option(
+    "--idf",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="ESP-IDF checkout [$IDF_PATH] (the same one `k32 build firmware --compile-only` takes).",
+)
+@click.option(
+    "--littlefs",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="esp_littlefs component checkout, with its littlefs submodule [beside the ESP-IDF checkout].",
+)
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=REPO_ROOT / "build" / "idf-check-c3",
+    show_default=True,
+    help="Where ESP-IDF configures the C3 firmware and the objects go.",
+)
+@click.option("-j", "--jobs", default=2, show_default=True)
+def port_stacks(idf, littlefs, build_dir, jobs):
+    """Worst-case stack of each ESP32 port function with ESP-IDF below it (lwIP, mbedTLS,
+    FreeRTOS, VFS, NVS, LittleFS), compiled for the ESP32-C3 from an ESP-IDF checkout; writes
+    firmware/port/esp32/stack_figures.yaml, which `k32 check stacks` adds at each port call."""
+    from k32.build.idf_check import CheckError
+
+    from .idf_frames import FramesError, generate
+
+    try:
+        table = generate(idf, littlefs, build_dir, jobs=jobs, echo=click.echo)
+    except (CheckError, FramesError, StackError, LibraryError) as e:
+        raise click.ClickException(str(e))
+    fns = table["functions"]
+    lower = [s for s, e in fns.items() if e.get("unbounded")]
+    click.echo(f"{len(fns)} port functions, {len(lower)} only as lower bounds; written to {FIGURES}")
+    for s in lower:
+        click.echo(f"  >= {fns[s]['bytes']:>6}  {fns[s]['name']}: {fns[s]['unbounded'][0]}")

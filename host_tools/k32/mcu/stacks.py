@@ -20,8 +20,10 @@ so a path into vsnprintf counts _svfprintf_r and what it calls. The compiler's o
 run-time helpers (__aeabi_*, memcpy for a block copy), which the .ci files leave out, come
 from each object's relocations. A library function with a dynamic frame or an indirect call
 needs an annotation like our own; `ends_program` stops a path where the program ends (abort,
-a throw); the port (port/<platform>, FreeRTOS, lwIP and mbedTLS on a board) is the board's
-and counts zero: the report lists how many port functions each thread reaches.
+a throw). The port (port/<platform>) is the board's, not the bare-metal one build/mcu links:
+each port function a thread calls counts the board figure recorded for it (the ESP32 port
+with lwIP, mbedTLS, FreeRTOS below it: port_figures.py), and one without a figure leaves the
+thread a lower bound; the report lists how many port functions each thread reaches.
 
 In-process calls (`inproc:` in the annotations) are cut where they start: the function that
 checks for the in-process call's free stack before running a pod. Below that cut the call has
@@ -44,6 +46,7 @@ import yaml
 
 from k32 import REPO_ROOT
 
+from . import port_figures
 from .library_frames import CACHE_DIR, Library, LibraryError, link_archives
 
 MCU_BUILD_DIR = REPO_ROOT / "build" / "mcu"
@@ -67,6 +70,8 @@ class Fn:
     calls: set = field(default_factory=set)
     indirect_sites: set = field(default_factory=set)  # "file:line:col" of each call through a pointer
     origin: str = ""  # "" ours; the archive a library frame was read from; "port" (board-specific)
+    port_missing: str = ""  # a port function without a sound board figure: why
+    port_path: list = field(default_factory=list)  # its deepest path on the board (the figures' table)
 
 
 class Graph(dict):
@@ -76,25 +81,10 @@ class Graph(dict):
     port: set = frozenset()
 
 
-def load_graph(build_dir: Path = MCU_BUILD_DIR, archives: list[Path] | None = None) -> Graph:
-    """Our functions from the .ci files, then the library functions they reach, with frames
-    read from the link's archives (`archives`; by default the ones the build links with)."""
-    files = []
-    for lib in ("k32wasm", "k32core", "k32app"):
-        files += sorted((Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.ci"))
-    if not files:
-        raise StackError(f"no call graphs in {build_dir}: run `k32 build firmware --target mcu` first")
-    # Every object needs its own, current call graph: a compiler cache (ccache) restores
-    # objects without one, and a missing graph would silently count as zero.
-    for lib in ("k32wasm", "k32core", "k32app"):
-        for obj in (Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.obj"):
-            # the compiler writes .su and .ci together; a cache hit rewrites only the .su
-            ci, su = obj.with_suffix(".ci"), obj.with_suffix(".su")
-            if not ci.is_file() or (su.is_file() and ci.stat().st_mtime < su.stat().st_mtime):
-                raise StackError(
-                    f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
-                    "rebuild build/mcu without ccache"
-                )
+def read_call_graphs(files: list[Path]) -> tuple[Graph, dict[Path, dict[str, str]]]:
+    """Functions, frames and calls from GCC's -fcallgraph-info=su files; also, per file, the
+    symbol -> title of each function it defines. Constructor/destructor aliases are followed
+    and split-off parts named."""
     fns = Graph()
     defined: dict[Path, dict[str, str]] = {}  # per .ci: symbol -> title of each function it defines
     for f in files:
@@ -117,6 +107,29 @@ def load_graph(build_dir: Path = MCU_BUILD_DIR, archives: list[Path] | None = No
                     fn.indirect_sites.add(m.group(3))
     _resolve_aliases(fns)
     _name_clones(fns)
+    return fns, defined
+
+
+def load_graph(build_dir: Path = MCU_BUILD_DIR, archives: list[Path] | None = None) -> Graph:
+    """Our functions from the .ci files, then the library functions they reach, with frames
+    read from the link's archives (`archives`; by default the ones the build links with)."""
+    files = []
+    for lib in ("k32wasm", "k32core", "k32app"):
+        files += sorted((Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.ci"))
+    if not files:
+        raise StackError(f"no call graphs in {build_dir}: run `k32 build firmware --target mcu` first")
+    # Every object needs its own, current call graph: a compiler cache (ccache) restores
+    # objects without one, and a missing graph would silently count as zero.
+    for lib in ("k32wasm", "k32core", "k32app"):
+        for obj in (Path(build_dir) / "CMakeFiles" / f"{lib}.dir").rglob("*.obj"):
+            # the compiler writes .su and .ci together; a cache hit rewrites only the .su
+            ci, su = obj.with_suffix(".ci"), obj.with_suffix(".su")
+            if not ci.is_file() or (su.is_file() and ci.stat().st_mtime < su.stat().st_mtime):
+                raise StackError(
+                    f"{ci} is missing or older than its frame sizes (a compiler-cache hit?): "
+                    "rebuild build/mcu without ccache"
+                )
+    fns, defined = read_call_graphs(files)
     _add_library_calls(fns, defined)
     if archives is None:
         cache = CACHE_DIR
@@ -289,7 +302,7 @@ class Bound:
     bytes: int
     path: list[str]
     unbounded: set = field(default_factory=set)  # reasons the figure is only a lower bound
-    library: set = field(default_factory=set)  # port functions reached (counted zero)
+    library: set = field(default_factory=set)  # port functions reached (their board figures)
     # deepest stack in use when an in-process call starts (frames above the cut function),
     # None when no in-process call is reached
     to_call: int | None = None
@@ -366,7 +379,17 @@ def _match_targets(fns: dict[str, Fn], patterns, where: str) -> set:
                 )
             out.add(sym)
             continue
-        found = [f.title for f in fns.values() if f.frame is not None and not f.origin and re.search(pattern, f.name)]
+        if pattern.startswith("in:"):
+            # by where it is defined: a pattern over "file:symbol" (every function of a
+            # table of operations, e.g. the cipher wrappers of one C file)
+            rx = pattern[len("in:") :]
+            found = [f.title for f in fns.values() if f.frame is not None and not f.origin and re.search(rx, f.title)]
+        else:
+            found = [
+                f.title
+                for f in fns.values()
+                if f.frame is not None and f.origin in ("", "closed") and re.search(pattern, f.name)
+            ]
         if not found:
             raise StackError(f"{ANNOTATIONS.name}: indirect target {pattern!r} matches no function ({where})")
         out.update(found)
@@ -536,11 +559,20 @@ def worst(fns: dict[str, Fn], entry: Fn, notes: dict, resolved: dict[str, Target
         key = (title, caller) if listed is not None and listed.any is None else title
         if key in memo:
             return memo[key]
-        if fn is None or fn.frame is None:
-            if fn is not None and fn.origin != "port":
-                # in no archive of the link: nothing says how deep it goes
-                return Bound(0, [], {f"no frame for {fn.name} (in none of the link's archives)"}, set())
-            return Bound(0, [], set(), {fn.name if fn else title})
+        if fn is None:
+            return Bound(0, [], {f"no frame for {title} (called, never defined)"}, set())
+        if fn.port_missing or fn.origin.startswith(("port", "closed")):
+            # The board's port: its figure (the port function with ESP-IDF below it) comes
+            # from the figures' table; one without a sound figure leaves a lower bound.
+            if fn.frame is None:
+                return Bound(0, [], {fn.port_missing or f"no board figure for {fn.name}"}, {fn.name})
+            step = f"{fn.name} ({fn.frame}, {fn.origin})"
+            steps = [step] + [f"  {p}" for p in fn.port_path]
+            unb = {fn.port_missing} if fn.port_missing else set()
+            return Bound(fn.frame, steps, unb, {fn.name}, flat=fn.frame, flat_path=steps)
+        if fn.frame is None:
+            # in no archive of the link: nothing says how deep it goes
+            return Bound(0, [], {f"no frame for {fn.name} (in none of the link's archives)"}, set())
         if title in ends:
             # the program stops here (abort, a throw no handler catches): what runs below
             # is the crash report, not the thread's work
@@ -638,6 +670,7 @@ def _row(thread, what, entry, b: Bound, key, budget, verdict, **extra) -> dict:
         "unbounded": sorted(b.unbounded)[:20],
         "unbounded_count": len(b.unbounded),
         "port_calls": len(b.library),
+        "port_functions": sorted(b.library),
         "library_frames": sum(1 for step in b.path if re.search(r"\(\d+, lib[^,)]*\.a[,)]", step)),
         "deepest_path": b.path,
         **extra,
@@ -653,7 +686,10 @@ def _verdict(b: Bound, budget) -> str:
     return "within" if not b.unbounded else "LOWER BOUND"
 
 
-def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
+def check(board_name: str, build_dir: Path = MCU_BUILD_DIR, port: bool = True) -> dict:
+    """Every thread's bound against the board's budgets; `port=False` counts the port's
+    functions as zero instead of their board figures (what the check did before the
+    figures existed)."""
     from k32.boards import ROLES, load_board
 
     board = load_board(board_name)
@@ -666,6 +702,12 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
         elif fns.library is not None and fns.library.lookup(sym) is None and not (sym in fns and fns[sym].frame):
             raise StackError(f"{ANNOTATIONS.name}: ends_program {sym!r}: no archive of the link defines it")
     stated_frames(fns, notes)
+    if port and any(f.origin == "port" for f in fns.values()):
+        port_figures.apply(fns, port_figures.load(port_figures.FIGURES))
+    elif not port:
+        for f in fns.values():
+            if f.origin == "port":
+                f.frame, f.qualifier, f.origin = 0, "static", "port, not counted"
     resolved = indirect_targets(fns, notes)
     budgets = {k: v["bytes"] for k, v in board.budgets.items() if isinstance(v, dict) and "bytes" in v}
     rows = []
@@ -781,6 +823,7 @@ def check(board_name: str, build_dir: Path = MCU_BUILD_DIR) -> dict:
     return {
         "board": board.name,
         "build_dir": str(build_dir),
+        "port_figures": bool(port),
         "threads": rows,
         "ok": all(r["verdict"] not in ("EXCEEDS", "LOWER BOUND") for r in rows),
     }

@@ -1,0 +1,164 @@
+"""The boards' port in `k32 check stacks`: a thread that calls a port function (lwIP, mbedTLS,
+FreeRTOS below it on a board) counts the board figure recorded for that function; a port
+function without a figure, or with only a lower bound, fails the check; a table made from
+other port sources than the tree's is refused. And the pieces `k32 check port-stacks` walks
+ESP-IDF with: targets named by where they are defined, the log's output kept to the console."""
+
+import pytest
+import yaml
+
+from k32.mcu import idf_frames, port_figures, stacks
+
+SEND = "_ZN3k324port8tcp_sendEv"
+
+
+def _write_ci(root, nodes, edges):
+    d = root / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
+    d.mkdir(parents=True)
+    lines = ['graph: { title: "x.cpp"']
+    for title, name, frame in nodes:
+        lab = f"{name}\\nx.cpp:1:1" + (f"\\n{frame} bytes (static)" if frame is not None else "")
+        lines.append(f'node: {{ title: "{title}" label: "{lab}" }}')
+    for a, b in edges:
+        lines.append(f'edge: {{ sourcename: "{a}" targetname: "{b}" label: "x.cpp:2:2" }}')
+    (d / "x.cpp.ci").write_text("\n".join(lines) + "\n}\n")
+
+
+def _check(tmp_path, monkeypatch, functions, sources=None):
+    """A worker thread (100 bytes) that calls the port's tcp_send, checked for the esp32 with
+    the figures' table `functions`."""
+    _write_ci(
+        tmp_path,
+        [("t", "void k32::thread_main(void*)", 100), (SEND, "int k32::port::tcp_send()", None)],
+        [("t", SEND)],
+    )
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    table = tmp_path / "stack_figures.yaml"
+    data = {"target": "esp32c3 rv32imc -Os", "functions": functions}
+    if sources is not None:
+        data["sources"] = sources
+    table.write_text(yaml.safe_dump(data))
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    monkeypatch.setattr(port_figures, "FIGURES", table)
+    return stacks.check("esp32", tmp_path)["threads"][0]
+
+
+def test_a_port_call_adds_its_board_figure(tmp_path, monkeypatch):
+    row = _check(
+        tmp_path,
+        monkeypatch,
+        {SEND: {"name": "int k32::port::tcp_send()", "bytes": 2400, "path": ["lwip_send (96)", "netconn_write (64)"]}},
+    )
+    # the thread's own frame + the port function with lwIP below it
+    assert row["worst_bytes"] == 100 + 2400
+    assert row["verdict"] == "within" and not row["lower_bound"]
+    assert row["port_calls"] == 1 and row["port_functions"] == ["int k32::port::tcp_send()"]
+    assert row["deepest_path"][1] == "int k32::port::tcp_send() (2400, port, esp32c3 rv32imc -Os)"
+    assert "  lwip_send (96)" in row["deepest_path"]
+
+
+def test_a_port_figure_over_the_budget_fails(tmp_path, monkeypatch):
+    from k32.boards import load_board
+
+    budget = load_board("esp32").budgets["events_stack"]["bytes"]
+    row = _check(tmp_path, monkeypatch, {SEND: {"bytes": budget}})
+    assert row["worst_bytes"] == budget + 100 and row["verdict"] == "EXCEEDS"
+
+
+def test_a_port_function_without_a_figure_fails(tmp_path, monkeypatch):
+    row = _check(tmp_path, monkeypatch, {"_ZN3k324port5otherEv": {"bytes": 10}})
+    assert row["verdict"] == "LOWER BOUND" and row["lower_bound"]
+    assert row["worst_bytes"] == 100
+    assert any("no board figure for port function int k32::port::tcp_send()" in u for u in row["unbounded"])
+
+
+def test_a_port_figure_that_is_a_lower_bound_fails(tmp_path, monkeypatch):
+    row = _check(tmp_path, monkeypatch, {SEND: {"bytes": 900, "unbounded": ["indirect call in lwip_send"]}})
+    assert row["verdict"] == "LOWER BOUND" and row["worst_bytes"] == 1000
+    assert any("lower bound (indirect call in lwip_send)" in u for u in row["unbounded"])
+
+
+def test_figures_made_from_other_port_sources_are_refused(tmp_path, monkeypatch):
+    sources = port_figures.source_digests()
+    some = sorted(sources)[0]
+    sources[some] = "0" * 64
+    with pytest.raises(port_figures.FiguresError, match="out of date"):
+        _check(tmp_path, monkeypatch, {SEND: {"bytes": 10}}, sources=sources)
+
+
+def test_the_committed_table_matches_the_port_sources():
+    table = port_figures.load()  # raises when a port source changed since it was made
+    assert table["functions"] and all(isinstance(e["bytes"], int) for e in table["functions"].values())
+
+
+def _idf_graph(tmp_path, nodes, edges):
+    _write_ci(tmp_path, nodes, edges)
+    fns, _defined = stacks.read_call_graphs(sorted(tmp_path.rglob("*.ci")))
+    return fns
+
+
+def test_a_target_named_by_its_file(tmp_path):
+    fns = _idf_graph(
+        tmp_path,
+        [
+            ("ops", "ops_call", 16),
+            ("/idf/cipher_wrap.c:aes_wrap", "aes_wrap", 40),
+            ("/idf/other.c:aes_wrap_not", "aes_wrap_not", 4000),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [("ops", "__indirect_call")],
+    )
+    b = stacks.worst(fns, fns["ops"], {"indirect": {"ops_call": ["in:/cipher_wrap\\.c:"]}})
+    assert b.bytes == 16 + 40 and not b.unbounded
+
+
+def test_the_logs_output_reaches_only_the_console(tmp_path):
+    # the log prints through vprintf and the VFS; walked as it is, the VFS reaches the file
+    # system too (4000 bytes); the console copy of the log's output reaches the console only
+    fns = _idf_graph(
+        tmp_path,
+        [
+            ("esp_log_writev", "esp_log_writev", 32),
+            ("vprintf", "vprintf", 100),
+            ("esp_vfs_write", "esp_vfs_write", 48),
+            ("/idf/uart_vfs.c:uart_write", "uart_write", 64),
+            ("/idf/esp_littlefs.c:vfs_littlefs_write", "vfs_littlefs_write", 4000),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [
+            ("esp_log_writev", "__indirect_call"),
+            ("vprintf", "esp_vfs_write"),
+            ("esp_vfs_write", "__indirect_call"),
+        ],
+    )
+    notes = {
+        "indirect": {
+            "esp_log_writev": ["^vprintf$"],
+            "esp_vfs_write": ["in:/(uart_vfs|esp_littlefs)\\.c:\\w*_write$"],
+        }
+    }
+    resolved = stacks.indirect_targets(fns, notes)
+    assert stacks.worst(fns, fns["esp_log_writev"], notes, resolved).bytes == 32 + 100 + 48 + 4000
+    console = {"from": "esp_log_writev", "entry": "vprintf", "vfs": {"esp_vfs_write": ["in:/uart_vfs\\.c:"]}}
+    idf_frames.console_output(fns, resolved, console)
+    b = stacks.worst(fns, fns["esp_log_writev"], notes, resolved)
+    assert b.bytes == 32 + 100 + 48 + 64 and not b.unbounded
+    # a file write that is not the log's still reaches the file system
+    assert stacks.worst(fns, fns["esp_vfs_write"], notes, resolved).bytes == 48 + 4000
+
+
+def test_without_port_figures_a_port_call_counts_zero(tmp_path, monkeypatch):
+    _write_ci(
+        tmp_path,
+        [("t", "void k32::thread_main(void*)", 100), (SEND, "int k32::port::tcp_send()", None)],
+        [("t", SEND)],
+    )
+    notes = tmp_path / "stack_check.yaml"
+    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    monkeypatch.setattr(port_figures, "FIGURES", tmp_path / "none.yaml")  # not read at all
+    r = stacks.check("esp32", tmp_path, port=False)
+    row = r["threads"][0]
+    assert not r["port_figures"] and row["worst_bytes"] == 100 and row["verdict"] == "within"
+    assert row["port_functions"] == ["int k32::port::tcp_send()"]
