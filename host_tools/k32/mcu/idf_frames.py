@@ -21,6 +21,7 @@ command that made it and the SHA-256 of the port sources it was made from."""
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -78,6 +79,10 @@ def compile_for_frames(build_dir: Path, env: dict, components: list[str], idf: P
         "#ifdef K32_SHIM_CLANG\n#undef __clang__\n#undef K32_SHIM_CLANG\n#endif\n"
     )
 
+    # the configuration every source includes: a change recompiles everything
+    config = build_dir / "config" / "sdkconfig.h"
+    config_tag = hashlib.sha256(config.read_bytes()).hexdigest() if config.is_file() else ""
+
     def one(e: dict):
         argv = shlex.split(e["command"])
         obj = out_dir / (e["file"].lstrip("/").replace("/", "_") + ".o")
@@ -95,7 +100,7 @@ def compile_for_frames(build_dir: Path, env: dict, components: list[str], idf: P
         argv += ["-D_RETARGETABLE_LOCKING", "-D_UNIX98_THREAD_MUTEX_ATTRIBUTES", "-D_REENT_SMALL"]
         ci, cmd = obj.with_suffix(".ci"), obj.with_suffix(".cmd")
         src = Path(e["file"])
-        line = shlex.join(argv)
+        line = shlex.join(argv) + f"\n{config_tag}"
         fresh = (
             ci.is_file()
             and obj.is_file()
