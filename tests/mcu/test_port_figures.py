@@ -162,3 +162,31 @@ def test_without_port_figures_a_port_call_counts_zero(tmp_path, monkeypatch):
     row = r["threads"][0]
     assert not r["port_figures"] and row["worst_bytes"] == 100 and row["verdict"] == "within"
     assert row["port_functions"] == ["int k32::port::tcp_send()"]
+
+
+@pytest.mark.skipif(
+    __import__("shutil").which("riscv64-unknown-elf-gcc") is None, reason="Debian's RISC-V compiler not installed"
+)
+def test_an_alias_counts_as_the_function_it_names(tmp_path):
+    """ESP-IDF defines esp_timer_get_time as an alias of esp_timer_impl_get_time, placed in
+    IRAM (a section not named after the function): a call to the alias counts the function."""
+    import subprocess
+
+    src = tmp_path / "x.c"
+    src.write_text(
+        "int impl(int x) { return x * 3 + 1; }\n"
+        'int alias_of_impl(int x) __attribute__((alias("impl")));\n'
+        '__attribute__((section(".iram1.7"))) int get_time_impl(int x) { return x + impl(x); }\n'
+        'int get_time(int x) __attribute__((alias("get_time_impl")));\n'
+    )
+    obj = tmp_path / "x.c.o"
+    subprocess.run(
+        ["riscv64-unknown-elf-gcc", "-march=rv32imc_zicsr_zifencei", "-mabi=ilp32", "-Os", "-ffunction-sections"]
+        + ["-fstack-usage", "-fcallgraph-info=su", "-c", str(src), "-o", str(obj)],
+        check=True,
+    )
+    fns, defined = stacks.read_call_graphs([tmp_path / "x.c.ci"])
+    assert "alias_of_impl" not in fns and "get_time" not in fns  # GCC's graph has no node for them
+    idf_frames._add_compiler_calls(fns, defined)
+    assert fns["alias_of_impl"].frame == 0 and fns["alias_of_impl"].calls == {"impl"}
+    assert fns["get_time"].frame == 0 and fns["get_time"].calls == {"get_time_impl"}
