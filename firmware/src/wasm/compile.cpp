@@ -122,6 +122,7 @@ bool Compiler::emit_const(uint8_t t, uint32_t loc, uint32_t dst) {
     return true;
   }
   uint64_t v = const_value(loc);
+  if (t == kF64) fconst_at = pc();  // a compare-and-jump after it may carry it (float_jump_head)
   if (t == kI64 || t == kF64) return emit_op(op::kI64Const) && emit(dst) && emit(uint32_t(v)) && emit(uint32_t(v >> 32));
   const_at = pc();  // a jump right after it may carry it (compile_control.inc: emit_jmp)
   return emit_op(op::kI32Const) && emit(dst) && emit(uint32_t(v));
@@ -203,10 +204,11 @@ bool Compiler::detach_local(uint32_t l) {
 // Removes the instructions from `at` on (a producer being fused into its consumer).
 void Compiler::truncate(uint32_t at) {
   code.n = at;
-  last_dst_end = kNone;
+  last_dst_end = prev_dst_end = kNone;
   if (mirror_at != kNone && mirror_at >= at) mirror_at = kNone;
   copy_end = kNone;
   if (const_at != kNone && const_at >= at) const_at = kNone;
+  if (fconst_at != kNone && fconst_at >= at) fconst_at = kNone;
   if (pair_at != kNone && pair_at + 4 > at) pair_at = kNone;
 }
 // Consecutive copies (a loop rotating its variables, values entering a block) become one

@@ -77,9 +77,12 @@ struct Compiler {
   uint32_t last_op_start = kNone;  // … and where the last value-producing one began
   uint32_t last_op_code = kNone;   // … and its opcode
   uint32_t last_emitted_op = kNone;
+  // The producer before the last one (cond_jump_head: a float compare under an i32.eqz).
+  uint32_t prev_dst_word = kNone, prev_dst_end = kNone, prev_op_start = kNone, prev_op_code = kNone;
   const HandlerWords xlat = handler_words();
   uint32_t label_pc = kNone;                   // a branch target sits at this pc: no folding across it
   uint32_t copy_at = kNone, copy_end = kNone;  // the last copy instruction, for merging
+  uint32_t fconst_at = kNone;                  // the last f64 constant written to a slot (float_jump_head)
   uint32_t const_at = kNone;                   // the last kI32Const, for a jump to carry it
   uint32_t nparams = 0;
   // The last instruction that may pair with the next one (fused.h): add-immediates into a
@@ -157,6 +160,10 @@ struct Compiler {
     return push(t);
   }
   void note_producer(uint32_t dst_at) {
+    prev_dst_word = last_dst_word;
+    prev_dst_end = last_dst_end;
+    prev_op_start = last_op_start;
+    prev_op_code = last_op_code;
     last_dst_word = dst_at;
     last_dst_end = pc();
     last_op_start = op_start;
@@ -215,6 +222,7 @@ struct Compiler {
   // True when the operator completes a fused instruction, which it then emits (*ok: no error).
   bool fuse_binary(uint32_t opc, uint32_t a_slot, uint32_t b, bool imm, uint32_t dst, bool* ok);
   bool cond_jump_head(bool when_true, uint32_t cond);
+  bool float_jump_head(uint32_t st, uint32_t o, bool when_true);
   bool test_before(uint32_t at, uint32_t cond, bool nonzero);
 };
 

@@ -5,23 +5,21 @@
 // its fastest code memory); all others run out of line in exec_cold().
 #pragma once
 // clang-format off
-#define K32_HOT_F32Add_v4 K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Add_v5 K32_HOT  // 4.15 % physics
-#define K32_HOT_F32Add_v6 K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Add_v7 K32_HOT  // 4.15 % physics
-#define K32_HOT_F32Div K32_HOT  // 1.38 % physics
-#define K32_HOT_F32Gt_i K32_HOT  // 1.38 % physics
-#define K32_HOT_F32Lt_i K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Mul_i K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Mul_v0 K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Mul_v1 K32_HOT  // 1.46 % physics
-#define K32_HOT_F32Mul_v4 K32_HOT  // 6.92 % physics
-#define K32_HOT_F32Mul_v5 K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Mul_v6 K32_HOT  // 1.38 % physics
-#define K32_HOT_F32Mul_v7 K32_HOT  // 5.54 % physics
+#define K32_HOT_F32Add_v4 K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Add_v5 K32_HOT  // 4.33 % physics
+#define K32_HOT_F32Add_v6 K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Add_v7 K32_HOT  // 4.33 % physics
+#define K32_HOT_F32Div K32_HOT  // 1.44 % physics
+#define K32_HOT_F32Mul_i K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Mul_v0 K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Mul_v1 K32_HOT  // 1.53 % physics
+#define K32_HOT_F32Mul_v4 K32_HOT  // 7.22 % physics
+#define K32_HOT_F32Mul_v5 K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Mul_v6 K32_HOT  // 1.44 % physics
+#define K32_HOT_F32Mul_v7 K32_HOT  // 5.78 % physics
 #define K32_HOT_F32Neg K32_HOT  // 0.08 % physics
-#define K32_HOT_F32Sub_v3 K32_HOT  // 2.77 % physics
-#define K32_HOT_F32Sub_v6 K32_HOT  // 2.77 % physics
+#define K32_HOT_F32Sub_v3 K32_HOT  // 2.89 % physics
+#define K32_HOT_F32Sub_v6 K32_HOT  // 2.89 % physics
 #define K32_HOT_F64Add_v3 K32_HOT  // 5.33 % matmul
 #define K32_HOT_F64Add_v6 K32_HOT  // 5.12 % matmul
 #define K32_HOT_F64Add_v7 K32_HOT  // 10.24 % matmul
@@ -79,7 +77,7 @@
 #define K32_HOT_I32Load_a K32_HOT  // 1.84 % json
 #define K32_HOT_I32Load_baa K32_HOT  // 3.30 % vm
 #define K32_HOT_I32Load_bas K32_HOT  // 0.78 % lz
-#define K32_HOT_I32Load_bsa K32_HOT  // 11.07 % physics
+#define K32_HOT_I32Load_bsa K32_HOT  // 11.55 % physics
 #define K32_HOT_I32Load_w K32_HOT  // 8.20 % memops
 #define K32_HOT_I32Load_waa K32_HOT  // 0.03 % memops
 #define K32_HOT_I32Load_was K32_HOT  // 2.73 % memops
@@ -143,7 +141,7 @@
 #define K32_HOT_I32Store8_wv K32_HOT  // 2.57 % memops
 #define K32_HOT_I32Store_a K32_HOT  // 7.88 % json
 #define K32_HOT_I32Store_av K32_HOT  // 1.06 % recur
-#define K32_HOT_I32Store_bv K32_HOT  // 11.15 % physics
+#define K32_HOT_I32Store_bv K32_HOT  // 11.63 % physics
 #define K32_HOT_I32Store_ia K32_HOT  // 0.04 % strings
 #define K32_HOT_I32Store_ib K32_HOT  // 0.53 % recur
 #define K32_HOT_I32Store_iw K32_HOT  // 0.04 % strings
@@ -190,7 +188,7 @@
 #define K32_HOT_call_direct K32_HOT  // 2.75 % recur
 #define K32_HOT_ch0_0s K32_HOT  // 9.06 % sortmix
 #define K32_HOT_ch0_1a K32_HOT  // 0.64 % sha256
-#define K32_HOT_ch0_1s K32_HOT  // 1.38 % physics
+#define K32_HOT_ch0_1s K32_HOT  // 1.44 % physics
 #define K32_HOT_ch0_2s K32_HOT  // 0.53 % recur
 #define K32_HOT_ch0_4a K32_HOT  // 8.76 % crc
 #define K32_HOT_ch0_4s K32_HOT  // 5.85 % fsm
@@ -214,6 +212,8 @@
 #define K32_HOT_copy2 K32_HOT  // 4.66 % sortmix
 #define K32_HOT_copyn K32_HOT  // 1.36 % lz
 #define K32_HOT_copyn_jmp K32_HOT  // 5.56 % json
+#define K32_HOT_fjci2 K32_HOT  // 2.89 % physics
+#define K32_HOT_fjci3 K32_HOT  // 1.44 % physics
 #define K32_HOT_fu0_0a K32_HOT  // 5.12 % sha256
 #define K32_HOT_fu0_0s K32_HOT  // 8.97 % sha256
 #define K32_HOT_fu1_0s K32_HOT  // 6.52 % hash

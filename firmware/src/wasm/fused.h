@@ -83,7 +83,18 @@ enum : uint32_t {
   // f64 arithmetic with a constant no f32 holds exactly (0.1, 0.01, 9.81), carried whole:
   // + f64k_index: [x, dst, lo, hi]
   kF64Wide,
-  kCount = kF64Wide + 6,
+  // A float compare whose only use is a conditional jump (`if (y < 0.0)`, `while (d > eps)`),
+  // as one instruction, like the i32 compare-and-jump of ops.h: + (compare opcode - f32.eq) * 2
+  // + (0: b from a slot, 1: b a constant, kImm's encoding): [a, b, sense, target], jumping
+  // when the compare's result equals `sense` (0 or 1). A float compare cannot be negated (a
+  // NaN makes both `a < b` and `a >= b` false), so the sense is a word rather than a second
+  // set of handlers; `ne` is `eq` of the other sense, and from slots `a > b` is `b < a` and
+  // `a >= b` is `b <= a` (their numbers have no handler).
+  kFJmpCmp = kF64Wide + 6,
+  // + (f64 compare opcode - f64.eq), against an f64 constant no f32 holds (1e-12, 0.1),
+  // carried whole as kF64Wide does: [a, lo, hi, sense, target] (no `ne`: `eq`'s other sense)
+  kFJmpCmpW = kFJmpCmp + (opc::kF64Ge - opc::kF32Eq + 1) * 2,
+  kCount = kFJmpCmpW + 6,
 };
 
 // Operand words, counted from the first word after the opcode.
@@ -193,6 +204,16 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kAddJmpCmp + i, ajc##i) K32_R(op::kAddJmpCmpI + i, ajci##i)                            \
   K32_R(op::kLoadJmpCmp + i, ljc##i) K32_R(op::kLoad8JmpCmpI + i, l8jc##i)                         \
   K32_R(op::kCopyNJmpCmp + i, cjc##i)
+// the float compare-and-jumps, by (compare opcode - f32.eq): f32 eq ne lt gt le ge, then f64's;
+// from slots only eq, lt and le (kFJmpCmp), against f64 constants carried whole no ne
+#define K32_FOR_EACH_FJMP_SS(M) M(0, F32, ==) M(2, F32, <) M(4, F32, <=) M(6, F64, ==) M(8, F64, <) M(10, F64, <=)
+#define K32_FOR_EACH_FJMP_SI(M)                                                                  \
+  M(0, F32, ==) M(2, F32, <) M(3, F32, >) M(4, F32, <=) M(5, F32, >=)                              \
+  M(6, F64, ==) M(8, F64, <) M(9, F64, >) M(10, F64, <=) M(11, F64, >=)
+#define K32_FOR_EACH_FJMP_WIDE(M) M(0, F64, ==) M(2, F64, <) M(3, F64, >) M(4, F64, <=) M(5, F64, >=)
+#define K32_REG_FJMP_SS(i, T, cmp) K32_R(op::kFJmpCmp + i * 2, fjc##i)
+#define K32_REG_FJMP_SI(i, T, cmp) K32_R(op::kFJmpCmp + i * 2 + 1, fjci##i)
+#define K32_REG_FJMP_WIDE(i, T, cmp) K32_R(op::kFJmpCmpW + i, fjcw##i)
 #define K32_REG_CIDX(b, h) \
   K32_R(op::kConstIdxLoad + b, h) K32_R(op::kConstIdxLoad + b + 1, h##_a) \
   K32_R(op::kConstIdxLoad + b + 2, h##_x) K32_R(op::kConstIdxLoad + b + 3, h##_xa)
@@ -212,6 +233,8 @@ constexpr int rev_index(uint32_t o) {
   K32_R(op::kF64Wide + 2, f64k_mul) K32_R(op::kF64Wide + 3, f64k_div)                              \
   K32_R(op::kF64Wide + 4, f64k_rsub) K32_R(op::kF64Wide + 5, f64k_rdiv)                            \
   K32_R(op::kAddCallDirect, add_call_direct)                                                       \
+  K32_FOR_EACH_FJMP_SS(K32_REG_FJMP_SS) K32_FOR_EACH_FJMP_SI(K32_REG_FJMP_SI)                       \
+  K32_FOR_EACH_FJMP_WIDE(K32_REG_FJMP_WIDE)                                                        \
   K32_R(op::kIdxLoad + 0, idx_load) K32_R(op::kIdxLoad + 1, idx_load_a)                            \
   K32_R(op::kIdxLoad + 2, idx_load8s) K32_R(op::kIdxLoad + 3, idx_load8s_a)                        \
   K32_R(op::kIdxLoad + 4, idx_load8u) K32_R(op::kIdxLoad + 5, idx_load8u_a)                        \
