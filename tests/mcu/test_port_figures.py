@@ -190,3 +190,35 @@ def test_an_alias_counts_as_the_function_it_names(tmp_path):
     idf_frames._add_compiler_calls(fns, defined)
     assert fns["alias_of_impl"].frame == 0 and fns["alias_of_impl"].calls == {"impl"}
     assert fns["get_time"].frame == 0 and fns["get_time"].calls == {"get_time_impl"}
+
+
+def test_a_call_not_taken_leaves_the_walk_only_while_its_proof_holds(tmp_path):
+    """mbedtls_ssl_read runs the handshake (4000 bytes) only while it has not finished; the
+    annotation removes that call, and is refused when the function does not make it or when a
+    caller the proof does not cover calls the function."""
+    nodes = [
+        ("read_some", "int k32::port::tlsio::read_some(mbedtls_ssl_context*, void*, size_t)", 32),
+        ("mbedtls_ssl_read", "mbedtls_ssl_read", 48),
+        ("mbedtls_ssl_handshake", "mbedtls_ssl_handshake", 4000),
+        ("mbedtls_ssl_read_record", "mbedtls_ssl_read_record", 200),
+    ]
+    edges = [
+        ("read_some", "mbedtls_ssl_read"),
+        ("mbedtls_ssl_read", "mbedtls_ssl_handshake"),
+        ("mbedtls_ssl_read", "mbedtls_ssl_read_record"),
+    ]
+    fns = _idf_graph(tmp_path / "a", nodes, edges)
+    assert stacks.worst(fns, fns["read_some"], {}).bytes == 32 + 48 + 4000
+    proof = {"calls": ["mbedtls_ssl_handshake"], "callers": ["k32::port::tlsio::read_some\\("]}
+    idf_frames.calls_not_taken(fns, {"not_taken": {"mbedtls_ssl_read": proof}})
+    assert stacks.worst(fns, fns["read_some"], {}).bytes == 32 + 48 + 200
+    # a call the function does not make
+    fns = _idf_graph(tmp_path / "b", nodes, edges)
+    with pytest.raises(idf_frames.FramesError, match="does not call"):
+        idf_frames.calls_not_taken(fns, {"not_taken": {"mbedtls_ssl_read": {**proof, "calls": ["x"]}}})
+    # another caller, which may call it before the handshake finished
+    fns = _idf_graph(
+        tmp_path / "c", [*nodes, ("esp_tls_read", "esp_tls_read", 16)], [*edges, ("esp_tls_read", "mbedtls_ssl_read")]
+    )
+    with pytest.raises(idf_frames.FramesError, match="esp_tls_read"):
+        idf_frames.calls_not_taken(fns, {"not_taken": {"mbedtls_ssl_read": proof}})

@@ -299,9 +299,35 @@ def console_output(fns, resolved, spec: dict) -> None:
     src.calls = (src.calls - {stacks.INDIRECT}) | {copy(spec["entry"])}
 
 
+def calls_not_taken(fns, notes: dict) -> None:
+    """`not_taken:` a direct call the firmware provably never makes (mbedtls_ssl_read's call
+    of the handshake, which it makes only while the handshake has not finished). The edge
+    leaves the walk only while the proof holds: the function must call each listed callee,
+    and nothing but the `callers` named with the proof may call the function."""
+    for name, spec in (notes.get("not_taken") or {}).items():
+        fn = fns.get(name)
+        if fn is None or fn.frame is None:
+            raise FramesError(f"{NOTES.name}: not_taken {name!r}: no such function in the graph")
+        if not isinstance(spec, dict) or not spec.get("calls") or not spec.get("callers"):
+            raise FramesError(f"{NOTES.name}: not_taken {name!r}: give `calls` and `callers`")
+        for callee in spec["calls"]:
+            if callee not in fn.calls:
+                raise FramesError(f"{NOTES.name}: not_taken {name!r} does not call {callee!r}")
+        allowed = [re.compile(p) for p in spec["callers"]]
+        for other in list(fns.values()):
+            if name in other.calls and other.title != name and not any(p.search(other.name) for p in allowed):
+                raise FramesError(
+                    f"{NOTES.name}: not_taken {name!r}: called by {other.name!r}, which the proof does not cover"
+                )
+        if not any(name in f.calls and any(p.search(f.name) for p in allowed) for f in fns.values()):
+            raise FramesError(f"{NOTES.name}: not_taken {name!r}: none of its callers {spec['callers']} calls it")
+        fn.calls -= set(spec["calls"])
+
+
 def figures(fns, notes: dict, port_symbols: dict[str, str]) -> dict:
     """Each port function's bound: {symbol: {name, bytes, path, unbounded}}."""
     stacks.stated_frames(fns, notes)
+    calls_not_taken(fns, notes)
     resolved = stacks.indirect_targets(fns, notes)
     if notes.get("console"):
         console_output(fns, resolved, notes["console"])
