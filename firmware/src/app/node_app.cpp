@@ -595,7 +595,12 @@ int run_node(const node::NodeConfig& cfg_in) {
 
   std::printf("%s\n", ready_line(*n).c_str());
   std::fflush(stdout);
-  for (;;) port::sleep_ms(60000);
+  // The start-up task (ESP-IDF's main task on a board) lives as long as the node: it runs
+  // the kubelet's call watch rather than a thread of its own holding another stack.
+  for (;;) {
+    port::sleep_ms(K32_POD_CALL_WATCH_MS);
+    n->kubelet->watch_tick();
+  }
 }
 
 }  // namespace app

@@ -41,7 +41,6 @@ BUDGET_KEYS = {
     "ingress_connections": "count",
     "pod_connections": "count",
     "client_connections": "count",
-    "call_watch_stack": "bytes",
     "api_conn_stack": "bytes",
     "pod_conn_stack": "bytes",
     "http_accept_stack": "bytes",

@@ -37,37 +37,30 @@ void Kubelet::poke() {
   wake_.notify_all();
 }
 
-void Kubelet::watch_main(void* self) {
-  Kubelet* k = static_cast<Kubelet*>(self);
-  for (;;) {
-    port::sleep_ms(K32_POD_CALL_WATCH_MS);
-    std::vector<std::shared_ptr<Pod>> pods;
-    {
-      port::LockGuard<port::Mutex> lock(k->mu_);
-      for (auto& kv : k->pods_) pods.push_back(kv.second);
-      for (auto it = k->stopping_.begin(); it != k->stopping_.end();) {
-        std::shared_ptr<Pod>& sp = *it;
-        bool done;
-        {
-          port::LockGuard<port::Mutex> plock(sp->mu);
-          done = sp->runners == 0 && sp->calls.load() == 0;
-        }
-        if (done) {
-          it = k->stopping_.erase(it);
-        } else {
-          pods.push_back(sp);
-          ++it;
-        }
+void Kubelet::watch_tick() {
+  std::vector<std::shared_ptr<Pod>> pods;
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    for (auto& kv : pods_) pods.push_back(kv.second);
+    for (auto it = stopping_.begin(); it != stopping_.end();) {
+      std::shared_ptr<Pod>& sp = *it;
+      bool done;
+      {
+        port::LockGuard<port::Mutex> plock(sp->mu);
+        done = sp->runners == 0 && sp->calls.load() == 0;
+      }
+      if (done) {
+        it = stopping_.erase(it);
+      } else {
+        pods.push_back(sp);
+        ++it;
       }
     }
-    watch_calls(pods, port::monotonic_ms());
   }
+  watch_calls(pods, port::monotonic_ms());
 }
 
 void Kubelet::run() {
-  if (!port::thread_start("k32_call_watch", K32_CALL_WATCH_STACK_BYTES, static_cast<port::Region>(K32_CALL_WATCH_STACK_REGION),
-                          &Kubelet::watch_main, this))
-    logf("[KUBELET] cannot start the call watch: pod calls have no deadline");
   for (;;) {
     sync_once();
     port::UniqueLock lock(mu_);
