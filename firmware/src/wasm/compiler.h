@@ -200,11 +200,15 @@ struct Compiler {
 
   // ---- the accumulator and the fused instructions (compile_fused.cpp) ----
   bool fusable(uint32_t slot) const;
-  bool take_acc(uint32_t slot, bool may_pair = true);
+  bool take_acc(uint32_t slot, bool may_pair = true, bool reads_facc = false);
   bool mirrored(uint32_t slot, bool may_pair) const;
   uint32_t slot_form(uint32_t at, uint32_t o) const;
   uint32_t mirror_at = kNone;  // the instruction here read a mirrored operand: its slot words are real
   static bool keeps_acc(uint32_t o);
+#if K32_FACC_XMM
+  bool load8_in_facc(uint32_t slot) const;
+  static bool f64_operator(uint32_t o);
+#endif
   static uint32_t acc_output(uint32_t o);
   bool pairs_before(uint32_t o, uint32_t at) const;
   bool addi_before(uint32_t at) const { return pairs_before(op::kImm + opc::kI32Add, at); }

@@ -374,7 +374,11 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   uint64_t memsize = 0;
   Func* callee = f;  // its frame records pc == nullptr: returning there ends the run
   uint32_t base = 0;
-  uint64_t acc = 0;      // the accumulator (ops.h)
+  uint64_t acc = 0;  // the accumulator (ops.h)
+#if K32_FACC_XMM
+  // The f64 operators' view of the accumulator, pinned to a vector register (see K32_FACC_XMM).
+  register double facc asm("xmm15") = 0;
+#endif
   uint32_t cold_id = 0;  // which out-of-line handler the `cold` block runs (exec_ops.inc)
 
 #if defined(K32_WASM_SINGLE_DISPATCH)
@@ -482,7 +486,38 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   BINH(name, SRC_S, SRC_S, DST_S, ID64, RES64, expr) \
   BINH(name##_i, SRC_S, IMM64, DST_S, ID64, RES64, expr)
 #define BINF32A(name, expr) BINALL(name, f32, RESF, IMMF32, expr)
-#define BINF64A(name, expr) BINALL(name, f64, RESF, IMMF64, expr)
+// The f64 operators take an operand handed over in the accumulator from `facc` where that
+// is a vector register (K32_FACC_XMM, ops.h). They write `acc` too, for the accumulator's
+// other readers (returns, narrower stores). An 8-byte load (`f64.load` runs as `i64.load`)
+// writes `facc` instead of `acc`, and an 8-byte store takes its value from `facc`: the
+// compiler hands an f64 operator or an 8-byte store only those two producers' values, and
+// never an 8-byte load's to another reader (compile_fused.inc: take_acc).
+#if K32_FACC_XMM
+#define SRC_AF(i) bits(facc)
+#define DST_AF(v) (acc = (v), facc = f64(acc))
+#define DST_SF(v) (fp[pc[2]] = acc = (v), facc = f64(acc))
+#define LD_S64(i, v) (facc = f64(fp[pc[i]] = (v)))
+#define LD_A64(i, v) (facc = f64(v))
+#define ACC64 bits(facc)
+#else
+#define SRC_AF SRC_A
+#define DST_AF DST_A
+#define DST_SF DST_S
+#define LD_S64 LD_S
+#define LD_A64 LD_A
+#define ACC64 acc
+#endif
+#define BINF64A(name, expr) \
+  BINH(name, SRC_S, SRC_S, DST_SF, f64, RESF, expr) \
+  BINH(name##_i, SRC_S, IMMF64, DST_SF, f64, RESF, expr) \
+  BINH(name##_v0, SRC_S, SRC_S, DST_AF, f64, RESF, expr) \
+  BINH(name##_v1, SRC_S, IMMF64, DST_AF, f64, RESF, expr) \
+  BINH(name##_v2, SRC_AF, SRC_S, DST_SF, f64, RESF, expr) \
+  BINH(name##_v3, SRC_AF, SRC_S, DST_AF, f64, RESF, expr) \
+  BINH(name##_v4, SRC_AF, IMMF64, DST_SF, f64, RESF, expr) \
+  BINH(name##_v5, SRC_AF, IMMF64, DST_AF, f64, RESF, expr) \
+  BINH(name##_v6, SRC_S, SRC_AF, DST_SF, f64, RESF, expr) \
+  BINH(name##_v7, SRC_S, SRC_AF, DST_AF, f64, RESF, expr)
 #define JCMPH(label, SA, SB, T, cmp) \
   K32_HANDLER(label, { \
     if (T(SA(0)) cmp T(SB(1))) { \
@@ -555,16 +590,17 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   })
 #define LD_S(i, v) fp[pc[i]] = acc = (v)
 #define LD_A(i, v) acc = (v)
-#define LOAD(name, T, conv) \
-  LOADH(name, EA_BASE(S(0)), LD_S, 2, T, conv, 3) \
-  LOADH(name##_a, uint64_t(pc[0]), LD_S, 1, T, conv, 2) \
-  LOADH(name##_w, EA_WRAP(S(0)), LD_S, 2, T, conv, 3) \
-  LOADH(name##_bas, EA_BASE(acc), LD_S, 2, T, conv, 3) \
-  LOADH(name##_bsa, EA_BASE(S(0)), LD_A, 2, T, conv, 3) \
-  LOADH(name##_baa, EA_BASE(acc), LD_A, 2, T, conv, 3) \
-  LOADH(name##_was, EA_WRAP(acc), LD_S, 2, T, conv, 3) \
-  LOADH(name##_wsa, EA_WRAP(S(0)), LD_A, 2, T, conv, 3) \
-  LOADH(name##_waa, EA_WRAP(acc), LD_A, 2, T, conv, 3)
+#define LOADALL(name, T, conv, LS, LA) \
+  LOADH(name, EA_BASE(S(0)), LS, 2, T, conv, 3) \
+  LOADH(name##_a, uint64_t(pc[0]), LS, 1, T, conv, 2) \
+  LOADH(name##_w, EA_WRAP(S(0)), LS, 2, T, conv, 3) \
+  LOADH(name##_bas, EA_BASE(acc), LS, 2, T, conv, 3) \
+  LOADH(name##_bsa, EA_BASE(S(0)), LA, 2, T, conv, 3) \
+  LOADH(name##_baa, EA_BASE(acc), LA, 2, T, conv, 3) \
+  LOADH(name##_was, EA_WRAP(acc), LS, 2, T, conv, 3) \
+  LOADH(name##_wsa, EA_WRAP(S(0)), LA, 2, T, conv, 3) \
+  LOADH(name##_waa, EA_WRAP(acc), LA, 2, T, conv, 3)
+#define LOAD(name, T, conv) LOADALL(name, T, conv, LD_S, LD_A)
 #define STOREH(label, EA, VAL, T, words) \
   K32_HANDLER(label, { \
     uint64_t ea = EA; \
@@ -575,14 +611,15 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   })
 #define EA_BASE2(x) (uint64_t(U32(x)) + pc[2])
 #define EA_WRAP2(x) uint64_t(uint32_t(U32(x) + pc[2]))
-#define STORE64(name, T) \
+#define STOREALL(name, T, VA) \
   STOREH(name, EA_BASE2(S(0)), S(1), T, 3) \
   STOREH(name##_a, uint64_t(pc[1]), S(0), T, 2) \
   STOREH(name##_w, EA_WRAP2(S(0)), S(1), T, 3) \
-  STOREH(name##_bv, EA_BASE2(S(0)), acc, T, 3) \
-  STOREH(name##_wv, EA_WRAP2(S(0)), acc, T, 3) \
+  STOREH(name##_bv, EA_BASE2(S(0)), VA, T, 3) \
+  STOREH(name##_wv, EA_WRAP2(S(0)), VA, T, 3) \
   STOREH(name##_waddr, EA_WRAP2(acc), S(1), T, 3) \
-  STOREH(name##_av, uint64_t(pc[1]), acc, T, 2)
+  STOREH(name##_av, uint64_t(pc[1]), VA, T, 2)
+#define STORE64(name, T) STOREALL(name, T, acc)
 // … and with the value a constant carried by the instruction (stores up to 4 bytes)
 #define STORE(name, T) \
   STORE64(name, T) \

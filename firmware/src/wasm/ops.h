@@ -18,6 +18,22 @@
 
 #include "opcodes.h"
 
+// The accumulator is an integer register; an f64 operator reading it or writing it moves the
+// value between that register and a vector register, about 3 cycles each way on x86-64,
+// twice per link of a dependent f64 chain (`x + v / x`): more than the arithmetic. Where GCC
+// builds for x86-64 with every handler in the loop, the f64 operators keep their own view of
+// the accumulator in a vector register (exec.cpp: `facc`), live only from one handler's end
+// to the next one's start. Not in the profiling build, which calls a function there (a call
+// may overwrite the register), nor where a cold handler could run, which would not see it.
+// Elsewhere it is the accumulator itself: on the boards an f64 is a pair of integer
+// registers anyway.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(K32_PORT_FAST_CODE_SECTION) && \
+    !defined(K32_WASM_HOT_SPLIT) && !defined(K32_WASM_PROFILE)
+#define K32_FACC_XMM 1
+#else
+#define K32_FACC_XMM 0
+#endif
+
 namespace k32 {
 namespace wasm {
 namespace op {

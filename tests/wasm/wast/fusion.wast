@@ -6041,3 +6041,51 @@
 (assert_return (invoke "dispatch acc" (i32.const 16)) (i32.const -29))
 (assert_return (invoke "dispatch acc" (i32.const 32)) (i32.const -2))
 (assert_return (invoke "dispatch acc" (i32.const 48)) (i32.const 1512))
+
+;; An f64 operand handed over in the accumulator comes from an f64 operator or from an
+;; 8-byte load (f64.load runs as i64.load): each must leave the value where the f64 operators
+;; read it, even when an f64 operator just before left another value there.
+(module
+  (memory 1)
+  (data (i32.const 0) "\00\00\00\00\00\00\14\40\00\00\00\00\00\00\1c\40")  ;; 5.0, 7.0
+  (func (export "f64 load after op") (param f64 i32) (result f64)
+    (local f64)
+    (local.set 1 (local.get 1))
+    (local.set 2 (f64.mul (local.get 0) (local.get 0)))          ;; an f64 result in the register
+    (f64.add (local.get 0) (f64.load (local.get 1))))            ;; the load's, not the square
+  (func (export "f64 load tee after op") (param f64 i32) (result f64)
+    (local f64 f64)
+    (local.set 2 (f64.sub (local.get 0) (f64.const 0.25)))
+    (local.set 3 (f64.load offset=8 (local.get 1)))              ;; mirrored to the next reader
+    (f64.div (local.get 3) (local.get 2)))
+  (func (export "load8 returned") (param i32) (result f64)
+    (drop (f64.mul (f64.load (local.get 0)) (f64.const 3)))      ;; another value in the register
+    (f64.load offset=8 (local.get 0)))
+  (func (export "load8 returned i64") (param i32) (result i64)
+    (drop (f64.add (f64.load (local.get 0)) (f64.const 1)))
+    (i64.load offset=8 (local.get 0)))
+  (func (export "load8 narrowed") (param i32) (result i64)
+    (drop (f64.add (f64.load (local.get 0)) (f64.const 1)))
+    (i64.store32 offset=16 (local.get 0) (i64.load offset=4 (local.get 0)))
+    (i64.store16 offset=24 (local.get 0) (i64.load offset=5 (local.get 0)))
+    (i64.add (i64.load32_u offset=16 (local.get 0)) (i64.load16_u offset=24 (local.get 0))))
+  (func (export "newton sqrt") (param f64) (result f64)
+    (local f64 f64 f64)
+    (local.set 1 (local.get 0))
+    (loop $again
+      (local.set 3
+        (f64.sub (local.get 1)
+          (local.tee 2 (f64.mul (f64.add (local.get 1) (f64.div (local.get 0) (local.get 1)))
+                                (f64.const 0.5)))))
+      (local.set 1 (local.get 2))
+      (br_if $again (f64.gt (f64.abs (local.get 3)) (f64.const 1e-12))))
+    (local.get 2))
+)
+(assert_return (invoke "f64 load after op" (f64.const 3) (i32.const 0)) (f64.const 8))
+(assert_return (invoke "f64 load after op" (f64.const -1.5) (i32.const 8)) (f64.const 5.5))
+(assert_return (invoke "f64 load tee after op" (f64.const 3.75) (i32.const 0)) (f64.const 2))
+(assert_return (invoke "newton sqrt" (f64.const 2.25)) (f64.const 1.5))
+(assert_return (invoke "newton sqrt" (f64.const 1e6)) (f64.const 1000))
+(assert_return (invoke "load8 returned" (i32.const 0)) (f64.const 7))
+(assert_return (invoke "load8 returned i64" (i32.const 0)) (i64.const 0x401c000000000000))
+(assert_return (invoke "load8 narrowed" (i32.const 0)) (i64.const 0x40141400))
