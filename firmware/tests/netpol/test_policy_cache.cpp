@@ -26,6 +26,13 @@ static json::Value pod(const char* ns, const char* name, const char* app) {
            R"("}},"spec":{"containers":[{"name":"c","ports":[{"name":"http","containerPort":7000}]}]}})");
 }
 
+// One whole sync pass that lists `pods`.
+static void sync_pass(netpol::PolicyCache& cache, const std::vector<const json::Value*>& pods) {
+  cache.begin_pods();
+  for (const json::Value* p : pods) cache.record_pod(*p);
+  cache.end_pods();
+}
+
 int main() {
   FakeApi api;
   netpol::PolicyCache cache(
@@ -70,7 +77,7 @@ int main() {
   v = cache.check("default/probe", out8000, "", 300);
   CHECK(!v.allowed);
   CHECK(v.reason.find("labels of pod default/probe not recorded") != std::string::npos);
-  cache.record_pods({&probe});
+  sync_pass(cache, {&probe});
   CHECK(cache.check("default/probe", out8000, "", 300).allowed);  // no policies: default allow
 
   // A deny-all policy appears: invisible until the relist interval, then applied.
@@ -86,9 +93,9 @@ int main() {
 
   // The caller's labels change: applied from the next pod sync.
   json::Value relabelled = pod("default", "probe", "something-else");
-  cache.record_pods({&relabelled});
+  sync_pass(cache, {&relabelled});
   CHECK(cache.check("default/probe", out8000, "", 6000).allowed);
-  cache.record_pods({&probe});
+  sync_pass(cache, {&probe});
   CHECK(!cache.check("default/probe", out8000, "", 6001).allowed);
 
   // Label rules read the target pod once per K32_POLICY_POD_CACHE_MS.
@@ -109,8 +116,26 @@ int main() {
   CHECK(!cache.check("default/probe", db, "default/db-0", 20000 + K32_POLICY_POD_CACHE_MS).allowed);
   CHECK_EQ(api.pod_reads, reads0 + 2);
 
+  // A pass whose list did not read to the end is never ended: a pod it did not reach keeps
+  // its labels and its namespace stays loaded.
+  auto recorded = [&](const char* key, uint64_t now) {
+    return cache.check(key, out8000, "", now).reason.find("not recorded") == std::string::npos;
+  };
+  cache.begin_pods();
+  CHECK(recorded("default/probe", 20001));
+  CHECK(cache.loaded("default"));
+  // A pod is recorded as its page is read, before the pass ends (it starts within the pass).
+  json::Value other = pod("default", "other", "web");
+  CHECK(!recorded("default/other", 20002));
+  cache.record_pod(other);
+  CHECK(recorded("default/other", 20002));
+  // The next whole pass without `other`: forgotten.
+  sync_pass(cache, {&probe});
+  CHECK(!recorded("default/other", 20003));
+  CHECK(recorded("default/probe", 20003));
+
   // A namespace whose last pod left is forgotten (and denied again until reloaded).
-  cache.record_pods({});
+  sync_pass(cache, {});
   CHECK(!cache.loaded("default"));
   TEST_MAIN_END();
 }

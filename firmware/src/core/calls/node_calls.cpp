@@ -48,8 +48,10 @@ ServiceCallerEnv service_env(kubelet::Kubelet* k, bool control_plane, std::funct
 // of the node's pods (a new pod's before it starts) and relists the namespaces that are
 // due; a pod starts only once its namespace's policies are loaded.
 void feed_policies_from_kubelet(kubelet::Kubelet* kubelet, netpol::PolicyCache* cache) {
-  kubelet->hooks().pods_listed = [cache](const std::vector<const json::Value*>& pods) {
-    cache->record_pods(pods);
+  kubelet->hooks().pods_begin = [cache]() { cache->begin_pods(); };
+  kubelet->hooks().pod_listed = [cache](const json::Value& pod) { cache->record_pod(pod); };
+  kubelet->hooks().pods_end = [cache]() {
+    cache->end_pods();
     cache->relist_due(port::monotonic_ms());
   };
   kubelet->hooks().network_ready = [cache](const json::Value& pod, std::string* why) {

@@ -33,25 +33,31 @@ int ApiClient::get_raw(const std::string& path, std::string* body, uint32_t time
   return resp.status;
 }
 
-int ApiClient::for_each_item(const std::string& path, const std::function<bool(const char*, size_t)>& fn, bool* malformed,
-                             uint32_t timeout_ms) {
+int ApiClient::read_page(const std::string& path, std::string* cont, const std::function<bool(const char*, size_t)>& fn,
+                         bool* malformed, uint32_t timeout_ms) {
   *malformed = false;
   const std::string first = path + (path.find('?') == std::string::npos ? "?" : "&") +
                             "limit=" + text::to_string(static_cast<int64_t>(K32_NODE_LIST_PAGE));
+  std::string body;
+  // The token is namespace/name: DNS labels and one slash, nothing to escape.
+  int rc = get_raw(cont->empty() ? first : first + "&continue=" + *cont, &body, timeout_ms);
+  cont->clear();
+  if (rc != 200) return rc;
+  bool stopped = false;
+  if (!for_each_list_item(body, [&](const char* data, size_t len) { return !(stopped = !fn(data, len)); })) {
+    *malformed = true;
+    return rc;
+  }
+  if (!stopped) *cont = list_continue(body);
+  return rc;
+}
+
+int ApiClient::for_each_item(const std::string& path, const std::function<bool(const char*, size_t)>& fn, bool* malformed,
+                             uint32_t timeout_ms) {
   std::string cont;
   for (;;) {
-    std::string body;
-    // The token is namespace/name: DNS labels and one slash, nothing to escape.
-    int rc = get_raw(cont.empty() ? first : first + "&continue=" + cont, &body, timeout_ms);
-    if (rc != 200) return rc;
-    bool stopped = false;
-    if (!for_each_list_item(body, [&](const char* data, size_t len) { return !(stopped = !fn(data, len)); })) {
-      *malformed = true;
-      return rc;
-    }
-    if (stopped) return rc;
-    cont = list_continue(body);
-    if (cont.empty()) return rc;
+    int rc = read_page(path, &cont, fn, malformed, timeout_ms);
+    if (rc != 200 || *malformed || cont.empty()) return rc;
   }
 }
 

@@ -26,6 +26,11 @@ class ApiClient {
   // page read; *malformed set when a page was not a list. The peak is one page, not the list.
   int for_each_item(const std::string& path, const std::function<bool(const char*, size_t)>& fn, bool* malformed,
                     uint32_t timeout_ms = kDefaultTimeoutMs);
+  // One page of that walk, for a caller that acts on each page once its bytes are freed:
+  // *cont is the continue token to read from ("" for the first page) and, on return, the
+  // next page's ("" after the last page, a failed or malformed one, or fn stopping).
+  int read_page(const std::string& path, std::string* cont, const std::function<bool(const char*, size_t)>& fn, bool* malformed,
+                uint32_t timeout_ms = kDefaultTimeoutMs);
   static constexpr uint32_t kDefaultTimeoutMs = 10000;
   const http::Endpoint& endpoint() const { return ep_; }
 

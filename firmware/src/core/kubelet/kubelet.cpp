@@ -302,99 +302,107 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
   return r;
 }
 
-bool Kubelet::sync_once() {
-  // This node's pods as small views (pod_list.h), read a page and one item at a time; no
-  // page is left when the first pod starts.
-  std::vector<json::Value> mine;
-  {
-    bool all_read = true, malformed = false;
-    uint32_t new_pods = 0;
-    int rc = api_->for_each_item(
-        "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name,
-        [&](const char* data, size_t len) {
-          json::Value item;
-          json::ParseError pe;
-          // An item that does not read ends the pass: a pod missing from the list is stopped.
-          if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
-          if (item["spec"]["nodeName"].as_string() != cfg_.node_name) return true;  // the selector is advisory
-          json::Value view = pod_view(std::move(item));
-          // A pod this kubelet already runs needs no spec this pass (its status report reads
-          // the listed status, its containers were made from the spec when it started): ten
-          // running pods' specs were tens of KiB held while the next pods started.
-          const std::string key = view["metadata"]["namespace"].as_string() + "/" + view["metadata"]["name"].as_string();
-          std::shared_ptr<Pod> running = find(key);
-          const bool mine_now = running && running->uid == view["metadata"]["uid"].as_string();
-          // A new pod past this pass's K32_POD_STARTS_PER_SYNC waits for the next pass: no
-          // spec held for it now (the sync skips a pod without one). A finished or refused
-          // pod this kubelet does not run (Failed, Succeeded) is no new pod: counted, a few
-          // of them listed first took every pass's starts and the pods after them never ran.
-          const bool deleting = !view["metadata"]["deletionTimestamp"].is_null();
-          const bool finished = !mine_now && terminal(view);
-          const bool deferred = !mine_now && !deleting && !finished && new_pods++ >= K32_POD_STARTS_PER_SYNC;
-          if ((!deleting && (mine_now || finished)) || deferred) view.erase("spec");
-          mine.push_back(std::move(view));
-          return true;
-        },
-        &malformed);
-    if (rc != 200) return false;
-    if (malformed || !all_read) {
-      logf("[KUBELET] the pod list from the API server did not read: sync skipped");
-      return false;
-    }
+void Kubelet::sync_pod(const json::Value& obj, std::set<std::string>* seen) {
+  std::string key = obj["metadata"]["namespace"].as_string() + "/" + obj["metadata"]["name"].as_string();
+  seen->insert(key);
+  std::shared_ptr<Pod> p = find(key);
+  if (p && p->uid != obj["metadata"]["uid"].as_string()) {  // same name, new pod
+    stop_pod(p, 5000);
+    port::LockGuard<port::Mutex> lock(mu_);
+    pods_.erase(key);
+    reported_.erase(key);
+    p = nullptr;
   }
-  if (hooks_.pods_listed) {
-    std::vector<const json::Value*> ptrs;
-    for (const auto& obj : mine) ptrs.push_back(&obj);
-    hooks_.pods_listed(ptrs);
-  }
-  std::set<std::string> seen;
-  for (const auto& obj : mine) {
-    std::string key = obj["metadata"]["namespace"].as_string() + "/" + obj["metadata"]["name"].as_string();
-    seen.insert(key);
-    std::shared_ptr<Pod> p = find(key);
-    if (p && p->uid != obj["metadata"]["uid"].as_string()) {  // same name, new pod
-      stop_pod(p, 5000);
+  bool deleting = !obj["metadata"]["deletionTimestamp"].is_null();
+  if (deleting) {
+    if (p) {
+      int64_t grace = obj["metadata"]["deletionGracePeriodSeconds"].as_int(30);
+      stop_pod(p, static_cast<uint32_t>(grace > 0 ? grace * 1000 : 1000));
+      event(*p, "Normal", "Killing", "Stopping container(s) of pod " + key);
       port::LockGuard<port::Mutex> lock(mu_);
       pods_.erase(key);
       reported_.erase(key);
-      p = nullptr;
     }
-    bool deleting = !obj["metadata"]["deletionTimestamp"].is_null();
-    if (deleting) {
-      if (p) {
-        int64_t grace = obj["metadata"]["deletionGracePeriodSeconds"].as_int(30);
-        stop_pod(p, static_cast<uint32_t>(grace > 0 ? grace * 1000 : 1000));
-        event(*p, "Normal", "Killing", "Stopping container(s) of pod " + key);
-        port::LockGuard<port::Mutex> lock(mu_);
-        pods_.erase(key);
-        reported_.erase(key);
-      }
-      api_->call(
-          "DELETE",
-          pod_path(obj["metadata"]["namespace"].as_string(), obj["metadata"]["name"].as_string()) + "?gracePeriodSeconds=0",
-          nullptr, nullptr);
-      continue;
-    }
-    if (!p) {
-      if (terminal(obj)) continue;  // finished before this kubelet (re)started
-      if (!obj.find("spec")) {      // deferred to the next pass (above)
-        poke();
-        continue;
-      }
-      AdmitResult ar = admit(obj);
-      if (!ar.admitted) continue;
-      std::string why;
-      if (hooks_.network_ready && !hooks_.network_ready(obj, &why)) {
-        logf("[KUBELET] pod %s waits: %s", key.c_str(), why.c_str());
-        continue;
-      }
-      start_pod(obj);
-      p = find(key);
-      if (!p) continue;
-      p->memory_charge = ar.charge;
-    }
-    report(*p, obj);
+    api_->call("DELETE",
+               pod_path(obj["metadata"]["namespace"].as_string(), obj["metadata"]["name"].as_string()) + "?gracePeriodSeconds=0",
+               nullptr, nullptr);
+    return;
   }
+  if (!p) {
+    if (terminal(obj)) return;  // finished before this kubelet (re)started
+    if (!obj.find("spec")) {    // deferred to the next pass (sync_once)
+      poke();
+      return;
+    }
+    AdmitResult ar = admit(obj);
+    if (!ar.admitted) return;
+    std::string why;
+    if (hooks_.network_ready && !hooks_.network_ready(obj, &why)) {
+      logf("[KUBELET] pod %s waits: %s", key.c_str(), why.c_str());
+      return;
+    }
+    start_pod(obj);
+    p = find(key);
+    if (!p) return;
+    p->memory_charge = ar.charge;
+  }
+  report(*p, obj);
+}
+
+bool Kubelet::sync_once() {
+  // This node's pods as small views (pod_list.h), read a page and one item at a time, and
+  // each page's pods started, stopped or reported once that page is freed: the pass holds
+  // one page's views, not every pod's (ten pods' views were about 31 KiB held for a pass
+  // while the pods started).
+  std::vector<json::Value> page;
+  std::set<std::string> seen;
+  bool all_read = true, malformed = false;
+  uint32_t new_pods = 0;
+  if (hooks_.pods_begin) hooks_.pods_begin();
+  const auto take = [&](const char* data, size_t len) {
+    json::Value item;
+    json::ParseError pe;
+    // An item that does not read ends the pass: a pod missing from the list is stopped.
+    if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
+    if (item["spec"]["nodeName"].as_string() != cfg_.node_name) return true;  // the selector is advisory
+    json::Value view = pod_view(std::move(item));
+    // A pod this kubelet already runs needs no spec this pass (its status report reads
+    // the listed status, its containers were made from the spec when it started): ten
+    // running pods' specs were tens of KiB held while the next pods started.
+    const std::string key = view["metadata"]["namespace"].as_string() + "/" + view["metadata"]["name"].as_string();
+    std::shared_ptr<Pod> running = find(key);
+    const bool mine_now = running && running->uid == view["metadata"]["uid"].as_string();
+    // A new pod past this pass's K32_POD_STARTS_PER_SYNC waits for the next pass: no
+    // spec held for it now (the sync skips a pod without one). A finished or refused
+    // pod this kubelet does not run (Failed, Succeeded) is no new pod: counted, a few
+    // of them listed first took every pass's starts and the pods after them never ran.
+    const bool deleting = !view["metadata"]["deletionTimestamp"].is_null();
+    const bool finished = !mine_now && terminal(view);
+    const bool deferred = !mine_now && !deleting && !finished && new_pods++ >= K32_POD_STARTS_PER_SYNC;
+    if ((!deleting && (mine_now || finished)) || deferred) view.erase("spec");
+    page.push_back(std::move(view));
+    return true;
+  };
+  const std::string path = "/api/v1/pods?fieldSelector=spec.nodeName%3D" + cfg_.node_name;
+  std::string cont;
+  int rc = 200;
+  do {
+    rc = api_->read_page(path, &cont, take, &malformed);
+    if (rc != 200 || malformed || !all_read) break;
+    // A pod of an earlier page is acted on even when a later page fails to read: it was
+    // listed as bound here. Only removing pods needs the whole list (below).
+    for (const auto& obj : page) {
+      if (hooks_.pod_listed) hooks_.pod_listed(obj);
+      sync_pod(obj, &seen);
+    }
+    page.clear();
+  } while (!cont.empty());
+  if (rc != 200) return false;
+  if (malformed || !all_read) {
+    logf("[KUBELET] the pod list from the API server did not read: sync skipped");
+    return false;
+  }
+  if (hooks_.pods_end) hooks_.pods_end();
   // Pods removed without a graceful phase (force delete, or deleted while Pending).
   std::vector<std::shared_ptr<Pod>> gone;
   {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,11 +66,16 @@ struct Hooks {
   std::function<bool(const std::string& bundle, const std::string& path, const uint8_t** data, uint32_t* len)> embedded_asset;
   std::function<const char*(const std::string& path)> content_type;
   // NetworkPolicy on workers (labels recorded at every pod sync, a namespace's policies
-  // loaded before its first pod starts). pods_listed sees every pod bound to
-  // this node at each sync, before any of them starts; network_ready runs right before a
-  // pod starts, and a pod it refuses stays Pending until a later sync, so no pod ever runs
-  // before the policies that restrict it are in force.
-  std::function<void(const std::vector<const json::Value*>& pods)> pods_listed;
+  // loaded before its first pod starts). A sync acts on each page of its pod list as it is
+  // read, so the pods of a pass come one at a time: pods_begin opens the pass, pod_listed
+  // sees each pod bound to this node before the sync starts or reports it, pods_end closes
+  // a pass whose whole list was read (a pass that fails is not closed: nothing is forgotten
+  // on a partial list). network_ready runs right before a pod starts, and a pod it refuses
+  // stays Pending until a later sync, so no pod ever runs before the policies that
+  // restrict it are in force.
+  std::function<void()> pods_begin;
+  std::function<void(const json::Value& pod)> pod_listed;
+  std::function<void()> pods_end;
   std::function<bool(const json::Value& pod, std::string* why)> network_ready;
 };
 
@@ -134,6 +140,8 @@ class Kubelet {
   void stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms);
   // Writes p's status when it changed; `listed` is the pod as this sync pass read it.
   void report(Pod& p, const json::Value& listed);
+  // One listed pod of a sync pass (its view, pod_list.h): started, stopped or reported.
+  void sync_pod(const json::Value& obj, std::set<std::string>* seen);
   // The delivery thread's step for one message (EventDelivery::DeliverFn).
   static EventDelivery::Result deliver_hub_event(void* self, const std::string& key, const channels::Message& m,
                                                  uint64_t deadline_ms);

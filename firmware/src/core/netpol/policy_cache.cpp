@@ -20,25 +20,36 @@ bool policy_needs_target_pod(const std::vector<json::Value>& policies) {
 }
 }  // namespace
 
-void PolicyCache::record_pods(const std::vector<const json::Value*>& pods) {
+void PolicyCache::begin_pods() {
   port::LockGuard<port::Mutex> lk(mu_);
-  local_pods_.clear();
-  std::set<std::string> live;
-  for (const json::Value* p : pods) {
-    if (!p) continue;
-    const std::string ns = (*p)["metadata"]["namespace"].as_string();
-    // Only what a caller is matched on (its namespace and labels): a whole pod per running
-    // pod is more than a small worker keeps for it.
-    json::Value md = json::Value::object();
-    md.set("namespace", ns);
-    md.set("labels", (*p)["metadata"]["labels"]);
-    json::Value caller = json::Value::object();
-    caller.set("metadata", std::move(md));
-    local_pods_[ns + "/" + (*p)["metadata"]["name"].as_string()] = std::move(caller);
-    live.insert(ns);
-  }
+  pass_pods_.clear();
+  pass_namespaces_.clear();
+}
+
+void PolicyCache::record_pod(const json::Value& pod) {
+  const std::string ns = pod["metadata"]["namespace"].as_string();
+  // Only what a caller is matched on (its namespace and labels): a whole pod per running
+  // pod is more than a small worker keeps for it.
+  json::Value md = json::Value::object();
+  md.set("namespace", ns);
+  md.set("labels", pod["metadata"]["labels"]);
+  json::Value caller = json::Value::object();
+  caller.set("metadata", std::move(md));
+  const std::string key = ns + "/" + pod["metadata"]["name"].as_string();
+  port::LockGuard<port::Mutex> lk(mu_);
+  local_pods_[key] = std::move(caller);
+  pass_pods_.insert(key);
+  pass_namespaces_.insert(ns);
+}
+
+void PolicyCache::end_pods() {
+  port::LockGuard<port::Mutex> lk(mu_);
+  for (auto it = local_pods_.begin(); it != local_pods_.end();)
+    it = pass_pods_.count(it->first) ? std::next(it) : local_pods_.erase(it);
   for (auto it = namespaces_.begin(); it != namespaces_.end();)
-    it = live.count(it->first) ? std::next(it) : namespaces_.erase(it);
+    it = pass_namespaces_.count(it->first) ? std::next(it) : namespaces_.erase(it);
+  pass_pods_.clear();
+  pass_namespaces_.clear();
 }
 
 bool PolicyCache::list_into(const std::string& ns, uint64_t now_ms) {

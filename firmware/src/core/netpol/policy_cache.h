@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,13 @@ class PolicyCache {
         read_pod_(std::move(read_pod)),
         read_ns_(std::move(read_ns)) {}
 
-  // Pod sync: the node's pods now (objects with metadata.namespace/name/labels).
-  // Namespaces without a pod any more are forgotten.
-  void record_pods(const std::vector<const json::Value*>& pods);
+  // Pod sync, a pod at a time (objects with metadata.namespace/name/labels): begin_pods
+  // opens a pass, record_pod records one pod's labels at once (before it starts), and
+  // end_pods, once the whole list was read, forgets the pods the pass did not list and the
+  // namespaces without a pod any more. A pass never ended forgets nothing.
+  void begin_pods();
+  void record_pod(const json::Value& pod);
+  void end_pods();
   // Before a pod of `ns` starts: loads its policies unless loaded. False when the API
   // could not be read (the pod may start; its calls are denied until a relist succeeds).
   bool ensure_namespace(const std::string& ns, uint64_t now_ms);
@@ -68,6 +73,8 @@ class PolicyCache {
   mutable port::Mutex mu_;
   std::map<std::string, NsEntry> namespaces_;
   std::map<std::string, json::Value> local_pods_;  // "ns/name" -> its namespace and labels as of the last sync
+  std::set<std::string> pass_pods_;                // "ns/name" recorded since begin_pods
+  std::set<std::string> pass_namespaces_;          // their namespaces
   std::map<std::string, Cached> target_pods_;
   std::map<std::string, Cached> target_namespaces_;
 };
