@@ -68,52 +68,62 @@ void IngressController::rebuild_if_due(bool from_tick) {
   if (!from_tick && now - last_build_ms_ < K32_INGRESS_REBUILD_MIN_MS) return;
   dirty_ = false;
   last_build_ms_ = now;
-  // The Ingresses are read here and dropped once the table and the indexes below are made:
-  // the store already holds them, a second copy would cost as much heap again.
-  std::vector<json::Value> ingresses = store_->list("networking.k8s.io/ingresses", "", nullptr);
+  // The Ingresses are read one at a time, each dropped once its routes and annotations are
+  // taken: every Ingress parsed at once beside the table in use was about 18 KiB for 10
+  // apps, held while the pods of those apps started.
   auto table = std::make_shared<RouteTable>();
-  table->build(ingresses);
+  clear_annotations();
+  store_->for_each("networking.k8s.io/ingresses", "", nullptr, [&](json::Value& ing) {
+    table->add(ing);
+    index_annotations(ing);
+    return true;
+  });
+  table->finish();
+  fit_annotations();
   table_ = std::move(table);
-  index_annotations(ingresses);
   // Round-robin places of Services no route names any more: without this every Service
   // ever called would keep its entry, and apps created and deleted under new names would
   // grow the map for the node's whole life.
   for (auto it = rr_.begin(); it != rr_.end();) it = table_->names_service(it->first) ? std::next(it) : rr_.erase(it);
 }
 
-void IngressController::index_annotations(const std::vector<json::Value>& ingresses) {
-  // The event-stream and telemetry paths, read once per rebuild instead of out of every
-  // Ingress's annotations on every request; the stats topics and the Ingresses whose status
-  // does not name this node yet, for the tick.
+// The event-stream and telemetry paths, read once per rebuild instead of out of every
+// Ingress's annotations on every request; the stats topics and the Ingresses whose status
+// does not name this node yet, for the tick.
+void IngressController::clear_annotations() {
   streams_.clear();
   telemetry_paths_.clear();
   stats_topics_.clear();
   status_due_.clear();
-  for (const auto& ing : ingresses) {
-    const json::Value& ann = ing["metadata"]["annotations"];
-    const std::string id = ing.path_str({"metadata", "namespace"}) + "/" + ing.path_str({"metadata", "name"});
-    std::string stats = ann["kube32.io/stats-topic"].as_string();
-    if (!stats.empty()) stats_topics_.push_back({id, stats});
-    if (!RouteTable::serves(ing)) continue;
-    if (!status_names(ing, cfg_.ip)) status_due_.push_back(id);
-    std::string telemetry = ann["kube32.io/cluster-telemetry"].as_string();
-    if (!telemetry.empty()) telemetry_paths_.push_back(telemetry);
-    std::string spec = ann["kube32.io/event-stream"].as_string();
-    if (spec.empty()) continue;
-    for (const auto& part : text::split(spec, ';')) {
-      size_t eq = part.find('=');
-      if (eq == std::string::npos) continue;
-      Stream st;
-      st.ns = ing.path_str({"metadata", "namespace"});
-      st.ingress = ing.path_str({"metadata", "name"});
-      st.path = text::trim(part.substr(0, eq));
-      for (const auto& t : text::split(part.substr(eq + 1), ',')) {
-        std::string topic = text::trim(t);
-        if (!topic.empty()) st.topics.push_back(topic);
-      }
-      streams_.push_back(std::move(st));
+}
+
+void IngressController::index_annotations(const json::Value& ing) {
+  const json::Value& ann = ing["metadata"]["annotations"];
+  const std::string id = ing.path_str({"metadata", "namespace"}) + "/" + ing.path_str({"metadata", "name"});
+  std::string stats = ann["kube32.io/stats-topic"].as_string();
+  if (!stats.empty()) stats_topics_.push_back({id, stats});
+  if (!RouteTable::serves(ing)) return;
+  if (!status_names(ing, cfg_.ip)) status_due_.push_back(id);
+  std::string telemetry = ann["kube32.io/cluster-telemetry"].as_string();
+  if (!telemetry.empty()) telemetry_paths_.push_back(telemetry);
+  std::string spec = ann["kube32.io/event-stream"].as_string();
+  if (spec.empty()) return;
+  for (const auto& part : text::split(spec, ';')) {
+    size_t eq = part.find('=');
+    if (eq == std::string::npos) continue;
+    Stream st;
+    st.ns = ing.path_str({"metadata", "namespace"});
+    st.ingress = ing.path_str({"metadata", "name"});
+    st.path = text::trim(part.substr(0, eq));
+    for (const auto& t : text::split(part.substr(eq + 1), ',')) {
+      std::string topic = text::trim(t);
+      if (!topic.empty()) st.topics.push_back(topic);
     }
+    streams_.push_back(std::move(st));
   }
+}
+
+void IngressController::fit_annotations() {
   util::fit_capacity(&stats_topics_);
   util::fit_capacity(&streams_);
   util::fit_capacity(&telemetry_paths_);

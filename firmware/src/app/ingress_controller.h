@@ -56,7 +56,9 @@ class IngressController {
     std::string topic;
   };
   // streams_, telemetry_paths_, stats_topics_ and status_due_ from the Ingresses (under mu_)
-  void index_annotations(const std::vector<json::Value>& ingresses);
+  void clear_annotations();
+  void index_annotations(const json::Value& ingress);
+  void fit_annotations();
   // Whether the Ingress's status.loadBalancer names this node's address alone.
   static bool status_names(const json::Value& ing, const std::string& ip);
   void tick();

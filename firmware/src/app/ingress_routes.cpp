@@ -80,41 +80,47 @@ void RouteTable::build(const std::vector<json::Value>& ingresses) {
   routes_.clear();
   defaults_.clear();
   host_rules_ = false;
-  for (const auto& ing : ingresses) {
-    if (!serves(ing) || !ing["metadata"]["deletionTimestamp"].is_null()) continue;
-    std::string ns = ing.path_str({"metadata", "namespace"});
-    std::string name = ing.path_str({"metadata", "name"});
-    const json::Value& spec = ing["spec"];
-    if (!spec["defaultBackend"].is_null()) {
-      RouteMatch d;
-      d.found = true;
-      d.is_default = true;
-      d.ns = ns;
-      d.ingress = name;
-      d.id = ns + "/" + name;
-      d.backend = backend_of(spec["defaultBackend"], ns);
-      defaults_.push_back(d);
-    }
-    for (const auto& rule : spec["rules"].items()) {
-      const json::Value* paths = rule.path({"http", "paths"});
-      if (!paths) continue;
-      for (const auto& p : paths->items()) {
-        Route r;
-        r.host = text::lower(rule["host"].as_string());
-        r.path = p["path"].as_string("/");
-        r.to.found = true;
-        r.to.ns = ns;
-        r.to.ingress = name;
-        r.to.id = ns + "/" + name;
-        r.to.type = p["pathType"].as_string("Prefix");
-        r.to.backend = backend_of(p["backend"], ns);
-        r.exact = r.to.type == "Exact";
-        r.to.matched_path = r.exact ? r.path : rule_path(r.path);
-        host_rules_ = host_rules_ || !r.host.empty();
-        routes_.push_back(std::move(r));
-      }
+  for (const auto& ing : ingresses) add(ing);
+  finish();
+}
+
+void RouteTable::add(const json::Value& ing) {
+  if (!serves(ing) || !ing["metadata"]["deletionTimestamp"].is_null()) return;
+  std::string ns = ing.path_str({"metadata", "namespace"});
+  std::string name = ing.path_str({"metadata", "name"});
+  const json::Value& spec = ing["spec"];
+  if (!spec["defaultBackend"].is_null()) {
+    RouteMatch d;
+    d.found = true;
+    d.is_default = true;
+    d.ns = ns;
+    d.ingress = name;
+    d.id = ns + "/" + name;
+    d.backend = backend_of(spec["defaultBackend"], ns);
+    defaults_.push_back(d);
+  }
+  for (const auto& rule : spec["rules"].items()) {
+    const json::Value* paths = rule.path({"http", "paths"});
+    if (!paths) continue;
+    for (const auto& p : paths->items()) {
+      Route r;
+      r.host = text::lower(rule["host"].as_string());
+      r.path = p["path"].as_string("/");
+      r.to.found = true;
+      r.to.ns = ns;
+      r.to.ingress = name;
+      r.to.id = ns + "/" + name;
+      r.to.type = p["pathType"].as_string("Prefix");
+      r.to.backend = backend_of(p["backend"], ns);
+      r.exact = r.to.type == "Exact";
+      r.to.matched_path = r.exact ? r.path : rule_path(r.path);
+      host_rules_ = host_rules_ || !r.host.empty();
+      routes_.push_back(std::move(r));
     }
   }
+}
+
+void RouteTable::finish() {
   // A rebuild keeps the vectors' old capacity and doubling leaves up to half unused: the
   // table is built once per change and read on every request, so it is held at its size.
   util::fit_capacity(&routes_);

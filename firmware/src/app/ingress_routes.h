@@ -51,6 +51,10 @@ class RouteTable {
  public:
   // Ingresses in namespace/name order (as the store lists them).
   void build(const std::vector<json::Value>& ingresses);
+  // The same one Ingress at a time, on an empty table (a store walk need not hold every
+  // Ingress at once): add each in namespace/name order, then finish once.
+  void add(const json::Value& ingress);
+  void finish();
   RouteMatch match(const std::string& host_header, const std::string& path) const;
   // The same in place, without copying a match: null when nothing matches. Valid while
   // the table is (a request holds the table it matched in; a rebuild makes a new one).
