@@ -43,8 +43,10 @@
 #define K32_PROBE_2ND(a, b, ...) b
 #define K32_PROBE(...) K32_PROBE_2ND(__VA_ARGS__, 0, 0)
 #if defined(K32_PORT_FAST_CODE_SECTION) || defined(K32_WASM_HOT_SPLIT)
+#define K32_WASM_SPLIT 1
 #define K32_IS_HOT(label) K32_PROBE(K32_HOT_##label)
 #else
+#define K32_WASM_SPLIT 0  // no cold handlers: no `cold` block, nothing for exec_cold() to run
 #define K32_IS_HOT(label) 1
 #endif
 #define K32_CAT_(a, b) a##b
@@ -379,7 +381,9 @@ K32_FAST_CODE Trap execute(Store* s, Func* f, const Value* args, Value* results)
   // The f64 operators' view of the accumulator, pinned to a vector register (see K32_FACC_XMM).
   register double facc asm("xmm15") = 0;
 #endif
+#if K32_WASM_SPLIT
   uint32_t cold_id = 0;  // which out-of-line handler the `cold` block runs (exec_ops.inc)
+#endif
 
 #if defined(K32_WASM_SINGLE_DISPATCH)
 // One shared dispatch point (the fuzzing build): every handler jumps there. Same behaviour,
@@ -844,6 +848,7 @@ do_call : {
 
 #include "exec_ops.inc"
 
+#if K32_WASM_SPLIT
 cold : {  // a handler not in exec_hot.h: its body runs out of line, then dispatch goes on here
   ColdState cs{s, inst, mem, memsize, acc, trap_ok(), false};
   const uint32_t* next = exec_cold(cold_id, fp, pc, &cs);
@@ -857,6 +862,7 @@ cold : {  // a handler not in exec_hot.h: its body runs out of line, then dispat
   RELOAD();                // memory.grow may have moved the memory
   NEXT();
 }
+#endif
 
 trap_oob:  // one shared trap site: the bounds checks are in hundreds of handlers
   TRAP(MemoryOutOfBounds, nullptr);
@@ -878,6 +884,7 @@ done:
 #undef K32_HANDLER_1
 }
 
+#if K32_WASM_SPLIT
 // The cold handlers of exec_ops.inc as the cases of one switch, with the macros their bodies
 // use redefined for a function: continuing returns the next instruction, a trap returns
 // nullptr, a taken jump sets cs->taken (the hot handlers' numbers are skipped, not cases).
@@ -926,6 +933,7 @@ trap_oob:
 #undef K32_HANDLER_0
 #undef K32_HANDLER_1
 }
+#endif  // K32_WASM_SPLIT
 
 #ifdef K32_WASM_PROFILE
 namespace {

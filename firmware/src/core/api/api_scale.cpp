@@ -10,7 +10,6 @@ namespace api {
 
 namespace {
 
-constexpr int kScaleRetries = 5;
 
 // The Scale a PUT or PATCH asks for, from the current one; false with *err when the body
 // or the patch is not one. *pinned_rv is the resourceVersion the client asked to write
@@ -64,7 +63,7 @@ void ApiServer::do_scale(http::Request& req, http::ResponseWriter& w, const Requ
     send_error(w, method_not_allowed("method " + m + " is not supported on " + std::string(info.res->resource) + "/scale"));
     return;
   }
-  for (int attempt = 0; attempt < kScaleRetries; ++attempt) {
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     json::Value old;
     if (!store_->get(info.res->store_id(), info.ns, info.name, &old)) {
       send_error(w, not_found(info.res->group, std::string(info.res->resource), info.name));
@@ -100,7 +99,7 @@ void ApiServer::do_scale(http::Request& req, http::ResponseWriter& w, const Requ
     std::vector<std::string> warnings;
     err = write_object(info, &old, std::move(obj), false, req, &stored, &warnings);
     // Someone else wrote the object meanwhile: read it again, unless the client pinned a version.
-    if (err.code == 409 && given_rv.empty() && attempt + 1 < kScaleRetries) continue;
+    if (err.code == 409 && given_rv.empty() && attempt + 1 < kConflictRetries) continue;
     if (!err.ok()) {
       send_error(w, err);
       return;

@@ -80,6 +80,11 @@ class ApiServer {
   // GET/PUT/PATCH of <deployments|replicasets>/NAME/scale (api_scale.cpp).
   void do_scale(http::Request& req, http::ResponseWriter& w, const RequestInfo& info);
 
+  // A patch, /scale write, binding or delete that names no resourceVersion is applied again to
+  // the newer object when another write lands first, as kube-apiserver's GuaranteedUpdate does. Each lost round
+  // means another write succeeded, so the bound only stops a thread from spinning without end
+  // under a storm of writers; a handful (the old 5) lost to three clients and a controller.
+  static constexpr int kConflictRetries = 64;
   // Writes (create/update) shared by POST, PUT, PATCH and apply.
   ApiError write_object(const RequestInfo& info, const json::Value* old, json::Value obj, bool is_create,
                         const http::Request& req, json::Value* stored, std::vector<std::string>* warnings);

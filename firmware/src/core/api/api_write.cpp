@@ -18,7 +18,6 @@ namespace api {
 
 namespace {
 
-constexpr int kPatchRetries = 5;
 // managedFields mirror an object's fields a few levels further down; whatever the API accepts
 // must still fit in a store record, or it could not be read back after a restart.
 static_assert(K32_OBJECT_DEPTH_MAX + 8 <= store::format::kRecordDepthMax, "OBJECT_DEPTH_MAX too deep for the store");
@@ -260,7 +259,7 @@ void ApiServer::do_create(http::Request& req, http::ResponseWriter& w, const Req
       send_error(w, invalid("Binding", info.name, {{"target.name", "Required value"}}));
       return;
     }
-    for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+    for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
       json::Value pod;
       if (!store_->get("pods", info.ns, info.name, &pod)) {
         send_error(w, not_found("", "pods", info.name));
@@ -374,7 +373,7 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
           op["op"].as_string() != "remove")
         pinned_rv = op["value"].as_string();
   }
-  for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     json::Value old;
     bool exists = store_->get(info.res->store_id(), info.ns, info.name, &old);
     if (!exists && !is_apply) {
@@ -422,7 +421,7 @@ void ApiServer::do_patch(http::Request& req, http::ResponseWriter& w, const Requ
     json::Value stored;
     std::vector<std::string> warnings;
     err = write_object(info, exists ? &old : nullptr, std::move(result), !exists, req, &stored, &warnings);
-    if (err.code == 409 && err.reason == "Conflict" && attempt + 1 < kPatchRetries) continue;
+    if (err.code == 409 && err.reason == "Conflict" && attempt + 1 < kConflictRetries) continue;
     if (!err.ok()) {
       send_error(w, err);
       return;
@@ -491,7 +490,7 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
   std::string gq = req.query_param("gracePeriodSeconds");
   uint64_t gv;
   if (!gq.empty() && text::parse_uint(gq, 1u << 30, &gv)) grace = static_cast<int64_t>(gv);
-  for (int attempt = 0; attempt < kPatchRetries; ++attempt) {
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     json::Value obj;
     if (!store_->get(info.res->store_id(), info.ns, info.name, &obj)) {
       send_error(w, not_found(info.res->group, info.res->resource, info.name));
@@ -512,7 +511,7 @@ void ApiServer::do_delete(http::Request& req, http::ResponseWriter& w, const Req
     }
     json::Value out;
     ApiError err = finish_delete(info, obj, grace, propagation, &out);
-    if (err.code == 409 && attempt + 1 < kPatchRetries) continue;
+    if (err.code == 409 && attempt + 1 < kConflictRetries) continue;
     if (!err.ok()) {
       send_error(w, err);
       return;
