@@ -10,7 +10,6 @@ namespace api {
 
 namespace {
 
-
 // The Scale a PUT or PATCH asks for, from the current one; false with *err when the body
 // or the patch is not one. *pinned_rv is the resourceVersion the client asked to write
 // over: a PUT's, or one a patch sets itself. A patch that leaves it alone inherits the
