@@ -56,6 +56,15 @@ def test_find_free_base_port_gives_a_free_layout():
     assert sc.layout_free(sc.layout(2, base))
 
 
+@pytest.mark.parametrize("workers", [0, 2, sc.MAX_WORKERS])
+def test_free_layouts_stay_below_the_ports_of_outgoing_connections(workers):
+    """A layout is chosen free, then bound a build or a reboot later: a port in the range the
+    kernel draws outgoing connections' ports from could be a client's by then."""
+    for _ in range(50):
+        top = max(p for n in sc.layout(workers, sc.find_free_base_port(workers)) for p in n.ports())
+        assert top < sc.ephemeral_port_low()
+
+
 def test_stop_kills_only_the_recorded_process():
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:

@@ -121,12 +121,27 @@ def layout_free(nodes: list[NodeSpec]) -> bool:
     return all(port_free(n.ip, p) for n in nodes for p in n.ports())
 
 
-def find_free_base_port(
-    workers: int = DEFAULT_WORKERS, low: int = 20000, high: int = 50000, attempts: int = 200
-) -> int:
-    """A base port whose whole layout is free now (tests use this to avoid real clusters)."""
+def ephemeral_port_low() -> int:
+    """The lowest port the kernel gives outgoing connections (Linux: ip_local_port_range;
+    elsewhere the IANA dynamic range's start, which macOS uses)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 49152
+
+
+def find_free_base_port(workers: int = DEFAULT_WORKERS, low: int = 20000, attempts: int = 200) -> int:
+    """A base port whose whole layout is free now (tests use this to avoid real clusters).
+    The layout stays below the ports outgoing connections are given: a port free when chosen
+    is bound a build or a reboot later, and a client's connection (kubectl, a test's socket)
+    must not have taken it meanwhile."""
     import random
 
+    span = max(API_PORT, INGRESS_PORT, CONSOLE_PORT + workers) - API_PORT
+    high = ephemeral_port_low() - span
+    if high - low < 1000:  # an unusual range leaves little below it: search above it too
+        high = 65535 - span
     rng = random.Random()
     for _ in range(attempts):
         base = rng.randrange(low, high)
