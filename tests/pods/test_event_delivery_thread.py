@@ -120,13 +120,13 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
 
 def test_a_pod_busy_with_a_request_does_not_hold_up_the_others(cluster):
     """The one thread passes over a pod whose instance is serving a request (slow works for
-    6 s) instead of waiting for it: the echo pod beside it logs both messages at once, not
-    after the request."""
+    8 s) instead of waiting for it: the echo pod beside it logs both messages while
+    the request still runs."""
     node = control_plane(cluster)["name"]
     topic = "delivery.busy"
     slow = event_pod(node, "evt-slow")
     slow["metadata"]["annotations"]["kube32.io/event-topics"] = topic
-    slow["spec"]["containers"][0].update(image="wasm://embedded/slow", env=[{"name": "SLOW_MS", "value": "6000"}])
+    slow["spec"]["containers"][0].update(image="wasm://embedded/slow", env=[{"name": "SLOW_MS", "value": "8000"}])
     echo = event_pod(node, "evt-echo")
     echo["metadata"]["annotations"]["kube32.io/event-topics"] = topic
     for pod in (slow, echo):
@@ -135,12 +135,14 @@ def test_a_pod_busy_with_a_request_does_not_hold_up_the_others(cluster):
         ok = wait_until(lambda n=name: (q := get_pod(cluster, n)) and q["status"].get("phase") == "Running", 60)
         assert ok, get_pod(cluster, name)
     answer = {}
-    request = threading.Thread(
-        target=lambda: answer.update(r=pod_request(cluster, node, "default/evt-slow", "GET", "/"))
-    )
+
+    def ask_slow():
+        answer["r"] = pod_request(cluster, node, "default/evt-slow", "GET", "/")
+        answer["at"] = time.monotonic()
+
+    request = threading.Thread(target=ask_slow)
     request.start()
     time.sleep(0.5)  # the request holds slow's instance now
-    started = time.monotonic()
     for i in range(2):
         status, _, _ = cluster.request(
             "POST",
@@ -153,9 +155,12 @@ def test_a_pod_busy_with_a_request_does_not_hold_up_the_others(cluster):
     assert wait_until(lambda: all(logged(cluster, "evt-echo", w) for w in want), 15), cluster.kubectl(
         "logs", "evt-echo"
     ).stdout
-    took = time.monotonic() - started
+    seen_at = time.monotonic()
     request.join(20)
     assert answer["r"][0] == 200 and answer["r"][2] == b"done\n", answer
-    assert took < 3.0, f"echo's messages took {took:.1f} s: held behind slow's 6 s request"
+    # Ordered, not timed: however slowly kubectl reads the logs on a loaded machine, echo's
+    # messages were there before slow's request ended, so they did not wait for it.
+    late = seen_at - answer["at"]
+    assert late < 0, f"echo's messages were seen {late:.1f} s after slow's 8 s request ended: held behind it"
     for name in ("evt-slow", "evt-echo"):
         cluster.kubectl("delete", "pod", name, "--wait=false")
