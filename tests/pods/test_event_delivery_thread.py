@@ -8,12 +8,12 @@ import json
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from pods_helpers import apply, get_pod, pod_request, wait_until
 
 from k32.testing.clusters import make_test_cluster
+from k32.testing.node_threads import live_threads, node_of, pod_on, started_threads
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the node's threads from /proc")
 
@@ -33,36 +33,17 @@ def cluster(tmp_path_factory):
 def control_plane(cluster) -> dict:
     # The pods go where pods with event topics run in examples/echo.yaml; it holds three of
     # them in both profiles (an ESP32 worker's pod memory is smaller).
-    return next(n for n in cluster.status()["nodes"] if n["role"] == "control-plane")
-
-
-def live_threads(cluster, name: str) -> int:
-    count = 0
-    for task in Path(f"/proc/{control_plane(cluster)['pid']}/task").iterdir():
-        try:
-            count += (task / "comm").read_text().strip() == name
-        except OSError:
-            pass  # the thread ended while we looked
-    return count
-
-
-def started_threads(cluster, name: str) -> int:
-    stacks = cluster.console(control_plane(cluster)["name"], "STATUS")["stacks"]
-    return sum(row["threads"] for row in stacks if row["name"] == name)
+    return node_of(cluster, "control-plane")
 
 
 def event_pod(node: str, name: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "annotations": {"kube32.io/event-topics": TOPIC}},
-        "spec": {
-            "nodeSelector": {"kubernetes.io/hostname": node},
-            "containers": [
-                {"name": "echo", "image": "wasm://embedded/echo", "resources": {"limits": {"memory": "64Ki"}}}
-            ],
-        },
-    }
+    container = {"name": "echo", "image": "wasm://embedded/echo"}
+    return pod_on(node, name, container, annotations={"kube32.io/event-topics": TOPIC})
+
+
+def delivery_threads(cluster) -> int:
+    """The control plane's delivery threads, alive now."""
+    return live_threads(control_plane(cluster), THREAD)
 
 
 def logged(cluster, pod: str, text: str) -> bool:
@@ -71,7 +52,7 @@ def logged(cluster, pod: str, text: str) -> bool:
 
 def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
     node = control_plane(cluster)["name"]
-    assert live_threads(cluster, THREAD) == 0  # no pod subscribed: no thread holds a stack
+    assert delivery_threads(cluster) == 0  # no pod subscribed: no thread holds a stack
     for name in PODS:
         apply(cluster, json.dumps(event_pod(node, name)))
     for name in PODS:
@@ -89,8 +70,8 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
         for name in PODS:
             want = f'event {TOPIC}: {{"n":{i}}}'
             assert wait_until(lambda n=name, w=want: logged(cluster, n, w), 15), cluster.kubectl("logs", name).stdout
-    assert live_threads(cluster, THREAD) == 1
-    assert started_threads(cluster, THREAD) == 1
+    assert delivery_threads(cluster) == 1
+    assert started_threads(cluster, control_plane(cluster), THREAD) == 1
     # Each pod's messages came in the order published.
     for name in PODS:
         lines = [ln for ln in cluster.kubectl("logs", name).stdout.splitlines() if ln.startswith(f"event {TOPIC}:")]
@@ -108,14 +89,14 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
     assert status in (200, 201)
     for name in PODS[1:]:
         assert wait_until(lambda n=name: logged(cluster, n, f'event {TOPIC}: {{"n":"after"}}'), 15)
-    assert live_threads(cluster, THREAD) == 1
+    assert delivery_threads(cluster) == 1
 
     # The last pod gone: the thread ends and its stack goes back.
     for name in PODS[1:]:
         assert cluster.kubectl("delete", "pod", name, "--wait=false").returncode == 0
     for name in PODS[1:]:
         assert wait_until(lambda n=name: get_pod(cluster, n) is None, 30), "the kubelet did not finish the deletion"
-    assert wait_until(lambda: live_threads(cluster, THREAD) == 0, 10), live_threads(cluster, THREAD)
+    assert wait_until(lambda: delivery_threads(cluster) == 0, 10), delivery_threads(cluster)
 
 
 def test_a_pod_busy_with_a_request_does_not_hold_up_the_others(cluster):

@@ -5,12 +5,12 @@ runner's is the in-process call's 16 KiB). The node's threads carry their names
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 from pods_helpers import apply, get_pod, pod_request, wait_until
 
 from k32.testing.clusters import make_test_cluster
+from k32.testing.node_threads import live_threads, node_of, pod_on
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the node's threads from /proc")
 
@@ -25,34 +25,13 @@ def cluster(tmp_path_factory):
     c.down()
 
 
-def worker(cluster) -> dict:
-    return next(n for n in cluster.status()["nodes"] if n["role"] == "worker")
-
-
 def runner_threads(cluster) -> int:
     """The worker's threads named as a container's runner, alive now."""
-    count = 0
-    for task in Path(f"/proc/{worker(cluster)['pid']}/task").iterdir():
-        try:
-            count += (task / "comm").read_text().strip() == RUNNER
-        except OSError:
-            pass  # the thread ended while we looked
-    return count
-
-
-def pod_on(node: str, name: str, container: dict) -> dict:
-    """A one-container pod bound to node, with the 64Ki memory limit the example pods carry."""
-    container = {**container, "resources": {"limits": {"memory": "64Ki"}}}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"nodeSelector": {"kubernetes.io/hostname": node}, "containers": [container]},
-    }
+    return live_threads(node_of(cluster, "worker"), RUNNER)
 
 
 def test_request_pod_runs_without_a_runner_thread(cluster):
-    w = worker(cluster)["name"]
+    w = node_of(cluster, "worker")["name"]
     container = {"name": "echo", "image": "wasm://embedded/echo", "env": [{"name": "GREETING", "value": "threads"}]}
     apply(cluster, json.dumps(pod_on(w, "echo-threads", container)))
     running = wait_until(lambda: (q := get_pod(cluster, "echo-threads")) and q["status"].get("phase") == "Running", 30)
@@ -74,7 +53,7 @@ def test_request_pod_runs_without_a_runner_thread(cluster):
 def test_request_pod_that_traps_is_restarted_by_a_runner_that_ends_again(cluster):
     """kicker traps in every k32_handle: the trap starts a runner, which restarts the
     container (restartCount, CrashLoopBackOff's back-off) and ends once it serves again."""
-    w = worker(cluster)["name"]
+    w = node_of(cluster, "worker")["name"]
     container = {"name": "kick", "image": "wasm://embedded/kicker"}
     apply(cluster, json.dumps(pod_on(w, "kicker-threads", container)))
 
