@@ -8,38 +8,25 @@ import pytest
 import yaml
 
 from k32.mcu import idf_frames, port_figures, stacks
+from k32.testing.call_graphs import use_stack_notes, write_call_graph
 
 SEND = "_ZN3k324port8tcp_sendEv"
-
-
-def _write_ci(root, nodes, edges):
-    d = root / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
-    d.mkdir(parents=True)
-    lines = ['graph: { title: "x.cpp"']
-    for title, name, frame in nodes:
-        lab = f"{name}\\nx.cpp:1:1" + (f"\\n{frame} bytes (static)" if frame is not None else "")
-        lines.append(f'node: {{ title: "{title}" label: "{lab}" }}')
-    for a, b in edges:
-        lines.append(f'edge: {{ sourcename: "{a}" targetname: "{b}" label: "x.cpp:2:2" }}')
-    (d / "x.cpp.ci").write_text("\n".join(lines) + "\n}\n")
 
 
 def _check(tmp_path, monkeypatch, functions, sources=None):
     """A worker thread (100 bytes) that calls the port's tcp_send, checked for the esp32 with
     the figures' table `functions`."""
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [("t", "void k32::thread_main(void*)", 100), (SEND, "int k32::port::tcp_send()", None)],
         [("t", SEND)],
     )
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
+    use_stack_notes(tmp_path, monkeypatch)
     table = tmp_path / "stack_figures.yaml"
     data = {"target": "esp32c3 rv32imc -Os", "functions": functions}
     if sources is not None:
         data["sources"] = sources
     table.write_text(yaml.safe_dump(data))
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
     monkeypatch.setattr(port_figures, "FIGURES", table)
     return stacks.check("esp32", tmp_path)["threads"][0]
 
@@ -93,7 +80,7 @@ def test_the_committed_table_matches_the_port_sources():
 
 
 def _idf_graph(tmp_path, nodes, edges):
-    _write_ci(tmp_path, nodes, edges)
+    write_call_graph(tmp_path, nodes, edges)
     fns, _defined = stacks.read_call_graphs(sorted(tmp_path.rglob("*.ci")))
     return fns
 
@@ -149,14 +136,12 @@ def test_the_logs_output_reaches_only_the_console(tmp_path):
 
 
 def test_without_port_figures_a_port_call_counts_zero(tmp_path, monkeypatch):
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [("t", "void k32::thread_main(void*)", 100), (SEND, "int k32::port::tcp_send()", None)],
         [("t", SEND)],
     )
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    use_stack_notes(tmp_path, monkeypatch)
     monkeypatch.setattr(port_figures, "FIGURES", tmp_path / "none.yaml")  # not read at all
     r = stacks.check("esp32", tmp_path, port=False)
     row = r["threads"][0]

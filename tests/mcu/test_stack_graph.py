@@ -9,22 +9,11 @@ import subprocess
 import pytest
 
 from k32.mcu import library_frames, stacks
-
-
-def _write_ci(root, nodes, edges):
-    d = root / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
-    d.mkdir(parents=True)
-    lines = ['graph: { title: "x.cpp"']
-    for title, name, frame in nodes:
-        lab = f"{name}\\nx.cpp:1:1" + (f"\\n{frame} bytes (static)" if frame is not None else "")
-        lines.append(f'node: {{ title: "{title}" label: "{lab}" }}')
-    for a, b, *site in edges:  # site: where the call is (GCC names the header of an inlined one)
-        lines.append(f'edge: {{ sourcename: "{a}" targetname: "{b}" label: "{site[0] if site else "x.cpp:2:2"}" }}')
-    (d / "x.cpp.ci").write_text("\n".join(lines) + "\n}\n")
+from k32.testing.call_graphs import use_stack_notes, write_call_graph
 
 
 def _graph(tmp_path):
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("main", "void k32::main()", 100),
@@ -91,12 +80,10 @@ def test_recursion_limit_read_from_the_limits(tmp_path):
 
 
 def _board_check(tmp_path, monkeypatch, frame):
-    _write_ci(
+    write_call_graph(
         tmp_path, [("t", "void k32::thread_main(void*)", 100), ("deep", "void k32::deep()", frame)], [("t", "deep")]
     )
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    use_stack_notes(tmp_path, monkeypatch)
     return stacks.check("esp32", tmp_path)
 
 
@@ -120,12 +107,12 @@ def test_a_thread_within_its_budget_passes(tmp_path, monkeypatch):
 def _role_check(tmp_path, monkeypatch, board):
     tmp_path = tmp_path / board
     tmp_path.mkdir()
-    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text(
-        'threads:\n  api: {role: control-plane, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n'
+    write_call_graph(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
+    use_stack_notes(
+        tmp_path,
+        monkeypatch,
+        'threads:\n  api: {role: control-plane, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n',
     )
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
     return stacks.check(board, tmp_path)
 
 
@@ -139,10 +126,12 @@ def test_a_control_plane_thread_is_not_held_against_a_worker_board(tmp_path, mon
 
 
 def test_an_unknown_role_is_an_error(tmp_path, monkeypatch):
-    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 10)], [])
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  api: {role: boss, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n')
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    write_call_graph(tmp_path, [("t", "void k32::thread_main(void*)", 10)], [])
+    use_stack_notes(
+        tmp_path,
+        monkeypatch,
+        'threads:\n  api: {role: boss, entry: "k32::thread_main(void*)", budget: api_conn_stack}\n',
+    )
     with pytest.raises(stacks.StackError, match="role"):
         stacks.check("s3", tmp_path)
 
@@ -152,10 +141,8 @@ def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
 
     from k32.mcu.cli import check_group
 
-    _write_ci(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    write_call_graph(tmp_path, [("t", "void k32::thread_main(void*)", 1 << 20)], [])
+    use_stack_notes(tmp_path, monkeypatch)
     res = CliRunner().invoke(check_group, ["stacks", "--board", "esp32", "--build-dir", str(tmp_path)])
     assert res.exit_code == 1, res.output
     assert "EXCEEDS" in res.output
@@ -164,7 +151,7 @@ def test_cli_exits_1_when_a_thread_exceeds(tmp_path, monkeypatch):
 def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
     import os
 
-    _write_ci(tmp_path, [("main", "void k32::main()", 100)], [])
+    write_call_graph(tmp_path, [("main", "void k32::main()", 100)], [])
     d = tmp_path / "CMakeFiles" / "k32core.dir" / "src" / "core" / "x"
     (d / "x.cpp.obj").write_bytes(b"")
     (d / "x.cpp.su").write_text("")
@@ -180,7 +167,7 @@ def test_a_call_graph_older_than_its_object_is_refused(tmp_path):
 def test_a_complete_object_destructor_counts_as_its_base_object_body(tmp_path):
     # GCC calls ~T through the D1 alias of the D2 body it emits; without following the alias
     # a recursive destructor would count as a zero-byte library call.
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [("main", "void k32::main()", 100), ("x.cpp:_ZN3k325ValueD2Ev", "k32::Value::~Value()", 40)],
         [("main", "x.cpp:_ZN3k325ValueD1Ev"), ("x.cpp:_ZN3k325ValueD2Ev", "x.cpp:_ZN3k325ValueD1Ev")],
@@ -194,7 +181,7 @@ def _chain_check(tmp_path, monkeypatch, board, host_frame=20):
     tmp_path = tmp_path / board
     tmp_path.mkdir()
     # a connection thread calls a pod in-process; the pod's import calls the next pod the same way
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("t", "void k32::conn_main(void*)", 100),
@@ -206,13 +193,13 @@ def _chain_check(tmp_path, monkeypatch, board, host_frame=20):
         ],
         [("t", "cp"), ("cp", "ex"), ("ex", "big"), ("ex", "__indirect_call"), ("host", "cp")],
     )
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text(
+    use_stack_notes(
+        tmp_path,
+        monkeypatch,
         'threads:\n  conn: {entry: "k32::conn_main(void*)", budget: ingress_stack, inproc: chain}\n'
         'inproc: {call: "k32::call_pod()", chain: 8}\n'
-        'indirect: {"k32::execute()": ["k32::host_call\\\\("]}\n'
+        'indirect: {"k32::execute()": ["k32::host_call\\\\("]}\n',
     )
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
     return {r["thread"]: r for r in stacks.check(board, tmp_path)["threads"]}
 
 
@@ -247,7 +234,7 @@ def test_a_hop_over_its_budget_fails_the_check(tmp_path, monkeypatch):
 def _shared_walk_graph(tmp_path):
     # Two callers hand a shared walker their own callbacks; the walker calls through a pointer.
     # `a` is deep but passes a small callback, `b` shallow with a big one.
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("main", "void k32::main()", 10),
@@ -325,7 +312,7 @@ def test_a_lower_bound_fails_the_check(tmp_path, monkeypatch):
 
     from k32.mcu.cli import check_group
 
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("t", "void k32::thread_main(void*)", 100),
@@ -334,9 +321,7 @@ def test_a_lower_bound_fails_the_check(tmp_path, monkeypatch):
         ],
         [("t", "walk"), ("walk", "__indirect_call")],
     )
-    notes = tmp_path / "stack_check.yaml"
-    notes.write_text('threads:\n  worker: {entry: "k32::thread_main(void*)", budget: events_stack}\n')
-    monkeypatch.setattr(stacks, "ANNOTATIONS", notes)
+    use_stack_notes(tmp_path, monkeypatch)
     r = stacks.check("esp32", tmp_path)
     assert r["threads"][0]["verdict"] == "LOWER BOUND" and r["threads"][0]["lower_bound"] and not r["ok"]
     res = CliRunner().invoke(check_group, ["stacks", "--board", "esp32", "--build-dir", str(tmp_path)])
@@ -346,7 +331,7 @@ def test_a_lower_bound_fails_the_check(tmp_path, monkeypatch):
 def test_a_walker_nested_in_another_callers_callback_is_not_recursion(tmp_path):
     # a's callback walks again with an inner callback (the kubelet's Services, then each
     # Service's Endpoints): the same walker twice on the path, from two different callers
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("a", "void k32::a()", 100),
@@ -381,7 +366,7 @@ def test_an_entry_must_list_what_a_std_function_call_reaches(tmp_path):
         "x\n\tif (_M_manager)\n\t_M_manager(_M_functor, _M_functor, __destroy_functor);\n"
         "\treturn _M_invoker(_M_functor, std::forward<_ArgTypes>(__args)...);\n"
     )
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("a", "void k32::a()", 100),
@@ -496,7 +481,7 @@ def test_newlibs_printf_core_frame_from_the_links_libc():
 
 def _lib_graph(tmp_path, callee):
     root = tmp_path / "build"
-    _write_ci(root, [("t", "void k32::thread_main(void*)", 100), (callee, callee, None)], [("t", callee)])
+    write_call_graph(root, [("t", "void k32::thread_main(void*)", 100), (callee, callee, None)], [("t", callee)])
     return stacks.load_graph(root, archives=[_archive(tmp_path)])
 
 
@@ -540,7 +525,7 @@ def test_the_innermost_round_of_a_recursion_still_calls_below_it(tmp_path):
     # a JSON dump nested to its limit formats a number at the bottom: that call counts
     # below the last round, not instead of the rounds; another cycle under the exit (a
     # document's nesting shared by both) counts one round
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("main", "void k32::main()", 100),
@@ -565,7 +550,7 @@ def test_the_innermost_round_of_a_recursion_still_calls_below_it(tmp_path):
 
 
 def test_a_call_through_a_pointer_in_the_innermost_round_counts_below_it(tmp_path):
-    _write_ci(
+    write_call_graph(
         tmp_path,
         [
             ("main", "void k32::main()", 100),

@@ -4,6 +4,7 @@ here runs in a normal `k32` command.
 - clusters.py: throw-away simulated clusters (a temporary state dir, free ports, a private
   kubeconfig) standing in for a user's cluster, so ~/.kube/config is never touched; and a test
   CA standing in for a public one.
+- call_graphs.py: small GCC call-graph files and thread notes for tests of the stack check.
 - esprom/: a double of the ESP32 / ESP32-S3 ROM serial bootloader, standing in for a real
   chip when `k32 flash` is tested without a board.
 - node_threads.py: a simulated node's threads by name (/proc, its STATUS) and a pod bound to
