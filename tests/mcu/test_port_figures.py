@@ -177,6 +177,37 @@ def test_an_alias_counts_as_the_function_it_names(tmp_path):
     assert fns["get_time"].frame == 0 and fns["get_time"].calls == {"get_time_impl"}
 
 
+@pytest.mark.skipif(
+    __import__("shutil").which("riscv64-unknown-elf-gcc") is None, reason="Debian's RISC-V compiler not installed"
+)
+@pytest.mark.parametrize("weak_first", [True, False])
+def test_a_strong_alias_wins_over_a_weak_one(tmp_path, weak_first):
+    """newlib's _open_r is a weak alias of a stub that only fails (ESP-IDF's syscalls.c) and a
+    strong alias of esp_vfs_open (vfs.c): the linker takes the strong one, so a file open
+    counts the VFS below it, whichever object the walk reads first."""
+    import subprocess
+
+    sources = {
+        "stub.c": "int not_implemented(int x) { return -x; }\n"
+        'int open_r(int x) __attribute__((weak, alias("not_implemented")));\n',
+        "vfs.c": "int deep(int x);\nint vfs_open(int x) { volatile char b[200]; b[0] = x; return deep(b[0]); }\n"
+        'int open_r(int x) __attribute__((alias("vfs_open")));\n',
+    }
+    cis = []
+    for name, text in sources.items():
+        src = tmp_path / name
+        src.write_text(text)
+        subprocess.run(
+            ["riscv64-unknown-elf-gcc", "-march=rv32imc_zicsr_zifencei", "-mabi=ilp32", "-Os", "-ffunction-sections"]
+            + ["-fstack-usage", "-fcallgraph-info=su", "-c", str(src), "-o", str(tmp_path / f"{name}.o")],
+            check=True,
+        )
+        cis.append(tmp_path / f"{name}.ci")
+    fns, defined = stacks.read_call_graphs(cis if weak_first else cis[::-1])
+    idf_frames._add_compiler_calls(fns, defined)
+    assert fns["open_r"].calls == {"vfs_open"}
+
+
 def test_a_call_not_taken_leaves_the_walk_only_while_its_proof_holds(tmp_path):
     """mbedtls_ssl_read runs the handshake (4000 bytes) only while it has not finished; the
     annotation removes that call, and is refused when the function does not make it or when a

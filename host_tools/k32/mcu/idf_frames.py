@@ -138,7 +138,7 @@ def _objdump(objs: list[Path], flag: str):
             yield obj, line
 
 
-_SYMBOL = re.compile(r"^[0-9a-f]+ (.)[w ][C ][W ][Ii ][dD ]F (\S+)\t[0-9a-f]+ (?:\.hidden )?(\S+)$")
+_SYMBOL = re.compile(r"^[0-9a-f]+ (.)([w ])[C ][W ][Ii ][dD ]F (\S+)\t[0-9a-f]+ (?:\.hidden )?(\S+)$")
 _RELOC_FOR = re.compile(r"^RELOCATION RECORDS FOR \[(\S+)\]:$")
 
 
@@ -155,11 +155,11 @@ def _sections(defined) -> dict[str, dict[str, str]]:
     for obj, line in _objdump(objs, "-tw"):
         m = _SYMBOL.match(line)
         if m and obj in by_obj:
-            named.setdefault(obj, []).append((m.group(2), m.group(3), m.group(1) == "l"))
+            named.setdefault(obj, []).append((m.group(3), m.group(4), m.group(1) == "l", m.group(2) == "w"))
     for obj, syms in named.items():
         titles = by_obj[obj]
         sec_owner = owner.setdefault(obj, {})
-        for sec, sym, _local in syms:
+        for sec, sym, _local, _weak in syms:
             if sym in titles:
                 sec_owner.setdefault(sec, titles[sym])
     return owner, named
@@ -168,23 +168,25 @@ def _sections(defined) -> dict[str, dict[str, str]]:
 def _add_compiler_calls(fns, defined) -> None:
     """Calls the compiler adds below its call graph (64-bit division, block copies), from
     each object's relocations: an edge of the function whose section makes it. Aliases
-    become steps to the function they name."""
+    become steps to the function they name; where a weak alias and a strong one share a
+    name (newlib's _open_r: syscalls.c's weak stub that only fails, the VFS's esp_vfs_open),
+    the linker takes the strong one, and so does the graph."""
     owner, named = _sections(defined)
     ours = {sym for titles in defined.values() for sym in titles}
     by_symbol = {str(f.with_suffix(".o")): set(titles) for f, titles in defined.items()}
-    for obj, syms in named.items():
-        for sec, sym, local in syms:
-            title = owner.get(obj, {}).get(sec)
-            if title is None or sym in by_symbol.get(obj, ()):
-                continue
-            # a file-local alias (GCC folding identical functions) is named as its file's
-            # functions are: "path:symbol"
-            alias = f"{title.rsplit(':', 1)[0]}:{sym}" if local and ":" in title else sym
-            if alias in fns and fns[alias].frame is not None:
-                continue
-            fn = fns.setdefault(alias, stacks.Fn(alias, sym))
-            fn.frame, fn.qualifier, fn.calls = 0, "static", {title}
-    local_names = {obj: {sym for _sec, sym, local in syms if local} for obj, syms in named.items()}
+    every = [(obj, *entry) for obj, syms in named.items() for entry in syms]
+    for obj, sec, sym, local, _weak in sorted(every, key=lambda e: e[4]):  # strong ones first
+        title = owner.get(obj, {}).get(sec)
+        if title is None or sym in by_symbol.get(obj, ()):
+            continue
+        # a file-local alias (GCC folding identical functions) is named as its file's
+        # functions are: "path:symbol"
+        alias = f"{title.rsplit(':', 1)[0]}:{sym}" if local and ":" in title else sym
+        if alias in fns and fns[alias].frame is not None:
+            continue
+        fn = fns.setdefault(alias, stacks.Fn(alias, sym))
+        fn.frame, fn.qualifier, fn.calls = 0, "static", {title}
+    local_names = {obj: {sym for _sec, sym, local, _weak in syms if local} for obj, syms in named.items()}
     objs = [f.with_suffix(".o") for f in defined if f.with_suffix(".o").is_file()]
     caller = None
     for obj, line in _objdump(objs, "-rw"):
