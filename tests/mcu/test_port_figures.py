@@ -135,6 +135,57 @@ def test_the_logs_output_reaches_only_the_console(tmp_path):
     assert stacks.worst(fns, fns["esp_vfs_write"], notes, resolved).bytes == 48 + 4000
 
 
+def _log_line_graph(tmp_path):
+    return _idf_graph(
+        tmp_path,
+        [
+            ("esp_log_writev", "esp_log_writev", 32),
+            ("vprintf", "vprintf", 100),
+            ("log_line", "void k32::port::log_line(const char*)", 16),
+            ("fputs", "fputs", 40),
+            ("esp_vfs_write", "esp_vfs_write", 48),
+            ("/idf/uart_vfs.c:uart_write", "uart_write", 64),
+            ("/idf/esp_littlefs.c:vfs_littlefs_write", "vfs_littlefs_write", 4000),
+            ("__indirect_call", "Indirect Call Placeholder", None),
+        ],
+        [
+            ("esp_log_writev", "__indirect_call"),
+            ("vprintf", "esp_vfs_write"),
+            ("log_line", "fputs"),
+            ("fputs", "esp_vfs_write"),
+            ("esp_vfs_write", "__indirect_call"),
+        ],
+    )
+
+
+def test_the_ports_log_line_reaches_only_the_console(tmp_path):
+    # the port's log line writes to stderr by direct calls (fputs): listed under `direct`,
+    # those calls reach the console only; a function that does not make the call is refused
+    notes = {
+        "indirect": {
+            "esp_log_writev": ["^vprintf$"],
+            "esp_vfs_write": ["in:/(uart_vfs|esp_littlefs)\\.c:\\w*_write$"],
+        }
+    }
+    fns = _log_line_graph(tmp_path / "a")
+    resolved = stacks.indirect_targets(fns, notes)
+    assert stacks.worst(fns, fns["log_line"], notes, resolved).bytes == 16 + 40 + 48 + 4000
+    console = {
+        "from": "esp_log_writev",
+        "entry": "vprintf",
+        "direct": {"void k32::port::log_line(const char*)": ["fputs"]},
+        "vfs": {"esp_vfs_write": ["in:/uart_vfs\\.c:"]},
+    }
+    idf_frames.console_output(fns, resolved, console)
+    assert stacks.worst(fns, fns["log_line"], notes, resolved).bytes == 16 + 40 + 48 + 64
+    assert stacks.worst(fns, fns["fputs"], notes, resolved).bytes == 40 + 48 + 4000  # any other file
+    console["direct"] = {"void k32::port::log_line(const char*)": ["fflush"]}
+    fns = _log_line_graph(tmp_path / "b")
+    resolved = stacks.indirect_targets(fns, notes)
+    with pytest.raises(idf_frames.FramesError, match="does not call 'fflush'"):
+        idf_frames.console_output(fns, resolved, console)
+
+
 def test_without_port_figures_a_port_call_counts_zero(tmp_path, monkeypatch):
     write_call_graph(
         tmp_path,

@@ -268,7 +268,9 @@ def console_output(fns, resolved, spec: dict) -> None:
     in LittleFS or a socket), which no log line does. So the function that prints
     (`from`, its call through a pointer) gets its own copy of what `entry` runs, in which
     the VFS calls listed under `vfs` reach only the console's file system; the copy's other
-    calls through pointers take the targets listed for them."""
+    calls through pointers take the targets listed for them. `direct` names functions that
+    write to the console by direct calls (the port's log line: fputs to stderr), each with
+    the calls that get the console's copy."""
     src = next((f for f in fns.values() if f.frame is not None and f.name == spec["from"]), None)
     if src is None or stacks.INDIRECT not in src.calls or spec["entry"] not in fns:
         raise FramesError(f"{NOTES.name}: console: {spec['from']!r} calling {spec['entry']!r} not in the graph")
@@ -299,6 +301,15 @@ def console_output(fns, resolved, spec: dict) -> None:
         return c
 
     src.calls = (src.calls - {stacks.INDIRECT}) | {copy(spec["entry"])}
+    # the port's own log line writes to stderr, the console as well, by direct calls
+    for name, callees in (spec.get("direct") or {}).items():
+        fn = next((f for f in fns.values() if f.frame is not None and f.name == name), None)
+        if fn is None:
+            raise FramesError(f"{NOTES.name}: console: direct {name!r} not in the graph")
+        for callee in callees:
+            if callee not in fn.calls:
+                raise FramesError(f"{NOTES.name}: console: {name!r} does not call {callee!r}")
+            fn.calls = (fn.calls - {callee}) | {copy(callee)}
 
 
 def calls_not_taken(fns, notes: dict) -> None:
