@@ -63,8 +63,13 @@ def test_kubelet_rejects_bound_pod_over_its_budget(sim_factory):
     assert "memory" in p["status"]["message"] and "4194304" in p["status"]["message"]
     table = c.kubectl("get", "pod", "too-big").stdout
     assert "OutOfmemory" in table
-    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=too-big").stdout
-    assert "OutOfmemory" in events
+
+    # The kubelet writes the pod's status first and its Event after it: the Event may not be
+    # there yet when the status is.
+    def rejected_event():
+        return "OutOfmemory" in c.kubectl("get", "events", "--field-selector", "involvedObject.name=too-big").stdout
+
+    assert wait_until(rejected_event, timeout=15), c.kubectl("get", "events").stdout
 
     # Bound pods add up: two 3Mi limits do not fit in 4Mi; the first runs, the second fails.
     apply(c, pod("half-a", "3Mi", node=cp))

@@ -212,8 +212,14 @@ spec:
     assert "Insufficient memory" in c["message"]
     pod = get_pod(sim_cluster, "too-big")
     assert pod["status"]["phase"] == "Pending" and not pod["spec"].get("nodeName")
-    events = json.loads(sim_cluster.kubectl("get", "events", "-o", "json").stdout)["items"]
-    assert any(e["reason"] == "FailedScheduling" and e["involvedObject"]["name"] == "too-big" for e in events)
+
+    # The scheduler writes the pod's condition first and its Event after it: the Event may not
+    # be there yet when the condition is.
+    def failed_scheduling():
+        events = json.loads(sim_cluster.kubectl("get", "events", "-o", "json").stdout)["items"]
+        return any(e["reason"] == "FailedScheduling" and e["involvedObject"]["name"] == "too-big" for e in events)
+
+    assert wait_until(failed_scheduling, 15), sim_cluster.kubectl("get", "events").stdout
     delete(sim_cluster, "too-big")
 
 
