@@ -83,9 +83,14 @@ def test_stop_kills_only_the_recorded_process():
 
 
 def test_stop_escalates_to_sigkill(tmp_path):
-    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    time.sleep(0.3)  # let it install the handler
+    code = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print('ignoring', flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    # Its SIGTERM handler is in place once it says so (a fixed wait lost to a slow start-up on a
+    # loaded machine: SIGTERM then ended it at once).
+    assert proc.stdout.readline() == "ignoring\n"
     started = procs.start_time(proc.pid)
     t0 = time.monotonic()
     assert procs.stop(proc.pid, started, timeout=0.5)
