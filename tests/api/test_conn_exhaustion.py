@@ -1,8 +1,9 @@
 """Connection exhaustion: idle, trickling or busy connections must not take a port down.
 
 Against each of the control plane's ports (API with TLS, Ingress, pod server) 200 idle TCP
-connections are held open; real kubectl and an Ingress request must still succeed within
-2 s (the server closes the longest-waiting connections to make room). A request head that
+connections are held open; real kubectl must still succeed within 2 s of what it takes with
+nothing held, an Ingress request within 2 s (the server closes the longest-waiting
+connections to make room). A request head that
 trickles in is cut at its deadline, and a TLS client refused because every connection is
 busy gets a TLS alert, not HTTP text it would read as a broken handshake."""
 
@@ -126,6 +127,9 @@ def test_200_idle_connections_per_port_do_not_lock_anyone_out(cluster):
     cp = cluster.status()["nodes"][0]
     p, _ = kubectl_get_nodes(cluster)  # warms kubectl's discovery cache, as a user's would be
     assert p.returncode == 0, p.stderr
+    # What kubectl takes here with nothing held: its own start-up, slower on a loaded machine.
+    p, alone = kubectl_get_nodes(cluster)
+    assert p.returncode == 0, p.stderr
     held = []
     try:
         for port in (cp["apiPort"], cp["ingressPort"], cp["podPort"]):
@@ -134,7 +138,9 @@ def test_200_idle_connections_per_port_do_not_lock_anyone_out(cluster):
         p, took = kubectl_get_nodes(cluster)
         assert p.returncode == 0, p.stderr
         assert cp["name"] in p.stdout
-        assert took < 2.0, f"kubectl get nodes took {took:.2f} s with {HOLD} idle connections held"
+        assert took < alone + 2.0, (
+            f"kubectl get nodes took {took:.2f} s with {HOLD} idle connections held, {alone:.2f} s without"
+        )
         start = time.monotonic()
         status, body = ingress_get(cp)
         assert status == 200 and b"still-here" in body
