@@ -102,16 +102,18 @@ def test_one_pod_cannot_take_every_connection(cluster):
     with concurrent.futures.ThreadPoolExecutor(max_workers=SPINS) as ex:
         futs = [ex.submit(spin, cluster, cp) for _ in range(SPINS)]
         time.sleep(1.5)
-        # the neighbour on the same node still answers at once
-        start = time.monotonic()
+        # The neighbour on the same node still answers while the spinner's calls run: ordered,
+        # not timed (a request held behind them would answer only once they end at the deadline).
         status, _, body = pod_request(cluster, cp, "default/echo", path="/n")
+        running = sum(not f.done() for f in futs)
         assert status == 200 and b"neighbour" in body
-        assert time.monotonic() - start < 2.0
+        assert running >= PER_POD, f"the neighbour answered only after the spinner's calls ended ({running} running)"
         results = [f.result() for f in futs]
     refused = [r for r in results if r[0] == 503]
     assert len(refused) == SPINS - PER_POD, results
     assert all(r[1] == "1" for r in refused), refused
-    assert all(r[2] < 3.0 for r in refused), "excess requests must be refused at once"
+    # A refused request is not queued for a free slot: it ends before any running call could.
+    assert all(r[2] < DEADLINE_S - 0.5 for r in refused), "excess requests must be refused at once"
     assert all(r[0] in (503, 504) for r in results), results
 
 
@@ -122,12 +124,13 @@ def test_deleting_the_pod_ends_its_calls_and_frees_the_cpu(cluster):
     with concurrent.futures.ThreadPoolExecutor(max_workers=PER_POD) as ex:
         futs = [ex.submit(spin, cluster, cp) for _ in range(PER_POD)]
         time.sleep(1.0)
-        t0 = time.monotonic()
         delete(cluster, "spinner")
         results = [f.result() for f in futs]
-        ended = time.monotonic() - t0
-    assert ended < 3.0, f"calls still running {ended:.1f} s after the delete: {results}"
-    assert all(r[0] != 200 for r in results), results
+    # Ordered, not timed (kubectl delete alone can take seconds on a loaded machine): each
+    # call ended for the delete, before its deadline would have ended it with 504.
+    assert all(r[0] not in (200, 504) and r[2] < DEADLINE_S - 0.5 for r in results), (
+        f"calls not ended by the delete: {results}"
+    )
     time.sleep(1.0)
     before = cpu_seconds(pid)
     time.sleep(2.0)
