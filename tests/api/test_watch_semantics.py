@@ -30,6 +30,16 @@ def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
             "data": {"k": "v"},
         },
     )
+    # Already matching: its line from kubectl's initial list shows that list is done, so
+    # mover's change below can only reach kubectl through the watch.
+    apply(
+        sim_cluster,
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "marker", "namespace": NS, "labels": {"tier": "web"}},
+        },
+    )
     argv = [
         str(kubectl_path()),
         "--kubeconfig",
@@ -49,7 +59,7 @@ def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         reader = LineReader(proc)
-        time.sleep(1.5)  # the initial (empty) list is done before the label changes
+        reader.wait_for(lambda line: " marker " in line, timeout=60)
         kubectl(sim_cluster, "label", "configmap", "mover", "-n", NS, "tier=web", "--overwrite")
         seen = reader.wait_for(lambda line: " mover " in line)
         assert seen[-1].split()[:2] == ["ADDED", "mover"], seen
@@ -62,7 +72,7 @@ def test_label_selector_watch_reports_entering_and_leaving(sim_cluster):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-        sim_cluster.kubectl("delete", "configmap", "mover", "-n", NS)
+        sim_cluster.kubectl("delete", "configmap", "mover", "marker", "-n", NS)
 
 
 @pytest.mark.slow
