@@ -44,9 +44,10 @@ def apply(cluster, manifest: str):
     assert proc.returncode == 0, proc.stderr
 
 
-def wait_until(fn, timeout=5.0, interval=0.1):
+def wait_until(fn, timeout=30.0, interval=0.1):
     """Polls fn until it returns a truthy value; the controller rebuilds its table at most
-    every 250 ms on the request path and on a 1 s tick, so changes land within ~1 s."""
+    every 250 ms on the request path and on a 1 s tick, so changes land within ~1 s. The
+    deadline is for a loaded machine, where a condition that runs kubectl takes seconds a try."""
     return poll.wait_until(fn, timeout, interval)
 
 

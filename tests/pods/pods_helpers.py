@@ -43,7 +43,9 @@ def delete(cluster, *names, ns="default"):
     cluster.kubectl("delete", "pod", "-n", ns, "--ignore-not-found", "--wait=false", *names)
 
 
-def wait_until(fn, timeout=10.0, interval=0.2):
+def wait_until(fn, timeout=60.0, interval=0.2):
+    """fn polled until truthy. The default deadline is for a loaded 2-core machine, where a
+    pod start and each kubectl call polling it can take seconds; it costs only when failing."""
     return poll.wait_until(fn, timeout, interval)
 
 

@@ -39,7 +39,6 @@ def test_scheduler_counts_limits(sim_cluster):
                 )
                 and q
             ),
-            timeout=10,
         )
         assert p, f"1Gi limit on 4Mi nodes was not refused by the scheduler: {get_pod(sim_cluster, 'big-limit')}"
         assert not p["spec"].get("nodeName")
@@ -57,7 +56,7 @@ def test_kubelet_rejects_bound_pod_over_its_budget(sim_factory):
     allocatable = c.kubectl("get", "node", cp, "-o", "jsonpath={.status.allocatable.memory}").stdout
     assert allocatable == "4Mi"
     apply(c, pod("too-big", "1Gi", node=cp))
-    p = wait_until(lambda: (q := get_pod(c, "too-big")) and q["status"].get("phase") == "Failed" and q, timeout=10)
+    p = wait_until(lambda: (q := get_pod(c, "too-big")) and q["status"].get("phase") == "Failed" and q)
     assert p, f"bound pod with a 1Gi limit was not rejected: {get_pod(c, 'too-big')}"
     assert p["status"]["reason"] == "OutOfmemory"
     assert "memory" in p["status"]["message"] and "4194304" in p["status"]["message"]
@@ -69,14 +68,14 @@ def test_kubelet_rejects_bound_pod_over_its_budget(sim_factory):
     def rejected_event():
         return "OutOfmemory" in c.kubectl("get", "events", "--field-selector", "involvedObject.name=too-big").stdout
 
-    assert wait_until(rejected_event, timeout=15), c.kubectl("get", "events").stdout
+    assert wait_until(rejected_event), c.kubectl("get", "events").stdout
 
     # Bound pods add up: two 3Mi limits do not fit in 4Mi; the first runs, the second fails.
     apply(c, pod("half-a", "3Mi", node=cp))
-    a = wait_until(lambda: (q := get_pod(c, "half-a")) and q["status"].get("phase") == "Running" and q, timeout=10)
+    a = wait_until(lambda: (q := get_pod(c, "half-a")) and q["status"].get("phase") == "Running" and q)
     assert a, get_pod(c, "half-a")
     apply(c, pod("half-b", "3Mi", node=cp))
-    b = wait_until(lambda: (q := get_pod(c, "half-b")) and q["status"].get("phase") == "Failed" and q, timeout=10)
+    b = wait_until(lambda: (q := get_pod(c, "half-b")) and q["status"].get("phase") == "Failed" and q)
     assert b and b["status"]["reason"] == "OutOfmemory", get_pod(c, "half-b")
 
 
@@ -109,7 +108,7 @@ spec:
 """,
         )
         p = wait_until(
-            lambda: (q := get_pod(sim_cluster, "p9-runs", ns)) and q["status"].get("phase") == "Running" and q, 20
+            lambda: (q := get_pod(sim_cluster, "p9-runs", ns)) and q["status"].get("phase") == "Running" and q
         )
         assert p, get_pod(sim_cluster, "p9-runs", ns)
     finally:
