@@ -268,8 +268,9 @@ def test_sessions_are_capped(sim_cluster, pod):
     held = []
     try:
         for _ in range(LIMITS["PORTFORWARD_SESSIONS_MAX"]):
-            # Sessions of the tests before may take a moment to notice their client left.
-            deadline = time.monotonic() + 5
+            # Sessions of the tests before may take a moment to notice their client left (they
+            # look every PORTFORWARD_POLL_MS; seconds more on a loaded machine).
+            deadline = time.monotonic() + 30
             while True:
                 s, head = upgrade(sim_cluster, SPDY, method="POST")
                 if head.startswith(b"HTTP/1.1 101") or time.monotonic() > deadline:

@@ -91,7 +91,7 @@ def apply(cluster, manifest: str) -> None:
     assert p.returncode == 0, p.stderr
 
 
-def wait_running(cluster, name: str, ns: str, timeout: float = 30.0) -> dict:
+def wait_running(cluster, name: str, ns: str, timeout: float = 60.0) -> dict:
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
