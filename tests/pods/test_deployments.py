@@ -49,7 +49,7 @@ def running_pods(cluster, ns, app, n):
             live if len(live) == n and all(p["status"].get("phase") == "Running" and ready(p) for p in live) else None
         )
 
-    return wait_until(check, timeout=30.0, interval=0.3)
+    return wait_until(check, timeout=90.0, interval=0.3)
 
 
 def namespace(cluster, ns, version="1.37"):
@@ -214,8 +214,7 @@ def test_deployment_create_scale_roll_undo_delete(sim_cluster, k8s_client, versi
     # delete deployment: its ReplicaSets and pods are collected.
     kc(sim_cluster, version, "delete", "deployment", app, "-n", ns, "--wait=false")
     assert wait_until(
-        lambda: not get_json(sim_cluster, "replicasets", "-n", ns)["items"] and not pods_of(sim_cluster, ns, app),
-        timeout=30.0,
+        lambda: not get_json(sim_cluster, "replicasets", "-n", ns)["items"] and not pods_of(sim_cluster, ns, app)
     ), (get_json(sim_cluster, "replicasets", "-n", ns)["items"], pods_of(sim_cluster, ns, app))
 
 
@@ -264,7 +263,7 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
             else None
         )
 
-    after = wait_until(adopted, timeout=20.0)
+    after = wait_until(adopted)
     assert after, pods_of(sim_cluster, ns, "keep")
     assert sorted(p["metadata"]["name"] for p in after) == sorted(p["metadata"]["name"] for p in before)
 
@@ -273,9 +272,9 @@ def test_deletion_propagation_orphan_and_foreground(sim_cluster):
     if dep.returncode == 0:  # caught before the collector finished
         md = json.loads(dep.stdout)["metadata"]
         assert md.get("deletionTimestamp") and "foregroundDeletion" in md["finalizers"], md
-    assert wait_until(lambda: sim_cluster.kubectl("get", "deployment", "keep", "-n", ns).returncode != 0, timeout=30.0)
+    assert wait_until(lambda: sim_cluster.kubectl("get", "deployment", "keep", "-n", ns).returncode != 0)
     assert not get_json(sim_cluster, "replicasets", "-n", ns)["items"]
-    assert wait_until(lambda: not pods_of(sim_cluster, ns, "keep"), timeout=30.0)
+    assert wait_until(lambda: not pods_of(sim_cluster, ns, "keep"))
 
 
 def test_scale_subresource_and_validation(sim_cluster):
@@ -391,10 +390,10 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
         "-p",
         '{"spec":{"template":{"spec":{"nodeSelector":{"kube32.io/nowhere":"x"}}}}}',
     )
-    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3), timeout=30.0), replica_sets(sim_cluster, ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3)), replica_sets(sim_cluster, ns)
     # 8 replicas: 8 + 2 allowed, 6 there; each ReplicaSet gets 3 * 10 / 6 - 3 = 2 more.
     kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=8", "-n", ns)
-    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (5, 5), timeout=30.0), replica_sets(sim_cluster, ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (5, 5)), replica_sets(sim_cluster, ns)
     described = kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns)
     assert described.count("from 3 to 5") == 2, described
     # Paused, the same spreading: 4 replicas, 4 + 2 allowed, 10 there; each gives up
@@ -402,7 +401,7 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
     kc(sim_cluster, version, "rollout", "pause", "deployment/prop", "-n", ns)
     assert wait_until(lambda: progressing(sim_cluster, ns, "prop") == ("Unknown", "DeploymentPaused"))
     kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=4", "-n", ns)
-    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3), timeout=30.0), replica_sets(sim_cluster, ns)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (3, 3)), replica_sets(sim_cluster, ns)
     # Resumed with nothing to move (the new pods still fit no node): Progressing says so.
     kc(sim_cluster, version, "rollout", "resume", "deployment/prop", "-n", ns)
     assert wait_until(lambda: progressing(sim_cluster, ns, "prop") == ("Unknown", "DeploymentResumed")), progressing(
@@ -410,8 +409,8 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
     )
     # 0 replicas: every ReplicaSet gives up all of its pods.
     kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=0", "-n", ns)
-    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (0, 0), timeout=30.0), replica_sets(sim_cluster, ns)
-    assert wait_until(lambda: not pods_of(sim_cluster, ns, "prop"), timeout=30.0)
+    assert wait_until(lambda: replica_sets(sim_cluster, ns) == (0, 0)), replica_sets(sim_cluster, ns)
+    assert wait_until(lambda: not pods_of(sim_cluster, ns, "prop"))
     kc(sim_cluster, version, "delete", "namespace", ns, "--wait=false")
 
 
@@ -436,7 +435,7 @@ def test_replicaset_releases_and_adopts_pods_on_every_sync(sim_cluster):
         pod = get_json(sim_cluster, "pod", moved, "-n", ns)
         return pod if not pod["metadata"].get("ownerReferences") else None
 
-    assert wait_until(released, timeout=15.0), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
+    assert wait_until(released), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
     again = running_pods(sim_cluster, ns, "claim", 2)  # a replacement for the released pod
     assert again and moved not in {p["metadata"]["name"] for p in again}
     assert all(controller_uid(p) == uid for p in again)
@@ -452,8 +451,8 @@ def test_replicaset_releases_and_adopts_pods_on_every_sync(sim_cluster):
         # Adopted, then possibly chosen as the surplus pod and deleted: either way it was claimed.
         return pod.returncode != 0 or controller_uid(json.loads(pod.stdout)) == uid
 
-    assert wait_until(adopted, timeout=15.0), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
-    assert wait_until(settled, timeout=30.0), pods_of(sim_cluster, ns, "claim")
+    assert wait_until(adopted), get_json(sim_cluster, "pod", moved, "-n", ns)["metadata"]
+    assert wait_until(settled), pods_of(sim_cluster, ns, "claim")
     kc(sim_cluster, "1.37", "delete", "namespace", ns, "--wait=false")
 
 
@@ -480,7 +479,7 @@ def test_deployment_adopts_orphaned_replicaset(sim_cluster):
         items = get_json(sim_cluster, "replicasets", "-n", ns)["items"]
         return items if len(items) == 1 and controller_uid(items[0]) == dep["metadata"]["uid"] else None
 
-    assert wait_until(taken_back, timeout=15.0), get_json(sim_cluster, "replicasets", "-n", ns)["items"]
+    assert wait_until(taken_back), get_json(sim_cluster, "replicasets", "-n", ns)["items"]
     assert taken_back()[0]["metadata"]["uid"] == rs["metadata"]["uid"]
     after = running_pods(sim_cluster, ns, "again", 2)
     assert sorted(p["metadata"]["name"] for p in after) == sorted(p["metadata"]["name"] for p in before)
@@ -524,7 +523,7 @@ def test_get_rs_watch_follows_a_rollout(sim_cluster, version):
             rows = [ln.split() for ln in list(lines) if ln.split() and ln.split()[0] in expect_last]
             return rows if {r[0]: r[1:4] for r in rows} == expect_last else None
 
-        rows = wait_until(settled, timeout=30.0)
+        rows = wait_until(settled)
         assert rows, lines
     finally:
         watcher.kill()
