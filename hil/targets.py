@@ -5,6 +5,7 @@ Both expose the same surface: `cluster` (request(), kubectl(), nodes_ready(), ap
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from dut import Dut
@@ -38,6 +39,16 @@ def _wait_api(cluster, timeout: float) -> None:
     poll_until(lambda: _api_answers(cluster), timeout, f"API server at {cluster.api_url} back", interval=0.3)
 
 
+def _boot_id(cluster, node: str) -> str | None:
+    """The Node's status.nodeInfo.bootID, new with each registration, so each boot; None while
+    the API does not answer."""
+    try:
+        status, _, body = cluster.request("GET", f"/api/v1/nodes/{node}", timeout=5.0)
+    except OSError:
+        return None
+    return json.loads(body)["status"]["nodeInfo"]["bootID"] if status == 200 else None
+
+
 class SimTarget:
     kind = "sim"
 
@@ -60,8 +71,9 @@ class SimTarget:
     def reboot_control_plane(self):
         """K32_CMD:REBOOT as on a board. The simulator node exits; its supervisor (the
         cluster) brings it back from the same state dir, as the board's reset does."""
-        _send_reboot(self.cp)
         spec = self.cluster.nodes[0]
+        booted = _boot_id(self.cluster, spec.name)
+        _send_reboot(self.cp)
 
         def stopped() -> bool:
             return not next(n for n in self.cluster.status()["nodes"] if n["name"] == spec.name)["running"]
@@ -77,7 +89,14 @@ class SimTarget:
                 self.cluster = self.cluster.again(token=None)
                 self.cluster.up()
         self._bind()
-        _wait_api(self.cluster, REBOOT_TIMEOUT)
+        # The node answers until it re-executes itself (a moment after its answer, seconds on a
+        # loaded machine): done once it registered again, with a new bootID.
+        poll_until(
+            lambda: _boot_id(self.cluster, spec.name) not in (None, booted),
+            REBOOT_TIMEOUT,
+            f"{spec.name} registered again after REBOOT",
+            interval=0.3,
+        )
 
     def down(self):
         for d in [self.cp, *self.workers]:
