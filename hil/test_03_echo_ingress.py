@@ -48,7 +48,7 @@ def test_sse_presence(echo):
     with socket.create_connection((u.hostname, u.port or 80), timeout=10) as s:
         s.sendall(f"GET /echo/events HTTP/1.1\r\nHost: {u.netloc}\r\nAccept: text/event-stream\r\n\r\n".encode())
         buf = b""
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30
         while b"event: presence" not in buf and time.monotonic() < deadline:
             chunk = s.recv(4096)
             if not chunk:

@@ -68,7 +68,7 @@ def cluster(tmp_path_factory):
     p = c.kubectl("apply", "-f", "-", input=ECHO)
     assert p.returncode == 0, p.stderr
     cp = c.status()["nodes"][0]
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             if ingress_get(cp)[0] == 200:

@@ -144,7 +144,7 @@ def pod_call(cluster, pod: str) -> str:
 
 def ingress_call(cluster) -> str:
     cp = cp_node(cluster)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while True:  # the route table is rebuilt on a tick after the Ingress is written
         conn = http.client.HTTPConnection(cp["ip"], cp["ingressPort"], timeout=60)
         conn.request("GET", "/")

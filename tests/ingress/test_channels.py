@@ -67,7 +67,7 @@ def test_published_message_reaches_event_stream(chan):
     conn.close()
 
 
-def event_source_events(resp, want: int, timeout: float = 10.0, skip: str = ""):
+def event_source_events(resp, want: int, timeout: float = 30.0, skip: str = ""):
     """Events as a browser's EventSource reads them: a line ends at CR, LF or CRLF, a blank
     line dispatches, "event:" names and "data:" appends (one leading space dropped). Events
     named `skip` are not counted or returned."""
@@ -133,7 +133,7 @@ def test_stats_topic_and_raw_channel_stream(chan):
         assert get(chan, "/chan/", host="chan.test")[0] == 200
     api_post(chan, "/apis/kube32.io/v1/channels/demo.topic", b'{"type":"raw"}')
     seen_raw, stats = False, None
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (seen_raw and stats):
         line = resp.readline().strip()
         if not line:
