@@ -53,25 +53,25 @@ def test_foreground_deletion_waits_only_for_blocking_dependents(sim_cluster, ns,
 
     kubectl(sim_cluster, "delete", "configmap", owner["name"], "-n", ns, "--cascade=foreground", "--wait=false")
     # Both dependents are deleted; the held one stays (deleting) until its finalizer goes.
-    assert wait_until(lambda: not exists(sim_cluster, ns, plain["name"]), 15.0, 0.2)
+    assert wait_until(lambda: not exists(sim_cluster, ns, plain["name"]), 60.0, 0.2)
 
     def held_deleting():
         p = sim_cluster.kubectl("get", "configmap", held["name"], "-n", ns, "-o", "json")
         return p.returncode == 0 and json.loads(p.stdout)["metadata"].get("deletionTimestamp")
 
-    assert wait_until(held_deleting, 15.0, 0.2)
+    assert wait_until(held_deleting, 60.0, 0.2)
     if block:
         # The owner waits, marked as deleting, with the finalizer the collector removes.
         md = json.loads(kubectl(sim_cluster, "get", "configmap", owner["name"], "-n", ns, "-o", "json"))["metadata"]
         assert md.get("deletionTimestamp") and md["finalizers"] == ["foregroundDeletion"], md
         release(sim_cluster, ns, held["name"])
-        assert wait_until(lambda: not exists(sim_cluster, ns, owner["name"]), 15.0, 0.2)
+        assert wait_until(lambda: not exists(sim_cluster, ns, owner["name"]), 60.0, 0.2)
     else:
         # Nothing blocks it: the owner goes while the held dependent is still there.
-        assert wait_until(lambda: not exists(sim_cluster, ns, owner["name"]), 15.0, 0.2)
+        assert wait_until(lambda: not exists(sim_cluster, ns, owner["name"]), 60.0, 0.2)
         assert exists(sim_cluster, ns, held["name"])
         release(sim_cluster, ns, held["name"])
-    assert wait_until(lambda: not exists(sim_cluster, ns, held["name"]), 15.0, 0.2)
+    assert wait_until(lambda: not exists(sim_cluster, ns, held["name"]), 60.0, 0.2)
 
 
 def test_delete_options_are_checked_for_one_object_and_for_a_collection(sim_cluster, ns, tmp_path):

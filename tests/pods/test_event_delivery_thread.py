@@ -79,7 +79,7 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
 
     # One pod deleted: the others still get every message.
     assert cluster.kubectl("delete", "pod", PODS[0], "--wait=false").returncode == 0
-    assert wait_until(lambda: get_pod(cluster, PODS[0]) is None, 30), "the kubelet did not finish the deletion"
+    assert wait_until(lambda: get_pod(cluster, PODS[0]) is None), "the kubelet did not finish the deletion"
     status, _, _ = cluster.request(
         "POST",
         f"/apis/kube32.io/v1/channels/{TOPIC}",
@@ -95,7 +95,7 @@ def test_one_delivery_thread_for_every_pod_with_event_topics(cluster):
     for name in PODS[1:]:
         assert cluster.kubectl("delete", "pod", name, "--wait=false").returncode == 0
     for name in PODS[1:]:
-        assert wait_until(lambda n=name: get_pod(cluster, n) is None, 30), "the kubelet did not finish the deletion"
+        assert wait_until(lambda n=name: get_pod(cluster, n) is None), "the kubelet did not finish the deletion"
     assert wait_until(lambda: delivery_threads(cluster) == 0, 30), delivery_threads(cluster)
 
 

@@ -34,7 +34,7 @@ def test_request_pod_runs_without_a_runner_thread(cluster):
     w = node_of(cluster, "worker")["name"]
     container = {"name": "echo", "image": "wasm://embedded/echo", "env": [{"name": "GREETING", "value": "threads"}]}
     apply(cluster, json.dumps(pod_on(w, "echo-threads", container)))
-    running = wait_until(lambda: (q := get_pod(cluster, "echo-threads")) and q["status"].get("phase") == "Running", 30)
+    running = wait_until(lambda: (q := get_pod(cluster, "echo-threads")) and q["status"].get("phase") == "Running")
     assert running, get_pod(cluster, "echo-threads")
     status, _, body = pod_request(cluster, w, "default/echo-threads", "POST", "/hi", b"x")
     assert status == 200 and body == b"threads\nPOST /hi\nx", (status, body)
@@ -46,7 +46,7 @@ def test_request_pod_runs_without_a_runner_thread(cluster):
     assert runner_threads(cluster) == 0
     # Deleting the pod frees its instance without a runner to wake.
     assert cluster.kubectl("delete", "pod", "echo-threads", "--wait=false").returncode == 0
-    assert wait_until(lambda: get_pod(cluster, "echo-threads") is None, 30), "the kubelet did not finish the deletion"
+    assert wait_until(lambda: get_pod(cluster, "echo-threads") is None), "the kubelet did not finish the deletion"
     assert pod_request(cluster, w, "default/echo-threads")[0] == 404
 
 
@@ -62,14 +62,14 @@ def test_request_pod_that_traps_is_restarted_by_a_runner_that_ends_again(cluster
         cs = (q.get("status", {}).get("containerStatuses") or [{}])[0]
         return cs.get("restartCount", 0), "running" in (cs.get("state") or {})
 
-    assert wait_until(lambda: state() == (0, True), 30), get_pod(cluster, "kicker-threads")
+    assert wait_until(lambda: state() == (0, True)), get_pod(cluster, "kicker-threads")
     assert wait_until(lambda: runner_threads(cluster) == 0, 10), runner_threads(cluster)
     status, _, body = pod_request(cluster, w, "default/kicker-threads", "POST", "/kick")
     assert status == 500 and b"wasm trap in k32_handle" in body, (status, body)
     # Restarted after its back-off, serving again, and its runner gone again.
-    assert wait_until(lambda: state() == (1, True), 40), get_pod(cluster, "kicker-threads")
+    assert wait_until(lambda: state() == (1, True), 90), get_pod(cluster, "kicker-threads")
     assert wait_until(lambda: runner_threads(cluster) == 0, 10), runner_threads(cluster)
     assert pod_request(cluster, w, "default/kicker-threads", "POST", "/kick")[0] == 500
     assert wait_until(lambda: state()[0] == 2, 60), get_pod(cluster, "kicker-threads")
     assert cluster.kubectl("delete", "pod", "kicker-threads", "--wait=false").returncode == 0
-    assert wait_until(lambda: get_pod(cluster, "kicker-threads") is None, 30), "the kubelet did not finish the deletion"
+    assert wait_until(lambda: get_pod(cluster, "kicker-threads") is None), "the kubelet did not finish the deletion"
