@@ -57,10 +57,12 @@ def test_bench_ingress_json_shape():
             # the figure is the median of the rounds, each reported
             assert len(row["instructionsRounds"]) == 2, row
             assert min(row["instructionsRounds"]) <= row["instructionsPerRequest"] <= max(row["instructionsRounds"])
-            # Static files are served by the measured process itself: clearly above its idle
-            # count. For echo it only relays (the pod or worker does the work), a share the
-            # idle background (heartbeats, watches) of a loaded machine can equal.
-            if case.endswith("static"):
+            # nginx is quiet between requests: its count is clearly above its idle one. The
+            # control plane's idle background (heartbeats, the kubelet's sync, watches) comes
+            # in bursts of millions of instructions, more than these 40 requests' share (a static
+            # file is about 13 k each): a round can come out at 0 on a loaded machine, as it did
+            # even with 200 requests (the bench's own 2000 a round outweigh the bursts).
+            if case == "nginx-static":
                 assert row["instructionsPerRequest"] > 0, row
             else:
                 assert row["instructionsPerRequest"] >= 0, row
