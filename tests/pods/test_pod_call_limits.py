@@ -126,11 +126,9 @@ def test_deleting_the_pod_ends_its_calls_and_frees_the_cpu(cluster):
         time.sleep(1.0)
         delete(cluster, "spinner")
         results = [f.result() for f in futs]
-    # Ordered, not timed (kubectl delete alone can take seconds on a loaded machine): each
-    # call ended for the delete, before its deadline would have ended it with 504.
-    assert all(r[0] not in (200, 504) and r[2] < DEADLINE_S - 0.5 for r in results), (
-        f"calls not ended by the delete: {results}"
-    )
+    # Not timed (kubectl delete alone can take seconds on a loaded machine): each call ended
+    # for the delete, not at its deadline (which answers 504) nor by finishing (200).
+    assert all(r[0] not in (200, 504) for r in results), f"calls not ended by the delete: {results}"
     time.sleep(1.0)
     before = cpu_seconds(pid)
     time.sleep(2.0)
