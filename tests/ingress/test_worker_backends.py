@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
 POD_START_TIMEOUT_S = 60.0
 # A silent node is NotReady within K32_NODE_NOT_READY_MS (40 s); the rest is the test's own polling slack.
-NOT_READY_TIMEOUT_S = 50.0
+NOT_READY_TIMEOUT_S = 60.0
 # After NotReady the controller must not keep picking the stopped pod: a request sent to it
 # waits out the relay's read timeout (UPSTREAM_READ_MS, 30 s; a stopped node's kernel still
 # accepts the connection), so anything well short of that was answered by the live pod. The
