@@ -394,8 +394,10 @@ def test_scaling_mid_rollout_is_proportional(sim_cluster, version):
     # 8 replicas: 8 + 2 allowed, 6 there; each ReplicaSet gets 3 * 10 / 6 - 3 = 2 more.
     kc(sim_cluster, version, "scale", "deployment", "prop", "--replicas=8", "-n", ns)
     assert wait_until(lambda: replica_sets(sim_cluster, ns) == (5, 5)), replica_sets(sim_cluster, ns)
-    described = kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns)
-    assert described.count("from 3 to 5") == 2, described
+    # The controller records each scaling Event just after that ReplicaSet's write.
+    assert wait_until(
+        lambda: kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns).count("from 3 to 5") == 2
+    ), kc(sim_cluster, version, "describe", "deployment", "prop", "-n", ns)
     # Paused, the same spreading: 4 replicas, 4 + 2 allowed, 10 there; each gives up
     # 5 - 5 * 6 / 10 = 2.
     kc(sim_cluster, version, "rollout", "pause", "deployment/prop", "-n", ns)
