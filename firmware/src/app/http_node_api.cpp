@@ -6,7 +6,7 @@ namespace app {
 
 int HttpNodeApi::call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out) {
   std::vector<http::Header> headers{{"Accept", "application/json"}, {"User-Agent", "kube32-kubelet"}};
-  if (body) headers.push_back({"Content-Type", "application/json"});
+  if (body) headers.push_back({"Content-Type", method == "PATCH" ? "application/merge-patch+json" : "application/json"});
   std::string tok = token_();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
   http::ClientResponse resp;
@@ -22,6 +22,9 @@ int HttpNodeApi::call(const std::string& method, const std::string& path, const 
 int HttpNodeApi::get(const std::string& path, json::Value* out) { return call("GET", path, nullptr, out); }
 int HttpNodeApi::create(const std::string& path, const json::Value& obj, json::Value* out) {
   return call("POST", path, &obj, out);
+}
+int HttpNodeApi::patch(const std::string& path, const json::Value& patch, json::Value* out) {
+  return call("PATCH", path, &patch, out);
 }
 int HttpNodeApi::replace(const std::string& path, const json::Value& obj, json::Value* out) {
   return call("PUT", path, &obj, out);

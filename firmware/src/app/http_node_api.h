@@ -14,6 +14,7 @@ class HttpNodeApi : public node::NodeApi {
   int get(const std::string& path, json::Value* out) override;
   int create(const std::string& collection_path, const json::Value& obj, json::Value* out) override;
   int replace(const std::string& path, const json::Value& obj, json::Value* out) override;
+  int patch(const std::string& path, const json::Value& patch, json::Value* out) override;
 
  private:
   int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out);

@@ -38,6 +38,7 @@ BUDGET_KEYS = {
     "log_line_index": "bytes",
     "main_stack": "bytes",
     "api_connections": "count",
+    "api_writes": "count",
     "ingress_connections": "count",
     "pod_connections": "count",
     "client_connections": "count",

@@ -173,14 +173,17 @@ void ApiServer::do_list(http::Request& req, http::ResponseWriter& w, const Reque
     send_json(w, 200, t);
     return;
   }
-  json::Value list = json::Value::object();
-  list.set("kind", list_kind(*info.res));
-  list.set("apiVersion", info.res->group_version());
-  list.set("metadata", cur.metadata(rv));
-  json::Value arr = json::Value::array();
-  for (auto& o : items) arr.push(std::move(o));
-  list.set("items", arr);
-  send_json(w, 200, list);
+  // A computed list (Endpoints, EndpointSlices: every pod starting reads its namespace's) is
+  // written as a chunked response an item at a time, each item's tree freed once written,
+  // not as one list tree and its whole text beside the items.
+  json::Value kind(list_kind(*info.res)), version(info.res->group_version());
+  if (!w.begin_stream(200, "application/json")) return;
+  bool ok = w.write_chunk("{\"kind\":" + json::dump(kind) + ",\"apiVersion\":" + json::dump(version) + ",\"items\":[");
+  for (size_t i = 0; ok && i < items.size(); ++i) {
+    ok = w.write_chunk((i ? "," : "") + json::dump(items[i]));
+    items[i] = json::Value();
+  }
+  if (ok && w.write_chunk("],\"metadata\":" + json::dump(cur.metadata(rv)) + "}")) w.end_stream();
 }
 
 void ApiServer::do_watch(http::Request& req, http::ResponseWriter& w, const RequestInfo& info) {

@@ -191,7 +191,7 @@ bool ApiServer::parse_resource_path(const std::string& path, RequestInfo* info, 
 // the in-process writers (controllers, ApiServer::local_* in api_local.cpp) are held to it alike.
 ApiError heap_room(size_t body_bytes) {
   const uint64_t need = static_cast<uint64_t>(body_bytes) * K32_WRITE_HEAP_FACTOR;
-  const uint64_t avail = port::mem_available(port::Region::Any);
+  const uint64_t avail = port::mem_available(port::Region::Any);  // a write's trees: internal RAM first
   if (avail < need + K32_HEAP_RESERVE_BYTES)
     return heap_full(avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0, need);
   return ApiError();
@@ -201,7 +201,15 @@ void ApiServer::serve_resource(http::Request& req, http::ResponseWriter& w, cons
   const std::string& m = req.method;
   // A write the heap cannot hold is refused before it starts (an allocation failing half-way
   // would end the node); deletes always run, since they give memory back.
-  if (m == "POST" || m == "PUT" || m == "PATCH") {
+  const bool write = m == "POST" || m == "PUT" || m == "PATCH";
+  // One of the board's write slots for the whole write (write_slots.h), the heap checked once
+  // it runs.
+  WriteSlot slot(&writes_, write, K32_API_WRITE_WAIT_MS);
+  if (write) {
+    if (!slot.taken()) {
+      send_error(w, {503, "ServiceUnavailable", "the API server is busy with other writes; try again", json::Value()});
+      return;
+    }
     ApiError full = heap_room(req.body.size());
     if (!full.ok()) {
       send_error(w, full);

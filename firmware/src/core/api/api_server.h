@@ -6,6 +6,7 @@
 
 #include "core/api/resources.h"
 #include "core/api/status.h"
+#include "core/api/write_slots.h"
 #include "core/http/http_message.h"
 #include "core/store/object_store.h"
 #include "k32_board.h"
@@ -107,6 +108,7 @@ class ApiServer {
   std::vector<ExtraRoute> routes_;
   std::vector<ExtraRoute> open_routes_;
   std::vector<json::Value> extra_groups_;
+  WriteSlots writes_{K32_API_WRITES};  // the board's API writes at once (write_slots.h)
 };
 
 // Decodes a request body (JSON, or YAML that is JSON) into *out; error as Status.

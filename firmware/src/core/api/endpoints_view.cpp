@@ -16,17 +16,29 @@ bool pod_ready(const json::Value& pod) {
   return false;
 }
 
-std::vector<json::Value> selected_pods(store::ObjectStore* st, const json::Value& service) {
+// Kept a function of its own (not inlined into a walker's callback): the stack check lists
+// the store walk's callback per calling function.
+__attribute__((noinline)) std::vector<json::Value> selected_pods(store::ObjectStore* st, const json::Value& service) {
   std::vector<json::Value> out;
   const json::Value& sel = service["spec"]["selector"];
   if (!sel.is_object() || sel.members().empty()) return out;
   LabelSelector ls;
   for (const auto& m : sel.members()) ls.reqs.push_back({Requirement::Eq, m.first, {m.second.as_string()}});
-  // One pod parsed at a time: only the selected ones are kept.
+  // One pod parsed at a time: only the selected ones are kept, and of each only what a
+  // Service's readers use (its identity and labels, node, container ports, IP and
+  // conditions): whole pods were KiBs of internal RAM each while every starting pod's
+  // kubelet read its namespace's Endpoints.
   st->for_each("pods", service.path_str({"metadata", "namespace"}), nullptr, [&](json::Value& pod) {
     if (pod["status"]["phase"].str() == "Running" && pod["metadata"]["deletionTimestamp"].is_null() &&
-        ls.matches(pod["metadata"]["labels"]))
+        ls.matches(pod["metadata"]["labels"])) {
+      json::keep_only(&pod, {"metadata", "spec", "status"});
+      json::keep_only(&pod.at_or_insert("metadata"), {"name", "namespace", "uid", "labels", "deletionTimestamp"});
+      json::Value& spec = pod.at_or_insert("spec");
+      json::keep_only(&spec, {"nodeName", "containers"});
+      for (auto& c : spec.at_or_insert("containers").items()) json::keep_only(&c, {"name", "ports"});
+      json::keep_only(&pod.at_or_insert("status"), {"phase", "podIP", "conditions"});
       out.push_back(std::move(pod));
+    }
     return true;
   });
   return out;
@@ -127,8 +139,10 @@ json::Value base_object(const char* api_version, const char* kind, const json::V
 
 std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
   std::vector<json::Value> out;
-  for (const auto& svc : st->list("services", ns, rv)) {
-    if (!wants_endpoints(svc)) continue;
+  // One Service parsed at a time: every pod starting reads its namespace's Endpoints, and ten
+  // apps' Services listed parsed beside their Endpoints were KiBs of internal RAM each time.
+  st->for_each("services", ns, rv, [&](json::Value& svc) {
+    if (!wants_endpoints(svc)) return true;
     json::Value ep = base_object("v1", "Endpoints", svc, svc.path_str({"metadata", "name"}));
     if (const json::Value* labels = svc.path({"metadata", "labels"})) ep.at_or_insert("metadata").set("labels", *labels);
     // Subsets group addresses by the tuple of resolved ports.
@@ -145,7 +159,8 @@ std::vector<json::Value> compute_endpoints(store::ObjectStore* st, const std::st
     }
     if (!arr.items().empty()) ep.set("subsets", arr);
     out.push_back(std::move(ep));
-  }
+    return true;
+  });
   return out;
 }
 
@@ -212,20 +227,21 @@ json::Value make_slice(const json::Value& svc, const std::string& digest, json::
 
 std::vector<json::Value> compute_endpointslices(store::ObjectStore* st, const std::string& ns, uint64_t* rv) {
   std::vector<json::Value> out;
-  for (const auto& svc : st->list("services", ns, rv)) {
-    if (!wants_endpoints(svc)) continue;
+  st->for_each("services", ns, rv, [&](json::Value& svc) {  // one Service parsed at a time
+    if (!wants_endpoints(svc)) return true;
     // One slice per distinct resolved port set, as the EndpointSlice controller groups them.
     std::vector<PortGroup> groups = pods_by_ports(st, svc);
     if (groups.empty()) {  // no endpoints: one empty slice, as for a Service whose pods are gone
       out.push_back(make_slice(svc, slice_digest(svc, ""), json::Value::array(), json::Value::array()));
-      continue;
+      return true;
     }
     for (auto& g : groups) {
       json::Value eps = json::Value::array();
       for (const auto& pod : g.pods) eps.push(slice_endpoint(pod));
       out.push_back(make_slice(svc, slice_digest(svc, g.sig), std::move(g.ports), std::move(eps)));
     }
-  }
+    return true;
+  });
   return out;
 }
 

@@ -677,6 +677,22 @@ static void dump_impl(const Value& v, std::string* out, int indent, int level) {
 
 void dump_to(const Value& v, std::string* out) { dump_impl(v, out, -1, 0); }
 
+void keep_only(Value* obj, std::initializer_list<const char*> keys) {
+  if (!obj->is_object()) return;
+  auto& m = obj->members();
+  size_t out = 0;
+  for (size_t k = 0; k < m.size(); ++k) {
+    bool keep = false;
+    for (const char* key : keys) keep = keep || m[k].first == key;
+    if (keep) {
+      if (out != k) m[out] = std::move(m[k]);
+      ++out;
+    }
+  }
+  m.resize(out);
+  m.shrink_to_fit();
+}
+
 std::string dump(const Value& v) {
   std::string s;
   dump_to(v, &s);

@@ -153,6 +153,9 @@ int depth(const Value& v);
 
 // Compact serialisation.
 std::string dump(const Value& v);
+// Drops every member of the object `obj` but `keys` (no-op on a non-object): a view of a
+// parsed object that keeps only what its reader needs, its room given back.
+void keep_only(Value* obj, std::initializer_list<const char*> keys);
 void dump_to(const Value& v, std::string* out);
 // Two-space indented serialisation (for humans and files).
 std::string dump_pretty(const Value& v);

@@ -77,15 +77,16 @@ ContainerState run_once(Pod* p, Container* c, bool* parked) {
   ContainerState t;
   t.kind = ContainerState::Terminated;
   std::string reason, message;
-  std::string env_err = c->config_error;
-  if (!env_err.empty() || !build_env(p, c, &c->env, &env_err)) {
-    t.reason = "CreateContainerConfigError";
-    t.message = env_err;
-    t.exit_code = 1;
-    return t;
-  }
   bool ok;
   {
+    port::LockGuard<port::Mutex> start(p->kubelet->start_mu());  // one start at a time (kubelet.h)
+    std::string env_err = c->config_error;
+    if (!env_err.empty() || !build_env(p, c, &c->env, &env_err)) {
+      t.reason = "CreateContainerConfigError";
+      t.message = env_err;
+      t.exit_code = 1;
+      return t;
+    }
     port::LockGuard<port::Mutex> lock(c->call_mu);
     ok = instantiate_container(c, p->kubelet->config().sd_dir, &reason, &message);
   }

@@ -129,6 +129,12 @@ class Kubelet {
   // A Kubernetes Event about a pod (best effort).
   void event(const Pod& pod, const char* type, const char* reason, const std::string& message);
   ApiClient* api() { return api_; }
+  // Held by a container while it starts (its environment read, its instance made): one
+  // start at a time on a node. A start holds its pod read whole, pages of the namespace's
+  // Services and the interpreter's build state for a moment, and the API server serving
+  // those reads holds more; ten pods starting together held all of theirs at once, past the
+  // node's heap reserve (the seventh of ten apps applied in one go was refused).
+  port::Mutex& start_mu() { return start_mu_; }
   // Stops every pod (node shutdown, tests).
   void stop_all();
 
@@ -153,6 +159,7 @@ class Kubelet {
   Hooks hooks_;
   channels::Hub* hub_ = nullptr;
   port::Mutex mu_;
+  port::Mutex start_mu_;
   port::CondVar wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;

@@ -54,22 +54,6 @@ bool skip_value(const std::string& s, size_t* i) {
   return false;
 }
 
-void keep_only(json::Value* obj, std::initializer_list<const char*> keys) {
-  if (!obj->is_object()) return;
-  auto& m = obj->members();
-  size_t out = 0;
-  for (size_t k = 0; k < m.size(); ++k) {
-    bool keep = false;
-    for (const char* key : keys) keep = keep || m[k].first == key;
-    if (keep) {
-      if (out != k) m[out] = std::move(m[k]);
-      ++out;
-    }
-  }
-  m.resize(out);
-  m.shrink_to_fit();
-}
-
 }  // namespace
 
 bool for_each_list_item(const std::string& body, const std::function<bool(const char*, size_t)>& fn) {
@@ -140,10 +124,10 @@ std::string list_continue(const std::string& body) {
 }
 
 json::Value pod_view(json::Value pod) {
-  keep_only(&pod, {"metadata", "spec", "status"});
-  keep_only(&pod.at_or_insert("metadata"), {"name", "namespace", "uid", "labels", "annotations", "resourceVersion",
-                                            "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences"});
-  keep_only(&pod.at_or_insert("status"), {"phase", "conditions", "qosClass"});
+  json::keep_only(&pod, {"metadata", "spec", "status"});
+  json::keep_only(&pod.at_or_insert("metadata"), {"name", "namespace", "uid", "labels", "annotations", "resourceVersion",
+                                                  "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences"});
+  json::keep_only(&pod.at_or_insert("status"), {"phase", "conditions", "qosClass"});
   return pod;
 }
 

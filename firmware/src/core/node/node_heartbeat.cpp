@@ -58,11 +58,22 @@ bool Heartbeat::beat() {
     return register_node();
   }
   if (rc != 200) return false;
-  json::Value fresh = make_node(cfg_);
-  refresh_conditions(&node, fresh);
-  json::Value out;
-  rc = api_->replace("/api/v1/nodes/" + cfg_.name + "/status", node, &out);
+  // Only the conditions change between beats: a merge patch of them, not the whole Node
+  // written back. The API server holds a write's body to its heap reserve (about
+  // WRITE_HEAP_FACTOR times its bytes), and the whole Node, several KiB, was refused 507 on
+  // a control plane holding ten apps in internal RAM: the node then went NotReady. Of the
+  // stored Node only its conditions are kept, and only the fresh conditions are made (the
+  // whole fresh Node was 7 KiB of a control plane's internal RAM for each beat).
+  json::Value patch = json::Value::object();
+  patch.at_or_insert("status").set("conditions", node["status"]["conditions"]);
+  node = json::Value();
+  json::Value fresh = json::Value::object();
+  fresh.at_or_insert("status").set("conditions", node_conditions());
+  refresh_conditions(&patch, fresh);
+  fresh = json::Value();
+  rc = api_->patch("/api/v1/nodes/" + cfg_.name + "/status", patch, nullptr);
   if (rc != 200) return false;
+  json::Value out;
   // Taints belong to the node lifecycle controller (it lifts the unreachable ones once this
   // heartbeat makes the node Ready again) and to users; the kubelet leaves them alone.
   const std::string lease_path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + cfg_.name;

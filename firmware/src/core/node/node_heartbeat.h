@@ -18,6 +18,8 @@ class NodeApi {
   virtual int get(const std::string& path, json::Value* out) = 0;
   virtual int create(const std::string& collection_path, const json::Value& obj, json::Value* out) = 0;
   virtual int replace(const std::string& path, const json::Value& obj, json::Value* out) = 0;
+  // A JSON merge patch (RFC 7386) of the object at `path`.
+  virtual int patch(const std::string& path, const json::Value& patch, json::Value* out) = 0;
 };
 
 // Carries the conditions of `fresh` onto `node`, keeping transition times of unchanged ones.

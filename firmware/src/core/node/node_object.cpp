@@ -21,9 +21,13 @@ json::Value condition(const char* type, const char* status, const char* reason, 
 }
 }  // namespace
 
+// Pods' memory is charged where their big blocks go: linear memory and value stacks ask for
+// PSRAM (internal RAM on a board without it). The rest of a pod (its instance, the kubelet's
+// records) is internal RAM, which the kubelet checks as it starts the container
+// (CreateContainerError when internal RAM is short), as API writes check it before they run.
 int64_t pod_allocatable_memory() {
   static const int64_t kAllocatable = [] {
-    const uint64_t avail = port::mem_available(port::Region::Any);
+    const uint64_t avail = port::mem_available(port::Region::Psram);
     const uint64_t left = avail > K32_HEAP_RESERVE_BYTES ? avail - K32_HEAP_RESERVE_BYTES : 0;
     const int64_t whole_ki = static_cast<int64_t>(left & ~uint64_t(1023));  // quantities in Ki
     return whole_ki < static_cast<int64_t>(K32_POD_MEMORY_BYTES) ? whole_ki : static_cast<int64_t>(K32_POD_MEMORY_BYTES);
@@ -44,8 +48,17 @@ std::string memory_quantity(int64_t bytes) {
   return text::to_string(bytes);
 }
 
-json::Value make_node(const NodeConfig& cfg) {
+json::Value node_conditions() {
   std::string now = text::rfc3339(port::wall_time_s());
+  json::Value conds = json::Value::array();
+  conds.push(condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now));
+  conds.push(condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now));
+  conds.push(condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now));
+  conds.push(condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
+  return conds;
+}
+
+json::Value make_node(const NodeConfig& cfg) {
   json::Value n = json::Value::object();
   n.set("kind", "Node");
   n.set("apiVersion", "v1");
@@ -77,12 +90,7 @@ json::Value make_node(const NodeConfig& cfg) {
   alloc.set("memory", memory_quantity(pc.allocatable));
   st.set("capacity", cap);
   st.set("allocatable", alloc);
-  json::Value conds = json::Value::array();
-  conds.push(condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now));
-  conds.push(condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now));
-  conds.push(condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now));
-  conds.push(condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
-  st.set("conditions", conds);
+  st.set("conditions", node_conditions());
   json::Value addrs = json::Value::array();
   json::Value ip = json::Value::object();
   ip.set("type", "InternalIP");

@@ -28,6 +28,8 @@ int64_t pod_allocatable_memory();
 std::string memory_quantity(int64_t bytes);
 
 json::Value make_node(const NodeConfig& cfg);
+// The conditions a healthy node reports now (make_node's status.conditions).
+json::Value node_conditions();
 // Sets the Ready condition (and heartbeat time) on a Node object.
 void set_ready(json::Value* node, const char* status, const char* reason, const char* message, bool heartbeat);
 json::Value make_lease(const std::string& node_name, const std::string& node_uid);

@@ -265,8 +265,7 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
   return schedule(pod, nodes, loads);
 }
 
-void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
-  json::Value pod = pod_in;
+void Scheduler::bind(json::Value pod, const std::string& node) {
   pod.at_or_insert("spec").set("nodeName", node);
   json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
   if (!conds.is_array()) conds = json::Value::array();
@@ -280,20 +279,21 @@ void Scheduler::bind(const json::Value& pod_in, const std::string& node) {
   c.set("lastTransitionTime", text::rfc3339(port::wall_time_s()));
   kept.push(c);
   conds = kept;
-  const std::string& ns = pod["metadata"]["namespace"].str();
-  const std::string& name = pod["metadata"]["name"].str();
+  const std::string ns = pod["metadata"]["namespace"].str();  // copies: pod is handed to the store
+  const std::string name = pod["metadata"]["name"].str();
+  const std::string uid = pod["metadata"]["uid"].as_string();
   uint64_t rv = 0;
   text::parse_uint(pod["metadata"]["resourceVersion"].as_string(), UINT64_MAX, &rv);
   json::Value stored;
-  if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
+  if (st_->update("pods", ns, name, std::move(pod), rv, &stored) != store::Result::Ok) return;
+  stored = json::Value();
   logf("[SCHED] %s/%s bound to %s", ns.c_str(), name.c_str(), node.c_str());
-  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Normal", "Scheduled",
+  json::Value ev = kubelet::make_pod_event(ns, name, uid, "Normal", "Scheduled",
                                            "Successfully assigned " + ns + "/" + name + " to " + node, "default-scheduler", "");
   st_->create("events", ns, ev["metadata"]["name"].str(), ev, &stored);
 }
 
-void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string& message) {
-  json::Value pod = pod_in;
+void Scheduler::mark_unschedulable(json::Value pod, const std::string& message) {
   const std::string ns = pod["metadata"]["namespace"].str();  // copies: pod is edited below
   const std::string name = pod["metadata"]["name"].str();
   json::Value& conds = pod.at_or_insert("status").at_or_insert("conditions");
@@ -313,13 +313,14 @@ void Scheduler::mark_unschedulable(const json::Value& pod_in, const std::string&
   c.set("message", message);
   kept.push(c);
   conds = kept;
+  const std::string uid = pod["metadata"]["uid"].as_string();
   uint64_t rv = 0;
   text::parse_uint(pod["metadata"]["resourceVersion"].as_string(), UINT64_MAX, &rv);
   json::Value stored;
-  if (st_->update("pods", ns, name, pod, rv, &stored) != store::Result::Ok) return;
+  if (st_->update("pods", ns, name, std::move(pod), rv, &stored) != store::Result::Ok) return;
+  stored = json::Value();
   logf("[SCHED] %s/%s unschedulable: %s", ns.c_str(), name.c_str(), message.c_str());
-  json::Value ev = kubelet::make_pod_event(ns, name, pod["metadata"]["uid"].as_string(), "Warning", "FailedScheduling", message,
-                                           "default-scheduler", "");
+  json::Value ev = kubelet::make_pod_event(ns, name, uid, "Warning", "FailedScheduling", message, "default-scheduler", "");
   st_->create("events", ns, ev["metadata"]["name"].str(), ev, &stored);
 }
 
@@ -346,14 +347,14 @@ int Scheduler::pass() {
     if (!p["spec"]["nodeName"].as_string().empty() || !p["metadata"]["deletionTimestamp"].is_null() || terminated(p)) continue;
     Decision d = schedule(p, nodes, loads);
     if (d.node.empty()) {
-      mark_unschedulable(p, d.message);
+      mark_unschedulable(std::move(p), d.message);
       continue;
     }
-    bind(p, d.node);
     // Later pods of this pass see this one on its node.
     p.at_or_insert("spec").set("nodeName", d.node);
     PodLoad l;
     if (pod_load(p, &l)) loads.push_back(std::move(l));
+    bind(std::move(p), d.node);
     ++bound;
   }
   return bound;

@@ -66,8 +66,9 @@ class Scheduler {
   void set_after_pass(std::function<void()> f) { after_pass_ = std::move(f); }
 
  private:
-  void bind(const json::Value& pod, const std::string& node);
-  void mark_unschedulable(const json::Value& pod, const std::string& message);
+  // Each takes the pod read for the pass and edits it in place (no second copy held).
+  void bind(json::Value pod, const std::string& node);
+  void mark_unschedulable(json::Value pod, const std::string& message);
   store::ObjectStore* st_;
   std::function<void()> after_pass_;
 };
