@@ -25,6 +25,10 @@ bool wall_clock_set();
 void sleep_ms(uint32_t ms);
 
 // ---- memory ----
+// Internal: internal RAM only. Psram: PSRAM (internal RAM on a board without it), asked only
+// for pods' linear memory and value stacks, TLS buffers and the stacks the profile places
+// there. Any: internal RAM first (PSRAM is several times slower), PSRAM past it where the
+// simulator's board has it, counted as spilled (see MemStats).
 enum class Region : uint8_t { Internal = 0, Psram = 1, Any = 2 };
 // All core allocations go through here so boards can place them and the node can account.
 void* mem_alloc(size_t bytes, Region region);
@@ -34,10 +38,13 @@ struct MemStats {
   uint64_t psram_in_use;
   uint64_t peak_in_use;
   uint64_t alloc_count;
+  // Of psram_in_use, the blocks that asked for internal RAM first and found it full: what
+  // internal RAM would have had to hold (0 where the port does not spill).
+  uint64_t internal_spilled = 0;
 };
 MemStats mem_stats();
 bool has_psram();
-// Bytes an allocation in `region` could still take (Any: both regions together): the node
+// Bytes an allocation in `region` could still take (Any: both regions together, as it spills): the node
 // refuses work that would leave less than its reserve, instead of failing mid-way.
 uint64_t mem_available(Region region);
 

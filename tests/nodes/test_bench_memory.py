@@ -12,7 +12,16 @@ from k32.bench.memory_targets import CONTROLLER_THREADS, DEPLOYMENT_CYCLES, HIST
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
 APPS, ROUNDS = 3, 1
-POINT_KEYS = {"internalBytes", "psramBytes", "podLinearBytes", "podBulkBytes", "internalWithoutLinearBytes", "quiet"}
+POINT_KEYS = {
+    "internalBytes",
+    "psramBytes",
+    "podLinearBytes",
+    "podBulkBytes",
+    "internalWithoutLinearBytes",
+    "psramOtherBytes",
+    "spilledBytes",
+    "quiet",
+}
 
 
 def test_32_bit_builds_have_their_own_trees():
@@ -51,6 +60,13 @@ def test_bench_memory_json_is_consistent():
     assert apps["podLinearBytes"] > 0 and apps["podBulkBytes"] > apps["podLinearBytes"]
     assert apps["podBulkRegion"] == "psram"
     assert apps["internalWithoutLinearBytes"] > idle["internalWithoutLinearBytes"]
+    # Internal first: the node books its own allocations in internal RAM, and at rest none of
+    # them found it full (nothing spilled to PSRAM); PSRAM holds the pods' blocks and what the
+    # profile places there, reported beside them.
+    for point in [idle, apps] + [c[k] for c in r["churn"] for k in ("deleted", "apps")]:
+        assert point["spilledBytes"] == 0, point
+        assert point["psramOtherBytes"] == point["psramBytes"] - point["podBulkBytes"], point
+    assert idle["internalBytes"] > idle["psramBytes"], idle
     # Deleting the apps gives their linear memory back.
     assert all(c["deleted"]["podLinearBytes"] == 0 for c in r["churn"])
 

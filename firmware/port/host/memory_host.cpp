@@ -21,7 +21,8 @@ struct alignas(16) Header {
   uint64_t size;
   uint32_t region;
   uint32_t magic;
-  uint32_t site;  // heap_sites_host.cpp's call site (0 when the profile is off)
+  uint32_t site;     // heap_sites_host.cpp's call site (0 when the profile is off)
+  uint32_t spilled;  // 1: asked for internal RAM first (Any), placed in PSRAM because internal was full
 };
 constexpr uint32_t kMagic = 0x6b333261;
 
@@ -29,6 +30,7 @@ std::atomic<uint64_t> g_internal{0};
 std::atomic<uint64_t> g_psram{0};
 std::atomic<uint64_t> g_peak{0};
 std::atomic<uint64_t> g_count{0};
+std::atomic<uint64_t> g_spilled{0};  // bytes asked for internal-first that went to PSRAM
 
 // The board's heap per region (boards/<board>.yaml): past it an allocation fails here as
 // heap_caps_malloc fails on the board.
@@ -53,17 +55,21 @@ bool reserve(uint64_t size, uint32_t region) {
 }  // namespace
 
 void* mem_alloc(size_t bytes, Region region) {
-  // Placed as port/esp32 places it: PSRAM where asked (internal RAM on a board without it),
-  // "Any" in PSRAM first and internal RAM when PSRAM is full or absent.
+  // Internal first, as ESP-IDF's malloc places a small block on a board with PSRAM: PSRAM
+  // only where asked (linear memory, value stacks, TLS buffers, the stacks the profile puts
+  // there; internal RAM on a board without it); everything else internal. "Any" past the
+  // internal budget takes PSRAM where the board has it (malloc's fallback), counted as
+  // spilled, instead of failing: an allocation no path guards no longer ends the node when
+  // internal RAM runs short for a moment; only both regions full does.
   const bool psram = K32_HEAP_PSRAM_BYTES > 0;
   uint32_t r = 0;
-  bool ok = false;
+  bool ok = false, spilled = false;
   if (region == Region::Internal) {
     ok = reserve(bytes, r = 0);
   } else if (region == Region::Psram) {
     ok = reserve(bytes, r = psram ? 1u : 0u);
   } else {
-    ok = (psram && reserve(bytes, r = 1)) || reserve(bytes, r = 0);
+    ok = reserve(bytes, r = 0) || (psram && (spilled = reserve(bytes, r = 1)));
   }
   if (!ok) return nullptr;
   void* raw = std::malloc(sizeof(Header) + bytes);
@@ -75,6 +81,8 @@ void* mem_alloc(size_t bytes, Region region) {
   h->size = bytes;
   h->region = r;
   h->magic = kMagic;
+  h->spilled = spilled ? 1u : 0u;
+  if (spilled) g_spilled += bytes;
   h->site = heap_site_take(bytes, r);
   if (h->site) heap_site_high(r, counter(r).load());
   return h + 1;
@@ -84,6 +92,7 @@ void mem_free(void* p) {
   if (!p) return;
   Header* h = static_cast<Header*>(p) - 1;
   counter(h->region) -= h->size;
+  if (h->spilled) g_spilled -= h->size;
   heap_site_drop(h->site, h->size);
   h->magic = 0;
   std::free(h);
@@ -95,6 +104,7 @@ MemStats mem_stats() {
   s.psram_in_use = g_psram.load();
   s.peak_in_use = g_peak.load();
   s.alloc_count = g_count.load();
+  s.internal_spilled = g_spilled.load();
   return s;
 }
 
@@ -107,6 +117,7 @@ uint64_t mem_available(Region region) {
   };
   if (region == Region::Internal) return left(0);
   if (region == Region::Psram) return K32_HEAP_PSRAM_BYTES > 0 ? left(1) : left(0);
+  // Any: internal RAM, then PSRAM where it spills (mem_alloc), so both regions together.
   return left(0) + (K32_HEAP_PSRAM_BYTES > 0 ? left(1) : 0);
 }
 
@@ -118,6 +129,8 @@ void* operator new(size_t n) {
   void* p = k32::port::mem_alloc(n ? n : 1, k32::port::Region::Any);
   if (!p) {
     // -fno-exceptions: a container that cannot grow ends the node, as on the board; say why.
+    // Internal RAM full spills to PSRAM first (mem_alloc), so this is both regions full, or
+    // internal RAM full on a board without PSRAM.
     k32::port::MemStats m = k32::port::mem_stats();
     std::fprintf(stderr, "[PORT] out of heap: %zu bytes refused (internal %llu of %llu B, PSRAM %llu of %llu B in use)\n", n,
                  static_cast<unsigned long long>(m.internal_in_use), static_cast<unsigned long long>(K32_HEAP_INTERNAL_BYTES),

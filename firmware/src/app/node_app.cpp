@@ -324,6 +324,8 @@ void add_console_commands(Node* n) {
     s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
     s.set("heapInternalBytes", static_cast<int64_t>(m.internal_in_use));
     s.set("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
+    // Of those PSRAM bytes, what asked for internal RAM first and found it full.
+    s.set("heapSpilledBytes", static_cast<int64_t>(m.internal_spilled));
     // The pods' interpreter memory inside those figures: linear memory, and with it the value
     // stacks (the "bulk" the kubelet asks PSRAM for, internal RAM on a board without it).
     const kubelet::PodHeap ph = kubelet::pod_heap(n->kubelet);

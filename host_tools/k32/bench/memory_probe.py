@@ -27,7 +27,9 @@ HOW = (
     f"taken once two consecutive windows' lows are within {STEADY_BYTES} B (the node is quiet), "
     f"with the pods Running and answering through the Ingress where there are pods; "
     f"'internal, w/o linear' = internal + PSRAM - the pods' linear memory - their value stacks where they "
-    f"go to PSRAM (the node reports both)"
+    f"go to PSRAM (the node reports both): the same whichever region a block was booked in; the node books "
+    f"internal RAM first, so 'spilled' (blocks that found internal RAM full and went to PSRAM) is 0 unless "
+    f"the node ran short"
 )
 
 
@@ -47,6 +49,7 @@ class Reading:
     bulk: int  # podBulkBytes: linear memory and value stacks, which the kubelet asks PSRAM for
     bulk_region: str  # where that went: "psram" | "internal" (a board without PSRAM)
     store: int  # podStoreBytes: the pods' whole interpreter stores, linear memory included
+    spilled: int  # heapSpilledBytes: of psram, blocks that asked for internal RAM first and found it full
     quiet: bool  # the low point settled before the timeout
     stacks: list
 
@@ -54,6 +57,11 @@ class Reading:
     def internal_without_linear(self) -> int:
         """What the board holds in internal RAM, the pods' linear memory left out."""
         return self.internal + self.psram - (self.bulk if self.bulk_region == "psram" else self.linear)
+
+    @property
+    def psram_other(self) -> int:
+        """PSRAM beyond the pods' linear memory and value stacks (spilled blocks, stacks and buffers placed there)."""
+        return self.psram - (self.bulk if self.bulk_region == "psram" else 0)
 
     def as_dict(self) -> dict:
         return {
@@ -64,6 +72,8 @@ class Reading:
             "podBulkRegion": self.bulk_region,
             "podStoreBytes": self.store,
             "internalWithoutLinearBytes": self.internal_without_linear,
+            "psramOtherBytes": self.psram_other,
+            "spilledBytes": self.spilled,
             "quiet": self.quiet,
         }
 
@@ -103,6 +113,7 @@ def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
                     bulk=low["podBulkBytes"],
                     bulk_region=low["podBulkRegion"],
                     store=low.get("podStoreBytes", 0),
+                    spilled=low.get("heapSpilledBytes", 0),
                     quiet=quiet,
                     stacks=samples[-1]["stacks"],
                 )

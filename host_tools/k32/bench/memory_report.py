@@ -66,12 +66,16 @@ def _fmt(v, unit: str) -> str:
 
 def _point_rows(r: dict) -> None:
     w = r["workload"]
-    click.echo(f"{'point':<30} {'internal':>11} {'PSRAM':>11} {'linear':>11} {'w/o linear':>11}")
+    click.echo(
+        f"{'point':<30} {'internal':>11} {'PSRAM':>11} {'linear':>11} {'pods bulk':>11} {'PSRAM else':>11} "
+        f"{'spilled':>11} {'w/o linear':>11}"
+    )
 
     def row(label: str, d: dict) -> None:
         click.echo(
             f"{label:<30} {_kib(d['internalBytes']):>11} {_kib(d['psramBytes']):>11} "
-            f"{_kib(d['podLinearBytes']):>11} {_kib(d['internalWithoutLinearBytes']):>11}"
+            f"{_kib(d['podLinearBytes']):>11} {_kib(d['podBulkBytes']):>11} {_kib(d['psramOtherBytes']):>11} "
+            f"{_kib(d['spilledBytes']):>11} {_kib(d['internalWithoutLinearBytes']):>11}"
             + ("" if d["quiet"] else "  (not quiet)")
         )
 
