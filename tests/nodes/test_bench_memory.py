@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from k32.bench.memory_report import verdicts
 from k32.bench.memory_targets import CONTROLLER_THREADS, DEPLOYMENT_CYCLES, HISTORY_FILL_BYTES, TARGETS
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
@@ -28,6 +29,16 @@ def test_32_bit_builds_have_their_own_trees():
     assert build_dir_for("sim", m32=True) == REPO_ROOT / "build" / "host32"
     assert build_dir_for("s3", m32=True) == REPO_ROOT / "build" / "host32-s3"
     assert build_dir_for("s3") == REPO_ROOT / "build" / "host-s3"
+
+
+def test_churn_without_rounds_is_not_measured():
+    # A run of no delete/re-apply rounds has no churn figure: its verdict is a miss, not 0 %.
+    apps = {"internalWithoutLinearBytes": 100_000}
+    r = {"workload": {"apps": 1, "rounds": 0}, "apps": apps, "churn": []}
+    assert verdicts(r)["churn"]["measured"] is None and not verdicts(r)["churn"]["ok"]
+    again = {"apps": {"internalWithoutLinearBytes": 105_000}}
+    r = {"workload": {"apps": 1, "rounds": 1}, "apps": apps, "churn": [again]}
+    assert verdicts(r)["churn"]["measured"] == 0.05 and verdicts(r)["churn"]["ok"]
 
 
 @pytest.mark.slow

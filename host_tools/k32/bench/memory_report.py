@@ -17,10 +17,9 @@ def _measured(r: dict) -> dict:
     first = r.get("apps", {}).get("internalWithoutLinearBytes")
     churn = r.get("churn")
     change = None
-    if first and churn is not None and len(churn) == r["workload"]["rounds"]:
-        change = round(
-            max((abs(c["apps"]["internalWithoutLinearBytes"] - first) / first for c in churn), default=0.0), 4
-        )
+    # A run without rounds (--rounds 0) has not measured churn: not measured, so missed, not 0 %.
+    if first and churn and len(churn) == r["workload"]["rounds"]:
+        change = round(max(abs(c["apps"]["internalWithoutLinearBytes"] - first) / first for c in churn), 4)
     stacks = r.get("stacks")
     d, m = r.get("deployment", {}), r.get("metricsStore", {})
     return {
