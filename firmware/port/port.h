@@ -50,7 +50,9 @@ uint64_t mem_available(Region region);
 
 // ---- threads ----
 using ThreadFn = void (*)(void* arg);
-// Starts a detached thread with exactly `stack_bytes` of stack placed in `region`.
+// Starts a detached thread with exactly `stack_bytes` of stack placed in `region`. The stack is
+// the node's heap while the thread lives (FreeRTOS allocates it; the simulator books it): false,
+// and nothing started, when the region cannot hold it.
 bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg);
 // Bytes of native stack left below the current frame (for in-process call budgets).
 uint32_t stack_free_bytes();
@@ -63,6 +65,7 @@ struct StackUse {
   uint32_t budget;   // stack_bytes asked of thread_start
   uint32_t peak;     // deepest use seen, bytes; 0 when the platform cannot measure it
   uint32_t threads;  // threads of this kind started so far
+  uint32_t running;  // of those, alive now: their stacks (running x budget) are heap in use
 };
 size_t stack_report(StackUse* out, size_t max);
 

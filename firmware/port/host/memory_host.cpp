@@ -10,6 +10,7 @@
 
 #include "heap_sites_host.h"
 #include "k32_board.h"
+#include "memory_host.h"
 #include "port.h"
 
 namespace k32 {
@@ -109,6 +110,23 @@ MemStats mem_stats() {
 }
 
 bool has_psram() { return K32_HEAP_PSRAM_BYTES > 0; }
+
+bool stack_heap_take(uint64_t bytes, Region region, StackHeap* out) {
+  // xTaskCreatePinnedToCoreWithCaps takes the stack from PSRAM only when the thread asks for
+  // it and the board has it; every other task stack is internal RAM.
+  const uint32_t r = region == Region::Psram && K32_HEAP_PSRAM_BYTES > 0 ? 1u : 0u;
+  if (!reserve(bytes, r)) return false;
+  out->bytes = bytes;
+  out->region = r;
+  out->site = heap_site_take(bytes, r);
+  return true;
+}
+
+void stack_heap_give(const StackHeap& booked) {
+  if (!booked.bytes) return;
+  counter(booked.region) -= booked.bytes;
+  heap_site_drop(booked.site, booked.bytes);
+}
 
 uint64_t mem_available(Region region) {
   auto left = [](uint32_t r) {

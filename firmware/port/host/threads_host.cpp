@@ -1,7 +1,9 @@
 // Threads with an explicit stack size, as FreeRTOS tasks have on boards. Each thread gets
 // exactly the budget it asks for (where the OS allows), a guard page below it so an overflow
 // faults here instead of corrupting a neighbour, and a painted stack so its peak use can be
-// measured while it runs and after it ends (stack_report).
+// measured while it runs and after it ends (stack_report). The stack is booked as heap while
+// the thread lives, as FreeRTOS takes a task's stack from the board's heap: a thread the heap
+// cannot hold is refused (thread_start returns false) as xTaskCreate refuses it on the board.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,9 +12,11 @@
 
 #include <cstring>
 #include <map>
+#include <new>
 #include <string>
 #include <utility>
 
+#include "memory_host.h"
 #include "port.h"
 
 namespace k32 {
@@ -27,7 +31,8 @@ struct Start {
   void* arg;
   uint32_t budget;
   char name[16];
-  size_t asked;  // the stack block asked of pthread_create (budget + glibc's share)
+  size_t asked;    // the stack block asked of pthread_create (budget + glibc's share)
+  StackHeap heap;  // the budget booked as the node's heap until the thread ends
 };
 
 // A running thread whose painted stack can be scanned.
@@ -42,6 +47,7 @@ struct Live {
 struct Totals {
   uint32_t peak = 0;
   uint32_t threads = 0;
+  uint32_t running = 0;
 };
 
 struct Registry {
@@ -179,7 +185,9 @@ void* trampoline(void* p) {
   Registry& r = registry();
   {
     LockGuard<Mutex> g(r.lock);
-    r.kinds[{s.name, s.budget}].threads++;
+    Totals& t = r.kinds[{s.name, s.budget}];
+    t.threads++;
+    t.running++;
     if (me.lo) {
       me.next = r.live;
       r.live = &me;
@@ -187,8 +195,8 @@ void* trampoline(void* p) {
   }
   s.fn(s.arg);
   remove_overflow_report(alt);
-  if (me.lo) {
-    uint32_t peak = scan_peak(me);
+  {
+    const uint32_t peak = me.lo ? scan_peak(me) : 0;
     LockGuard<Mutex> g(r.lock);
     for (Live** l = &r.live; *l; l = &(*l)->next) {
       if (*l == &me) {
@@ -198,7 +206,11 @@ void* trampoline(void* p) {
     }
     Totals& t = r.kinds[{s.name, s.budget}];
     if (peak > t.peak) t.peak = peak;
+    t.running--;
   }
+  // The stack goes back to the heap as the task's does when FreeRTOS deletes it (glibc keeps
+  // the block a little longer, for its own cache, which the board has no counterpart of).
+  stack_heap_give(s.heap);
   return nullptr;
 }
 
@@ -231,7 +243,13 @@ size_t libc_overhead() {
 }  // namespace
 
 bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadFn fn, void* arg) {
-  Start* s = new Start{fn, arg, stack_bytes, {0}, 0};
+  StackHeap booked;
+  if (!stack_heap_take(stack_bytes, region, &booked)) return false;  // no heap for the stack: refused, as on the board
+  Start* s = new (std::nothrow) Start{fn, arg, stack_bytes, {0}, 0, booked};
+  if (!s) {
+    stack_heap_give(booked);
+    return false;
+  }
   std::strncpy(s->name, name, sizeof s->name - 1);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -253,8 +271,8 @@ bool thread_start(const char* name, uint32_t stack_bytes, Region region, ThreadF
   pthread_t t;
   int rc = pthread_create(&t, &attr, trampoline, s);
   pthread_attr_destroy(&attr);
-  (void)region;  // one kind of memory on the host; the region is accounted by the allocator
   if (rc != 0) {
+    stack_heap_give(booked);
     delete s;
     return false;
   }
@@ -279,6 +297,7 @@ size_t stack_report(StackUse* out, size_t max) {
       u.budget = kv.first.second;
       u.peak = kv.second.peak;
       u.threads = kv.second.threads;
+      u.running = kv.second.running;
     }
     ++i;
   }

@@ -302,6 +302,7 @@ json::Value stack_rows() {
     r.set("budget", static_cast<int64_t>(rows[i].budget));
     r.set("peak", static_cast<int64_t>(rows[i].peak));
     r.set("threads", static_cast<int64_t>(rows[i].threads));
+    r.set("running", static_cast<int64_t>(rows[i].running));
     out.push(std::move(r));
   }
   return out;
@@ -333,7 +334,12 @@ void add_console_commands(Node* n) {
     s.set("podBulkBytes", static_cast<int64_t>(ph.bulk_bytes));
     s.set("podBulkRegion", port::has_psram() ? "psram" : "internal");
     s.set("podStoreBytes", static_cast<int64_t>(ph.store_bytes));
-    s.set("stacks", stack_rows());
+    json::Value stacks = stack_rows();
+    // The running threads' stacks, inside heapBytes (a task's stack is heap on the board).
+    int64_t stack_heap = 0;
+    for (const auto& r : stacks.items()) stack_heap += r["budget"].as_int() * r["running"].as_int();
+    s.set("heapStackBytes", stack_heap);
+    s.set("stacks", std::move(stacks));
     return console::Reply{true, s, ""};
   });
   // The API's certificate (public), so a client can pin it: read over the console, it needs

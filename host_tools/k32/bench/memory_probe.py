@@ -7,7 +7,9 @@ two consecutive windows.
 The figure judged is the heap the board must hold in internal RAM, not counting linear memory:
 everything the node has allocated (both regions) less the pods' linear memory and, where the
 board has PSRAM, their value stacks (the only blocks the board may keep in PSRAM at rest; the
-node reports both, so this is a subtraction of what it counted, not an assumption)."""
+node reports both, so this is a subtraction of what it counted, not an assumption), and less the
+running threads' stacks: they are heap on the board too (and the node books them), but each is
+its budget in boards/, judged against that by the thread-stack target, not by a heap target."""
 
 from __future__ import annotations
 
@@ -27,9 +29,9 @@ HOW = (
     f"taken once two consecutive windows' lows are within {STEADY_BYTES} B (the node is quiet), "
     f"with the pods Running and answering through the Ingress where there are pods; "
     f"'internal, w/o linear' = internal + PSRAM - the pods' linear memory - their value stacks where they "
-    f"go to PSRAM (the node reports both): the same whichever region a block was booked in; the node books "
-    f"internal RAM first, so 'spilled' (blocks that found internal RAM full and went to PSRAM) is 0 unless "
-    f"the node ran short"
+    f"go to PSRAM - the running threads' stacks (the node reports them all): the same whichever region a block "
+    f"was booked in; the node books internal RAM first, so 'spilled' (blocks that found internal RAM full and "
+    f"went to PSRAM) is 0 unless the node ran short"
 )
 
 
@@ -52,11 +54,13 @@ class Reading:
     spilled: int  # heapSpilledBytes: of psram, blocks that asked for internal RAM first and found it full
     quiet: bool  # the low point settled before the timeout
     stacks: list
+    stack_heap: int = 0  # heapStackBytes: the running threads' stacks, inside internal + PSRAM
 
     @property
     def internal_without_linear(self) -> int:
         """What the board holds in internal RAM, the pods' linear memory left out."""
-        return self.internal + self.psram - (self.bulk if self.bulk_region == "psram" else self.linear)
+        pod = self.bulk if self.bulk_region == "psram" else self.linear
+        return self.internal + self.psram - pod - self.stack_heap
 
     @property
     def psram_other(self) -> int:
@@ -71,6 +75,7 @@ class Reading:
             "podBulkBytes": self.bulk,
             "podBulkRegion": self.bulk_region,
             "podStoreBytes": self.store,
+            "threadStackBytes": self.stack_heap,
             "internalWithoutLinearBytes": self.internal_without_linear,
             "psramOtherBytes": self.psram_other,
             "spilledBytes": self.spilled,
@@ -91,7 +96,7 @@ def status(console: str) -> dict:
 
 def _judged(st: dict) -> int:
     pod = st["podBulkBytes"] if st["podBulkRegion"] == "psram" else st["podLinearBytes"]
-    return st["heapInternalBytes"] + st["heapPsramBytes"] - pod
+    return st["heapInternalBytes"] + st["heapPsramBytes"] - pod - st.get("heapStackBytes", 0)
 
 
 def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
@@ -116,6 +121,7 @@ def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
                     spilled=low.get("heapSpilledBytes", 0),
                     quiet=quiet,
                     stacks=samples[-1]["stacks"],
+                    stack_heap=low.get("heapStackBytes", 0),
                 )
             previous_low, samples = low, []
         time.sleep(SAMPLE_INTERVAL_S)

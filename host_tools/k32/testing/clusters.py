@@ -18,9 +18,9 @@ KUBECONFIG_NAME = "kubeconfig"
 BOARDS_ENV = "K32_TEST_BOARDS"
 # Why tests that put several pods on one worker fail in board mode today (board_mode_xfail).
 ESP32_WORKER_PODS = (
-    "an ESP32 worker (96 KiB of pod memory) holds one pod of examples/echo.yaml: it requests "
-    "64Ki, charged with pod_overhead (84 KiB), so a second one on that worker is refused "
-    "(the kubelet rejects it: not enough memory), though echo reaches far less than 64Ki"
+    "an ESP32 worker (62 KiB of pod memory: its 160 KiB hold the node's thread stacks, a pod-server "
+    "connection's and its heap_reserve beside the pods) holds one echo pod (14Ki request + 20 KiB "
+    "pod_overhead), so a second one on that worker is refused"
 )
 
 
