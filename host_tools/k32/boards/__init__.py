@@ -21,6 +21,7 @@ from .profile import (
     inproc_chain_stack,
     load_board,
     load_common,
+    load_image_stacks,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "inproc_chain_stack",
     "load_board",
     "load_common",
+    "load_image_stacks",
 ]

@@ -185,6 +185,20 @@ def load_common() -> dict:
     return out
 
 
+def load_image_stacks() -> dict:
+    """kind ('shipped', 'user') -> bytes of shadow stack a pod image is linked with."""
+    path = BOARDS_DIR / COMMON_FILE
+    stacks = _read_yaml(path).get("image_stacks")
+    if not isinstance(stacks, dict) or set(stacks) != {"shipped", "user"}:
+        raise BoardError(f"{path}: image_stacks: must name the shipped and user images' stacks")
+    out = {}
+    for kind, entry in stacks.items():
+        if not isinstance(entry, dict):
+            raise BoardError(f"{path}: image_stacks.{kind}: needs bytes")
+        out[kind] = _int(path, f"image_stacks.{kind}.bytes", entry.get("bytes"), 16)
+    return out
+
+
 def load_board(name: str, flash_size: str | None = None) -> Board:
     """Load and validate boards/<name>.yaml; flash_size overrides the profile default."""
     if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_-]+", name or ""):

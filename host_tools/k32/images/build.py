@@ -17,10 +17,12 @@ DEFAULT_OUT = REPO_ROOT / "build" / "images"
 ABI_INCLUDE = REPO_ROOT / "firmware" / "include" / "runtime"
 SHARED_INCLUDE = IMAGES_DIR / "lib"  # helpers shared by the shipped images, not an image
 NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
-# One page of linear memory and an 8 KiB shadow stack: the echo example's limits.memory
-# is 64Ki, so images must start in a single page. -fno-builtin keeps clang from turning
-# the loops of images/lib/mem.c into calls to themselves. __heap_base is exported so a node
-# may give an image that never sizes its memory only the bytes below it (data + stack).
+# One page of linear memory: the echo example's limits.memory is 64Ki, so images must start
+# in a single page. -fno-builtin keeps clang from turning the loops of images/lib/mem.c into
+# calls to themselves. __heap_base is exported so a node may give an image that never sizes
+# its memory only the bytes below it (data + stack). The shadow stack's size comes from
+# boards/common.yaml (a pod holds every byte of it); it sits below the data (--stack-first),
+# so a frame past it traps as out of bounds rather than overwriting the image's data.
 CFLAGS = [
     "--target=wasm32",
     "-nostdlib",
@@ -32,7 +34,7 @@ CFLAGS = [
 ]
 LDFLAGS = [
     "-Wl,--no-entry",
-    "-Wl,-z,stack-size=8192",
+    "-Wl,--stack-first",
     "-Wl,--initial-memory=65536",
     "-Wl,--export=__heap_base",
     "-Wl,--strip-debug",
@@ -68,7 +70,17 @@ def find_clang() -> str:
     raise ImageBuildError("clang not found: install Debian clang and lld (scripts/deps/apt-packages.txt)")
 
 
-def compile_image(name: str, sources: list[Path | str], out_dir: Path, clang: str | None = None) -> Image:
+def shadow_stack_bytes(shipped: bool = True) -> int:
+    """The shadow stack an image is linked with (boards/common.yaml): the shipped images' own
+    measured one, or the larger one for an image built from one's own sources."""
+    from k32.boards import load_image_stacks
+
+    return load_image_stacks()["shipped" if shipped else "user"]
+
+
+def compile_image(
+    name: str, sources: list[Path | str], out_dir: Path, clang: str | None = None, shipped: bool = True
+) -> Image:
     """<out_dir>/<name>.wasm from `sources` and images/lib, as every image is compiled (the
     pod ABI header, the shared flags), with its digest beside it in <name>.wasm.sha256."""
     out_dir = Path(out_dir)
@@ -81,6 +93,7 @@ def compile_image(name: str, sources: list[Path | str], out_dir: Path, clang: st
         f"-I{SHARED_INCLUDE}",
         f"-I{ABI_INCLUDE}",
         *LDFLAGS,
+        f"-Wl,-z,stack-size={shadow_stack_bytes(shipped)}",
         "-o",
         str(wasm),
         *[str(s) for s in sources],

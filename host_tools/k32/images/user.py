@@ -33,7 +33,7 @@ def build_source(src: Path, out_dir: Path, name: str | None = None, clang: str |
             raise ImageBuildError(f"{src}: more than {MAX_SOURCES} .c files")
     else:
         raise ImageBuildError(f"{src}: no such file or folder")
-    return compile_image(image_name(src, name), sources, out_dir, clang)
+    return compile_image(image_name(src, name), sources, out_dir, clang, shipped=False)
 
 
 def install_on_card(image: Image, card: Path) -> Path:
