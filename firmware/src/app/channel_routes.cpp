@@ -123,10 +123,7 @@ bool ChannelBridge::publish(const std::string& topic, const std::string& payload
 void ChannelBridge::run(std::function<std::set<std::string>()> wanted) {
   for (;;) {
     std::set<std::string> topics = wanted();
-    if (topics.empty()) {
-      port::sleep_ms(K32_CHANNEL_RETRY_MS);
-      continue;
-    }
+    if (topics.empty()) return;
     std::string list;
     for (const auto& t : topics) list += (list.empty() ? "" : ",") + t;
     int err = 0;

@@ -34,7 +34,8 @@ class ChannelBridge {
       : cp_(std::move(cp)), token_(std::move(token)), local_(local) {}
   // Returns false when the control plane could not be reached or refused the message.
   bool publish(const std::string& topic, const std::string& payload);
-  // Keeps one stream open for the union of `wanted` topics (re-read every second).
+  // Keeps one stream open for the union of `wanted` topics (re-read every second); returns
+  // once no topic is wanted.
   void run(std::function<std::set<std::string>()> wanted);
 
  private:

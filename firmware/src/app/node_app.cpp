@@ -1,6 +1,7 @@
 #include "app/node_app.h"
 #include "app/sd_image_route.h"
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 
@@ -90,6 +91,8 @@ struct Node {
   http::Server ingress_http;
   console::Dispatcher console;
   channels::Hub hub;
+  // A worker's channel relay thread is running (channels_main).
+  std::atomic<bool> relay_running{false};
   IngressController* ingress = nullptr;
   // The pod server's handler for the network: a request from a node of the cluster with
   // X-Kube32-Pod reaches that pod's k32_handle.
@@ -131,12 +134,37 @@ struct Node {
 
 void heartbeat_main(void* p) { static_cast<node::Heartbeat*>(p)->run(); }
 
-// A worker's channel relay: forwards what its pods publish and brings in their topics.
-// Thread entries are named functions so the stack check can find them.
+// A worker's channel relay: brings in the topics its pods subscribed to (their publishes go
+// out on the publishing thread). Thread entries are named functions so the stack check can
+// find them. It runs only while a pod on the worker wants channel events (its stack is heap
+// on a board, 8 KiB an idle worker would hold for nothing): the first subscription starts it,
+// and it ends once no topic is wanted. A subscription made just as it decided to end keeps
+// it going.
 void channels_main(void* p) {
   Node* node = static_cast<Node*>(p);
-  node->bridge->run([node]() { return node->hub.topics(); });
+  for (;;) {
+    node->bridge->run([node]() { return node->hub.topics(); });
+    node->relay_running = false;
+    if (node->hub.topics().empty() || node->relay_running.exchange(true)) return;
+  }
 }
+
+void start_relay(Node* n) {
+  if (n->relay_running.exchange(true)) return;
+  if (!port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION),
+                          channels_main, n)) {
+    // No heap for its stack now: the next subscription tries again (their events wait).
+    n->relay_running = false;
+    logf("[NODE] channel relay not started: no heap for its stack");
+  }
+}
+
+// The hub's subscribe hook on a worker, a named type (not a lambda) so the stack check can
+// tell it from the other std::function<void()> targets.
+struct StartRelay {
+  Node* n;
+  void operator()() const { start_relay(n); }
+};
 
 // Restarts the node a moment after the console's REBOOT answer is on its way.
 void reboot_main(void*) {
@@ -581,8 +609,7 @@ int run_node(const node::NodeConfig& cfg_in) {
     n->bridge = new ChannelBridge(
         api_ep, [n]() { return n->current_token(); }, &n->hub);
     n->publish = [n](const std::string& topic, const std::string& payload) { return n->bridge->publish(topic, payload); };
-    port::thread_start("channels", K32_CHANNELS_STACK_BYTES, static_cast<port::Region>(K32_CHANNELS_STACK_REGION), channels_main,
-                       n);
+    n->hub.on_subscribe(StartRelay{n});
   }
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);

@@ -62,8 +62,11 @@ std::shared_ptr<Subscription> Hub::subscribe(const std::vector<std::string>& top
   auto s = std::make_shared<Subscription>();
   s->topics_ = topics;
   s->waker_ = waker;
-  port::LockGuard<port::Mutex> lock(mu_);
-  subs_.push_back(s);
+  {
+    port::LockGuard<port::Mutex> lock(mu_);
+    subs_.push_back(s);
+  }
+  if (on_subscribe_) on_subscribe_();
   return s;
 }
 

@@ -3,6 +3,7 @@
 // loses the oldest messages, never blocks a publisher.
 #pragma once
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -69,10 +70,15 @@ class Hub {
   size_t subscribers(const std::string& topic);
   // The union of every subscription's topics (what a worker asks the control plane for).
   std::set<std::string> topics();
+  // Called after every subscribe (outside the hub's lock); set once, before any subscribe.
+  // A worker starts its relay from the control plane here, so no thread waits while no one
+  // subscribes.
+  void on_subscribe(std::function<void()> fn) { on_subscribe_ = std::move(fn); }
 
  private:
   port::Mutex mu_;
   std::vector<std::shared_ptr<Subscription>> subs_;
+  std::function<void()> on_subscribe_;
 };
 
 }  // namespace channels
