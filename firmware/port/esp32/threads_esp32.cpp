@@ -31,7 +31,6 @@ struct Start {
 struct Totals {
   uint32_t peak = 0;
   uint32_t threads = 0;
-  uint32_t running = 0;
 };
 
 // (name, budget) -> deepest use of an ended task of that kind, from FreeRTOS' high-water mark.
@@ -51,9 +50,7 @@ void trampoline(void* p) {
   Registry& r = registry();
   {
     LockGuard<Mutex> g(r.lock);
-    Totals& t = r.kinds[{s.name, s.budget}];
-    t.threads++;
-    t.running++;
+    r.kinds[{s.name, s.budget}].threads++;
   }
   s.fn(s.arg);
   // ESP-IDF's FreeRTOS reports the minimum free stack in bytes.
@@ -63,7 +60,6 @@ void trampoline(void* p) {
     LockGuard<Mutex> g(r.lock);
     Totals& t = r.kinds[{s.name, s.budget}];
     if (peak > t.peak) t.peak = peak;
-    t.running--;
   }
   // A WithCaps task frees its own TCB and stack through a short helper task.
   vTaskDeleteWithCaps(nullptr);
@@ -108,7 +104,6 @@ size_t stack_report(StackUse* out, size_t max) {
       u.budget = kv.first.second;
       u.peak = kv.second.peak;
       u.threads = kv.second.threads;
-      u.running = kv.second.running;
     }
     ++i;
   }

@@ -355,6 +355,9 @@ void add_console_commands(Node* n) {
     s.set("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
     // Of those PSRAM bytes, what asked for internal RAM first and found it full.
     s.set("heapSpilledBytes", static_cast<int64_t>(m.internal_spilled));
+    // The most the node has held at once (both regions), transient work and thread stacks
+    // included: what a budget must leave room for, beside the figures at rest.
+    s.set("heapPeakBytes", static_cast<int64_t>(m.peak_in_use));
     // The pods' interpreter memory inside those figures: linear memory, and with it the value
     // stacks (the "bulk" the kubelet asks PSRAM for, internal RAM on a board without it).
     const kubelet::PodHeap ph = kubelet::pod_heap(n->kubelet);
