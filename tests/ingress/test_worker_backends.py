@@ -16,7 +16,7 @@ import yaml
 from ingress_helpers import apply, ingress_address, post, wait_until
 
 from k32.boards import load_common
-from k32.testing.clusters import ESP32_WORKER_PODS, make_test_cluster
+from k32.testing.clusters import make_test_cluster
 
 REPO = Path(__file__).resolve().parents[2]
 ECHO_EXAMPLE = REPO / "examples" / "echo.yaml"
@@ -248,7 +248,6 @@ def mix_manifest(cp_node: str) -> str:
     return echo_backends("echo-mix", (("echo-mix-cp", cp_node), ("echo-mix-w", RR_NODES[0])))
 
 
-@pytest.mark.board_mode_xfail(reason=ESP32_WORKER_PODS)
 @pytest.mark.slow
 def test_control_plane_pod_takes_its_turn_with_worker_pods(rr_cluster):
     """A Service backed by a control-plane pod and a worker pod spreads the requests: the

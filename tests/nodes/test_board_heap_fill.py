@@ -185,15 +185,10 @@ def test_worker_refuses_pods_without_limits_past_what_it_holds(cluster):
 
     phases = wait_until(settled, POD_START_TIMEOUT_S, 0.5)
     assert phases, {n: api(cluster, "GET", f"/api/v1/namespaces/default/pods/{n}")[1].get("status") for n in names}
-    # As many run as the node's capacity holds whole pages (64 KiB each) for, with their
-    # overhead: none on a board whose pod memory is smaller than one.
-    _, node = api(cluster, "GET", f"/api/v1/nodes/{WORKER}")
-    allocatable = quantity(node["status"]["allocatable"]["memory"])
-    pages = allocatable // (ECHO_LIMIT + b["pod_overhead"]["bytes"])
+    # Charged only the overhead, they are all admitted; what runs is what the heap holds whole
+    # pages (64 KiB each) for beside the node's reserve: at least one, never all of them.
     running = list(phases.values()).count("Running")
-    assert running <= pages, (phases, allocatable)
-    if pages:
-        assert running >= 1, phases
+    assert running >= 1, phases
     assert running < len(names), phases
     assert len(cluster.running_nodes()) == len(cluster.nodes), cluster.log_path(WORKER).read_text()[-800:]
     assert worker_heap(cluster) <= b["heap_internal"]["bytes"] - b["heap_reserve"]["bytes"]

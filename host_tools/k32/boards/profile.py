@@ -59,6 +59,7 @@ BUDGET_KEYS = {
     "pod_memory": "bytes",
     "heap_reserve": "bytes",
     "pods_max": "count",
+    "node_list_page": "count",
     "events_kept": "bytes",
     "pod_overhead": "bytes",
     "pod_state": "bytes",

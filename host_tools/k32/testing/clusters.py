@@ -16,12 +16,6 @@ from .stack_peaks import RECORDED
 
 KUBECONFIG_NAME = "kubeconfig"
 BOARDS_ENV = "K32_TEST_BOARDS"
-# Why tests that put several pods on one worker fail in board mode today (board_mode_xfail).
-ESP32_WORKER_PODS = (
-    "an ESP32 worker (62 KiB of pod memory: its 160 KiB hold the node's thread stacks, a pod-server "
-    "connection's and its heap_reserve beside the pods) holds one echo pod (14Ki request + 20 KiB "
-    "pod_overhead), so a second one on that worker is refused"
-)
 
 
 def boards_for_tests() -> tuple[str, str]:
