@@ -292,7 +292,7 @@ size_t stack_report(StackUse* out, size_t max) {
   for (const auto& kv : rows) {
     if (i < max) {
       StackUse& u = out[i];
-      std::memset(&u, 0, sizeof u);
+      u = StackUse{};  // not memset: the default member initializer makes it non-trivial
       std::strncpy(u.name, kv.first.first.c_str(), sizeof u.name - 1);
       u.budget = kv.first.second;
       u.peak = kv.second.peak;
