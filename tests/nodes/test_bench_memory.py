@@ -77,7 +77,9 @@ def test_bench_memory_json_is_consistent():
     for point in [idle, apps] + [c[k] for c in r["churn"] for k in ("deleted", "apps")]:
         assert point["spilledBytes"] == 0, point
         assert point["psramOtherBytes"] == point["psramBytes"] - point["podBulkBytes"], point
-    assert idle["internalBytes"] > idle["psramBytes"], idle
+    # The running threads' stacks are heap too, and the s3 profile places most of them in
+    # PSRAM: beside them, the node's own allocations stay in internal RAM.
+    assert idle["internalBytes"] > idle["psramBytes"] - idle["threadStackBytes"], idle
     # Deleting the apps gives their linear memory back.
     assert all(c["deleted"]["podLinearBytes"] == 0 for c in r["churn"])
 
