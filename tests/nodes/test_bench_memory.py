@@ -71,6 +71,8 @@ def test_bench_memory_json_is_consistent():
     assert apps["podLinearBytes"] > 0 and apps["podBulkBytes"] > apps["podLinearBytes"]
     assert apps["podBulkRegion"] == "psram"
     assert apps["internalWithoutLinearBytes"] > idle["internalWithoutLinearBytes"]
+    # The apps' objects as the store counts them, within the board's store_total_max.
+    assert 0 < apps["storeBytes"] <= apps["storeMaxBytes"], apps
     # Internal first: the node books its own allocations in internal RAM, and at rest none of
     # them found it full (nothing spilled to PSRAM); PSRAM holds the pods' blocks and what the
     # profile places there, reported beside them.

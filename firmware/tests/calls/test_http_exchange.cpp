@@ -1,9 +1,12 @@
 // The response reader of a pod's outgoing call, over a scripted stream: framing a server could
 // mean differently from how a lenient reader takes it ("+5" as a length, "0x5" as a chunk
 // size, chunk data longer than its size) is an I/O error, interim 1xx answers are skipped,
-// and no more than the body limit reaches the pod.
+// no more than the body limit reaches the pod, and a response head past the board's budget
+// (the control plane's or a worker's) fails the call.
 #include <cstring>
 #include <string>
+
+#include "k32_board.h"
 
 #include "check.h"
 #include "core/calls/http_exchange.h"
@@ -30,11 +33,12 @@ class Scripted : public calls::CallStream {
   size_t at_ = 0;
 };
 
-int32_t exchange(const std::string& answer, std::string* body, size_t limit = 64) {
+int32_t exchange(const std::string& answer, std::string* body, size_t limit = 64, size_t head_max = 1024) {
   Scripted s(answer);
   calls::ExchangeLimits lim;
   lim.deadline_ms = port::monotonic_ms() + 5000;
   lim.body_limit = limit;
+  lim.head_max = head_max;
   body->clear();
   return calls::http_exchange(s, "GET / HTTP/1.1\r\n\r\n", nullptr, 0, false, lim,
                               [&](const char* d, size_t n) {
@@ -74,5 +78,18 @@ int main() {
   CHECK_EQ(body, std::string("0123"));
   CHECK_EQ(exchange("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\n0123456789", &body, 4), K32_ERR_TOOBIG);
   CHECK_EQ(body, std::string("0123"));
+
+  // The response head's budget, status line to the blank line included: a head of exactly the
+  // board's figure is read, one byte more is K32_ERR_IO (the control plane's 8 KiB, a worker's 1 KiB).
+  for (size_t max : {static_cast<size_t>(K32_RESP_HEAD_MAX_CP), static_cast<size_t>(K32_RESP_HEAD_MAX_WORKER)}) {
+    const std::string start = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: ";
+    const std::string end = "\r\n\r\n";
+    std::string fits = start + std::string(max - start.size() - end.size(), 'p') + end;
+    CHECK_EQ(fits.size(), max);
+    CHECK_EQ(exchange(fits + "ok", &body, 64, max), 200);
+    CHECK_EQ(body, std::string("ok"));
+    std::string over = start + std::string(max + 1 - start.size() - end.size(), 'p') + end;
+    CHECK_EQ(exchange(over + "ok", &body, 64, max), K32_ERR_IO);
+  }
   TEST_MAIN_END();
 }

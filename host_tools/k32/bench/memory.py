@@ -37,11 +37,13 @@ class Bench:
         history_max: int,
         progress=None,
         events_max: int = 0,
+        store_max: int = 0,
     ):
         self.api = api
         self.history_max = history_max  # the board's watch_history budget, bytes
         self.events_max = events_max  # the board's events_kept budget, bytes
         self.events_made = 0
+        self.store_max = store_max  # the board's store_total_max budget, bytes
         self.console = console
         self.ingress = HttpClient(f"http://{ingress[0]}:{ingress[1]}", timeout=10.0, keep_alive=False)
         self.say = progress or (lambda msg: None)
@@ -99,15 +101,23 @@ class Bench:
             if through_ingress:
                 poll.poll_until(lambda n=n: self._answers(n), POD_START_TIMEOUT_S, f"/{n} answering", interval=0.2)
 
-    def history_bytes(self) -> int:
-        """What the watch history holds now, as the node counts it against its budget."""
+    def node_metric(self, name: str) -> int:
+        """One of the node's own figures from GET /metrics (Prometheus text)."""
         r = self._request("GET", "/metrics")
         if r.status != 200:
             raise BenchError(f"GET /metrics: {r.status} {r.body[:300]!r}")
         for line in r.body.decode(errors="replace").splitlines():
-            if line.startswith("k32_watch_history_bytes "):
+            if line.startswith(name + " "):
                 return int(line.split()[1])
-        raise BenchError("GET /metrics has no k32_watch_history_bytes: the node is older than this bench")
+        raise BenchError(f"GET /metrics has no {name}: the node is older than this bench")
+
+    def history_bytes(self) -> int:
+        """What the watch history holds now, as the node counts it against its budget."""
+        return self.node_metric("k32_watch_history_bytes")
+
+    def store_bytes(self) -> int:
+        """The stored objects' serialised bytes, as the store counts them against store_total_max."""
+        return self.node_metric("k32_store_bytes")
 
     def fill_history(self) -> int:
         """Fills the watch history as an idle node's heartbeats do within minutes: one ConfigMap
@@ -218,6 +228,8 @@ def run(bench: Bench, apps: int, rounds: int) -> dict:
         say(f"{apps} apps …")
         bench.apply_apps(apps)
         out["apps"] = settle(bench.console).as_dict()
+        out["apps"]["storeBytes"] = bench.store_bytes()
+        out["apps"]["storeMaxBytes"] = bench.store_max
         out["churn"] = []
         for r in range(rounds):
             say(f"round {r + 1}/{rounds}: delete and re-apply …")

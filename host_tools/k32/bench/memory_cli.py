@@ -39,6 +39,7 @@ def _measure(apps: int, rounds: int, progress) -> dict:
                 budgets["watch_history"]["bytes"],
                 progress,
                 events_max=budgets["events_kept"]["bytes"],
+                store_max=budgets["store_total_max"]["bytes"],
             )
             result = memory.run(bench, apps, rounds)
             if "error" in result:

@@ -84,6 +84,9 @@ def _point_rows(r: dict) -> None:
         row("idle, watch history full", r["idle"])
     if "apps" in r:
         row(f"{w['apps']} apps", r["apps"])
+    if "storeBytes" in r.get("apps", {}):
+        a = r["apps"]
+        click.echo(f"{'':<30} their objects in the store: {_kib(a['storeBytes'])} of {_kib(a['storeMaxBytes'])}")
     for i, c in enumerate(r.get("churn", []), 1):
         row(f"round {i}: apps deleted", c["deleted"])
         row(f"round {i}: apps re-applied", c["apps"])
