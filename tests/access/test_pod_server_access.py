@@ -120,10 +120,6 @@ def test_token_mode_pod_routing_needs_the_token(token_cluster):
         assert status == 200 and "greeting" in body, (node, body)
 
 
-@pytest.mark.board_mode_skip(
-    reason="an esp32 worker's heap holds one pod-server connection thread beside its pods; the three "
-    "hops here can meet a second one still open and get 503 'cannot start a connection thread'"
-)
 def test_token_mode_nodes_still_reach_each_other(token_cluster):
     # ingress -> worker pod (relay), control plane pod -> worker pod and worker pod ->
     # control plane pod (service calls): each hop carries the token.

@@ -134,6 +134,40 @@ int main() {
       port::tcp_close(q.server);
     }
   }
+  // Room for a new connection's thread when the heap is short (below the caps): the
+  // longest-waiting idle one gives way, never the new one itself (its slot is `spare`) nor a
+  // busy one, and only one at a time is shown closing until its thread has released it.
+  {
+    const uint32_t kIdle = 100;
+    http::ConnTable h;
+    h.init(8, 8, kIdle);
+    std::vector<Pair> p;
+    for (int i = 0; i < 3; i++) p.push_back(connect_pair());
+    int busy = h.admit(p[0].server, "10.0.0.5");
+    int idle = h.admit(p[1].server, "10.0.0.5");
+    CHECK(busy >= 0 && idle >= 0);
+    CHECK(h.to_busy(busy));
+    CHECK(!h.evict_for_room(-1));  // the idle one waited less than kIdle: nobody gives way
+    port::sleep_ms(kIdle + 20);
+    int fresh = h.admit(p[2].server, "10.0.0.5");
+    CHECK(fresh >= 0);
+    port::sleep_ms(kIdle + 20);  // now the new one waited as long too, but it is spared
+    CHECK(!h.closing());
+    CHECK(h.evict_for_room(fresh));
+    CHECK(closed_for_room(p[1]));
+    CHECK(h.closing());
+    CHECK(!h.to_busy(idle));
+    CHECK(!h.evict_for_room(fresh));  // left: the busy one and the spared one
+    CHECK(still_open(p[0]) && still_open(p[2]));
+    h.release(idle);
+    CHECK(!h.closing());
+    for (int s : {busy, fresh}) h.release(s);
+    CHECK_EQ(h.live(), 0u);
+    for (auto& q : p) {
+      port::tcp_close(q.client);
+      port::tcp_close(q.server);
+    }
+  }
   for (auto& p : c) {
     port::tcp_close(p.client);
     port::tcp_close(p.server);

@@ -28,7 +28,14 @@ uint32_t ConnTable::live() const {
   return n;
 }
 
-bool ConnTable::evict_oldest(const char* peer) {
+bool ConnTable::closing() const {
+  for (uint32_t i = 0; i < nslots_; ++i) {
+    if (slots_[i].state.load() == Closing) return true;
+  }
+  return false;
+}
+
+bool ConnTable::evict_oldest(const char* peer, int spare) {
   // Slots found with bytes waiting in this call are marked with its number: their request
   // is arriving (the thread marks them Busy as soon as it sees it), so they are passed over.
   const uint32_t call = ++evict_calls_;
@@ -38,7 +45,7 @@ bool ConnTable::evict_oldest(const char* peer) {
     uint32_t now = now32();
     for (uint32_t i = 0; i < nslots_; ++i) {
       Slot& sl = slots_[i];
-      if (sl.state.load() != Waiting) continue;
+      if (sl.state.load() != Waiting || static_cast<int>(i) == spare) continue;
       if (peer && std::strcmp(sl.peer, peer) != 0) continue;
       if (sl.arriving == call) continue;
       uint32_t age = now - sl.since.load();

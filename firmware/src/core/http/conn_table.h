@@ -33,6 +33,11 @@ class ConnTable {
   // longest-waiting connection to make room when a cap is reached; kServerBusy or
   // kClientBusy when no room can be made.
   int admit(port::Socket s, const char* peer);
+  // Accept thread only, when the heap cannot hold a new connection's thread: closes the
+  // longest-waiting connection other than `spare` (the new one's slot), by the same rule as
+  // admit (waited evict_idle_ms, nothing of a request arrived), so that its thread ends and
+  // gives its stack back. False when none qualifies.
+  bool evict_for_room(int spare) { return evict_oldest(nullptr, spare); }
   // Connection thread: the first bytes of a request arrived (from then on the connection is
   // not closed for room). False when the connection was closed to make room meanwhile
   // (then the request must not be served).
@@ -42,6 +47,7 @@ class ConnTable {
   // Connection thread, before it closes its socket: nobody touches it afterwards.
   void release(int slot);
   uint32_t live() const;  // Waiting + Busy (for tests and logs)
+  bool closing() const;   // a connection closed for room has not yet ended
 
  private:
   enum State : uint8_t { Free = 0, Waiting, Busy, Closing };
@@ -53,9 +59,9 @@ class ConnTable {
     char peer[48] = {0};             // written and read by the accept thread only
     uint32_t arriving = 0;           // accept thread only: the evict call that saw bytes waiting
   };
-  // Closes the longest-waiting connection (of `peer` when not null) that waited
-  // evict_idle_ms with nothing to read; false when none qualifies.
-  bool evict_oldest(const char* peer);
+  // Closes the longest-waiting connection (of `peer` when not null; never slot `spare`) that
+  // waited evict_idle_ms with nothing to read; false when none qualifies.
+  bool evict_oldest(const char* peer, int spare = -1);
   uint32_t live_cap_ = 0;
   uint32_t per_client_ = 0;
   uint32_t evict_idle_ms_ = 0;

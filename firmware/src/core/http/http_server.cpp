@@ -109,6 +109,31 @@ int Server::admit_soon(port::Socket s, const char* peer) {
   }
 }
 
+bool Server::start_conn_thread(int slot, void* arg) {
+  // A connection's thread takes its stack from the heap (with the heap the node keeps, see
+  // start_work_thread). Connections kept alive between requests hold theirs while they wait,
+  // so when the heap is short the one that has waited longest is closed (as admit closes one
+  // for the connection cap) and the new one takes its stack once its thread has ended. A
+  // connection answered moments ago may give way only after HTTP_EVICT_IDLE_MS, and a busy
+  // one's stack may come back when its answer is done, so the new connection waits that long
+  // and the refusal's wait before it is refused. A wait in vain makes the next ones refused
+  // at once for the refusal's wait: a flood of connections must not hold the accept thread.
+  uint64_t now = port::monotonic_ms();
+  const uint64_t until = now + (now >= heap_waited_in_vain_until_ ? K32_HTTP_EVICT_IDLE_MS + K32_HTTP_REFUSAL_WAIT_MS : 0);
+  for (;;) {
+    if (util::start_work_thread(cfg_.name.c_str(), cfg_.conn_stack_bytes, cfg_.stack_region, &Server::conn_main, arg))
+      return true;
+    now = port::monotonic_ms();
+    if (now >= until) {
+      heap_waited_in_vain_until_ = now + K32_HTTP_REFUSAL_WAIT_MS;
+      return false;
+    }
+    // One closed at a time: its stack comes back only once its thread has noticed and ended.
+    if (!conns_.closing()) conns_.evict_for_room(slot);
+    port::sleep_ms(kAdmitRetryMs);
+  }
+}
+
 void Server::accept_main(void* self) {
   Server* srv = static_cast<Server*>(self);
   for (;;) {
@@ -124,8 +149,7 @@ void Server::accept_main(void* self) {
       continue;
     }
     ConnArg* arg = new ConnArg{srv, s, peer, slot, port::monotonic_ms()};
-    if (!util::start_work_thread(srv->cfg_.name.c_str(), srv->cfg_.conn_stack_bytes, srv->cfg_.stack_region, &Server::conn_main,
-                                 arg)) {
+    if (!srv->start_conn_thread(slot, arg)) {
       srv->conns_.release(slot);
       srv->refuse(s, 503, "cannot start a connection thread");
       delete arg;

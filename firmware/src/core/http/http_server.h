@@ -3,8 +3,9 @@
 // Against connection exhaustion: a TLS handshake and a request head each have a deadline,
 // kept-alive connections an idle timeout, and when the server (or one client address) is
 // at its cap the connection that has waited longest for a request (long enough, with
-// nothing of one arrived) is closed for the new one (ConnTable); when none can give way,
-// the new one is refused with 503 and Retry-After. A request that arrived is answered.
+// nothing of one arrived) is closed for the new one (ConnTable), and so it is when the heap
+// cannot hold the new one's thread; when none can give way, the new one is refused with 503
+// and Retry-After. A request that arrived is answered.
 #pragma once
 #include <atomic>
 #include <functional>
@@ -56,6 +57,9 @@ class Server {
   static void accept_main(void* self);
   // conns_.admit, waiting up to the refusal's wait while only the client's own cap is full.
   int admit_soon(port::Socket s, const char* peer);
+  // Starts conn_main(arg) for the connection in `slot`, closing idle connections for its
+  // stack when the heap is short; false when no room was made in time.
+  bool start_conn_thread(int slot, void* arg);
   static void conn_main(void* arg);
   void serve(Conn* c, const std::string& peer, int slot, uint64_t head_deadline);
   void refuse(port::Socket s, int status, const char* why);
@@ -67,6 +71,9 @@ class Server {
   // until when it is refused without waiting again (admit_soon).
   char waited_in_vain_for_[48] = {0};
   uint64_t waited_in_vain_until_ = 0;
+  // Accept thread only: until when a connection the heap cannot hold is refused without
+  // waiting for room (start_conn_thread).
+  uint64_t heap_waited_in_vain_until_ = 0;
 };
 
 // Writes a small error response for failures detected before a handler runs.
