@@ -1,6 +1,8 @@
 // libFuzzer target: arbitrary bytes -> load + validate + instantiate + run every export with
 // fuel, small limits and host functions for the spectest imports. Any crash, hang or
-// sanitizer report is a bug; rejected modules are the expected common case.
+// sanitizer report is a bug; rejected modules are the expected common case. So is a
+// "call stack exhausted" trap of a module whose value stack bound (module_stack_bound) fits
+// the limits: the bound must never be below what a run takes.
 // Built and run by `k32 fuzz wasm` (alias `k32 wasm fuzz`; clang -fsanitize=fuzzer,address,undefined).
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lim.max_table_elems = 4096;
   lim.value_stack_slots = 8192;
   lim.call_depth = 256;
+  const StackBound& bound = module_stack_bound(m);
+  const bool fits = bound.bounded && bound.slots <= lim.value_stack_slots && bound.frames <= lim.call_depth;
+  auto check = [&](const Trap& t) {
+    if (fits && t.code == TrapCode::CallStackExhausted) __builtin_trap();
+  };
   Store* s = store_new(default_allocator(), lim);
   if (s) {
     store_define_host(s, "spectest", "print", ":", nop, nullptr);
@@ -37,8 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     store_define(s, "spectest", "table", {ExternKind::Table, table_new(s, ValType::FuncRef, 10, 20)});
     store_define(s, "spectest", "memory", {ExternKind::Memory, memory_new(s, 1, 2)});
     store_set_fuel(s, 20000);
-    Trap trap;
+    Trap trap = trap_ok();
     Instance* inst = instantiate(s, m, &err, &trap);
+    if (!inst) check(trap);
     const char* name;
     Extern e;
     for (uint32_t i = 0; inst && instance_export_at(inst, i, &name, &e); i++) {
@@ -54,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (t == ValType::I32 || t == ValType::F32) args[k].bits &= 0xFFFFFFFFu;
       }
       store_set_fuel(s, 20000);
-      call(s, f, args, np, results, nr);
+      check(call(s, f, args, np, results, nr));
     }
     store_free(s);
   }

@@ -186,6 +186,7 @@ struct Compiler {
   bool emit_return();
   bool emit_ret(uint32_t n, uint32_t from);
   bool call(uint32_t f);
+  bool note_call(uint32_t callee, uint32_t base);
 
   // ---- immediates (compile.cpp) ----
   bool local_type(uint32_t idx, ValType* t);

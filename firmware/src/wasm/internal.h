@@ -62,6 +62,8 @@ struct FuncType {
 bool same_type(const FuncType& a, const FuncType& b);
 
 constexpr uint32_t kNoMax = 0xFFFFFFFFu;
+constexpr uint32_t kCallSiteIndirect = 0x80000000u;  // Module::call_sites: a call_indirect of a type
+constexpr uint32_t kCallSiteRef = 0x40000000u;       // … not a call: a ref.func of a function
 
 struct Limits32 {
   uint32_t min;
@@ -152,6 +154,12 @@ class Module {
   // While the code section loads: (code word, defined function) of each direct call, whose
   // word becomes the offset to that function's body once every body is compiled.
   Vec<uint32_t> call_fixups;
+  // While the code section loads: (defined caller, callee, slot of the first argument) of every
+  // call; the callee is a function index, or kCallSiteIndirect | type index (or, for a ref.func
+  // in a body, kCallSiteRef | function index: not a call, a function a table may hold). Turned into
+  // `stack_bound` (stack_bound.cpp) once every body is compiled, then released.
+  Vec<uint32_t> call_sites;
+  StackBound stack_bound{};
   bool sizes_memory = false;  // the code has memory.size or memory.grow (no trimming then)
 };
 
@@ -251,6 +259,8 @@ HandlerWords handler_words();
 bool memory_grow(Store* s, Memory* m, uint32_t delta, uint32_t* old_pages);
 bool table_grow(Store* s, Table* t, uint32_t delta, uint64_t init, uint32_t* old_size);
 uint64_t const_value(const Instance* inst, const ConstExpr& e);
+// Fills m->stack_bound from m->call_sites (then released). False: out of memory.
+bool compute_stack_bound(Module* m);
 
 }  // namespace wasm
 }  // namespace k32

@@ -551,7 +551,7 @@ struct Loader {
     if (!saw_code && nfunc_decls) return r.malformed("function and code section have inconsistent lengths");
     if (m->has_datacount && m->datas.n != m->datacount)
       return r.malformed("data count and data section have inconsistent lengths");
-    return true;
+    return compute_stack_bound(m) || oom();
   }
 };
 
@@ -604,6 +604,7 @@ void module_free(Module* m) {
   m->funcs.release(a);
   m->code.release(a);
   m->call_fixups.release(a);
+  m->call_sites.release(a);
   m->~Module();
   a.free(a.ctx, m);
 }

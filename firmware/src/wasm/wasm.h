@@ -106,6 +106,21 @@ size_t module_code_bytes(const Module* m);  // compiled code + metadata, for rep
 // (capped by limits.max_memory_pages), 0 without a memory of its own; UINT64_MAX when it
 // imports its memory or declares no maximum (it may grow up to whatever it is allowed).
 uint64_t module_memory_reach(const Module* m, const Limits& limits);
+// The most value stack (8-byte slots) and frames a call of any export or the start function
+// can take, over the module's call graph, computed once at load: a function's frame is its
+// locals and its maximum operand height; a call's frame starts at its first argument's slot
+// in the caller's (the arguments become the callee's first locals). A host function is a leaf
+// (its arguments copied above its results); call_indirect takes the worst function of its
+// type the module can ever place in a table. What no table of calls can bound (recursion, a
+// call through an imported table) is `bounded == false`, with `why` naming it: the
+// "call stack exhausted" trap is then the only limit, as it is for any module.
+struct StackBound {
+  bool bounded;
+  uint32_t slots;   // the value stack a run needs to never trap for lack of it (bounded only)
+  uint32_t frames;  // the call depth likewise
+  char why[64];     // unbounded: e.g. "function 12 calls itself (recursion)"
+};
+const StackBound& module_stack_bound(const Module* m);
 
 // ---- stores: one per pod ----
 Store* store_new(const Allocator& a, const Limits& limits);

@@ -38,6 +38,27 @@ const uint8_t kModule[] = {
     0x00, 0x0b, 0x19, 0x01, 0x01, 0x7f, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x6a, 0x21, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x22,
     0x00, 0x0d, 0x00, 0x0b, 0x20, 0x01, 0x0b, 0x0b, 0x0c, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x06, 0x68, 0x69, 0x20, 0x70, 0x6f, 0x64};
 
+// wat2wasm of (calls without recursion: direct, through the table, to the host):
+// (module
+//   (import "k32" "log" (func $log (param i32 i32) (result i32)))
+//   (type $t (func (param i32) (result i32)))
+//   (memory 1)
+//   (table 2 funcref)
+//   (elem (i32.const 0) $sq $twice)
+//   (func $sq (type $t) (local i64) (i32.mul (local.get 0) (local.get 0)))
+//   (func $twice (type $t) (i32.add (call $sq (local.get 0)) (call $sq (i32.const 3))))
+//   (func (export "run") (param i32) (result i32)
+//     (i32.add (i32.const 1)
+//       (i32.add (call_indirect (type $t) (local.get 0) (i32.and (local.get 0) (i32.const 1)))
+//                (call $log (i32.const 0) (call $twice (local.get 0)))))))
+const uint8_t kCalls[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x60, 0x02, 0x7f, 0x7f, 0x01,
+    0x7f, 0x02, 0x0b, 0x01, 0x03, 0x6b, 0x33, 0x32, 0x03, 0x6c, 0x6f, 0x67, 0x00, 0x01, 0x03, 0x04, 0x03, 0x00, 0x00, 0x00, 0x04,
+    0x04, 0x01, 0x70, 0x00, 0x02, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x03, 0x09, 0x08,
+    0x01, 0x00, 0x41, 0x00, 0x0b, 0x02, 0x01, 0x02, 0x0a, 0x30, 0x03, 0x09, 0x01, 0x01, 0x7e, 0x20, 0x00, 0x20, 0x00, 0x6c, 0x0b,
+    0x0b, 0x00, 0x20, 0x00, 0x10, 0x01, 0x41, 0x03, 0x10, 0x01, 0x6a, 0x0b, 0x18, 0x00, 0x41, 0x01, 0x20, 0x00, 0x20, 0x00, 0x41,
+    0x01, 0x71, 0x11, 0x00, 0x00, 0x41, 0x00, 0x20, 0x00, 0x10, 0x02, 0x10, 0x00, 0x6a, 0x6a, 0x0b};
+
 // wat2wasm of (a tight search loop, the kind an interpreter is tempted to run natively inside
 // one instruction, the same loop one instruction longer, and such a loop that never ends):
 // (module
@@ -299,6 +320,86 @@ void test_interrupt_from_thread() {
   module_free(m);
 }
 
+// Runs every export of `m` (zero arguments, bounded by fuel) in a store of exactly `slots`
+// value stack slots and `frames` call depth; the first trap other than running out of fuel,
+// or None.
+TrapCode run_within(const Module* m, uint32_t slots, uint32_t frames, const Value* arg) {
+  Limits lim;
+  lim.value_stack_slots = slots;
+  lim.call_depth = frames;
+  Store* s = store_new(default_allocator(), lim);
+  CHECK(s != nullptr);
+  if (!s) return TrapCode::OutOfMemory;
+  LogSink sink;
+  store_define_host(s, "k32", "log", "ii:i", host_log, &sink);
+  Error err;
+  Trap trap = trap_ok();
+  Instance* inst = instantiate(s, m, &err, &trap);
+  TrapCode got = trap.ok() || trap.code == TrapCode::OutOfFuel ? TrapCode::None : trap.code;
+  const char* name;
+  Extern e;
+  for (uint32_t k = 0; inst && got == TrapCode::None && instance_export_at(inst, k, &name, &e); k++) {
+    if (e.kind != ExternKind::Func) continue;
+    Func* f = static_cast<Func*>(e.ptr);
+    Value args[8] = {}, res[8];
+    if (func_param_count(f) > 8 || func_result_count(f) > 8) continue;
+    if (arg && func_param_count(f) > 0) args[0] = *arg;
+    store_set_fuel(s, 10000);
+    trap = call(s, f, args, func_param_count(f), res, func_result_count(f));
+    if (!trap.ok() && trap.code != TrapCode::OutOfFuel) got = trap.code;
+  }
+  store_free(s);
+  return got;
+}
+
+// module_stack_bound: exact where the worst path runs (one slot or frame less traps), a
+// recursive module unbounded, and never below what a run takes, over many byte flips of a
+// module (each flipped module that loads and has a bound runs every export within it).
+void test_stack_bound() {
+  Error err;
+  Module* rec = module_load(kModule, sizeof kModule, default_allocator(), &err);
+  CHECK(rec != nullptr);
+  if (rec) {
+    CHECK(!module_stack_bound(rec).bounded);
+    CHECK(std::strstr(module_stack_bound(rec).why, "calls itself") != nullptr);
+  }
+  module_free(rec);
+  Module* m = module_load(kCalls, sizeof kCalls, default_allocator(), &err);
+  CHECK(m != nullptr);
+  if (!m) return;
+  const StackBound b = module_stack_bound(m);
+  CHECK(b.bounded);
+  // run's call of $twice starts at its slot 4 (1 param, 3 operands below); $twice's second call
+  // of $sq at its slot 2 (1 param, 1 operand below); $sq: 1 param + 1 local + 2 operands
+  CHECK_EQ(b.slots, 4u + 2u + 4u);
+  CHECK_EQ(b.frames, 3u);  // run -> $twice -> $sq
+  const Value worst{1};    // through the table to $twice
+  CHECK(run_within(m, b.slots, b.frames, &worst) == TrapCode::None);
+  CHECK(run_within(m, b.slots - 1, b.frames, &worst) == TrapCode::CallStackExhausted);
+  CHECK(run_within(m, b.slots, b.frames - 1, &worst) == TrapCode::CallStackExhausted);
+  module_free(m);
+
+  uint8_t buf[sizeof kCalls];
+  int bounded = 0;
+  for (size_t i = 8; i < sizeof kCalls; i++) {
+    for (int bit = 0; bit < 8; bit++) {
+      std::memcpy(buf, kCalls, sizeof buf);
+      buf[i] ^= uint8_t(1u << bit);
+      Module* f = module_load(buf, sizeof buf, default_allocator(), &err);
+      if (!f) continue;
+      const StackBound fb = module_stack_bound(f);
+      if (fb.bounded && fb.slots <= 4096) {
+        bounded++;
+        TrapCode got = run_within(f, fb.slots ? fb.slots : 1, fb.frames, &worst);
+        CHECK(got != TrapCode::CallStackExhausted);
+        if (got == TrapCode::CallStackExhausted) std::fprintf(stderr, "  flip of byte %zu bit %d\n", i, bit);
+      }
+      module_free(f);
+    }
+  }
+  CHECK(bounded > 50);
+}
+
 void test_malformed_never_crashes() {
   Error err;
   // truncations end at section boundaries (valid) or are rejected with a message
@@ -358,5 +459,6 @@ int main() {
   test_search_loop_fuel();
   test_interrupt_from_thread();
   test_malformed_never_crashes();
+  test_stack_bound();
   TEST_MAIN_END();
 }

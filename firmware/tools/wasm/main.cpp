@@ -2,6 +2,7 @@
 //   k32-wasm serve                      line protocol for the spec-test runner
 //   k32-wasm run [options] MODULE [-- ARGS…]   run a WASI command or one export
 //   k32-wasm validate MODULE            load + validate only
+//   k32-wasm stack-bound MODULE         the value stack and call depth a run of it can need
 #include <cstdio>
 #include <cstring>
 
@@ -43,6 +44,32 @@ static int validate_main(int argc, char** argv) {
   return 0;
 }
 
+// One line: `slots N bytes N frames N`, or `unbounded WHY` (exit 0 either way; 1 when the
+// module does not load).
+static int stack_bound_main(int argc, char** argv) {
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: k32-wasm stack-bound MODULE.wasm\n");
+    return 2;
+  }
+  std::vector<uint8_t> bytes;
+  if (!read_file(argv[0], &bytes)) {
+    std::fprintf(stderr, "%s: cannot read the file\n", argv[0]);
+    return 1;
+  }
+  wasm::Error err;
+  wasm::Module* m = wasm::module_load(bytes.data(), bytes.size(), wasm::default_allocator(), &err);
+  if (!m) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], err.message);
+    return 1;
+  }
+  const wasm::StackBound& b = wasm::module_stack_bound(m);
+  if (b.bounded)
+    std::printf("slots %u bytes %llu frames %u\n", unsigned(b.slots), (unsigned long long)b.slots * 8, unsigned(b.frames));
+  else std::printf("unbounded %s\n", b.why);
+  wasm::module_free(m);
+  return 0;
+}
+
 }  // namespace wasmtool
 }  // namespace k32
 
@@ -51,6 +78,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "serve") == 0) return serve_main();
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "validate") == 0) return validate_main(argc - 2, argv + 2);
-  std::fprintf(stderr, "usage: k32-wasm serve | run [options] MODULE [-- ARGS...] | validate MODULE\n");
+  if (argc >= 2 && std::strcmp(argv[1], "stack-bound") == 0) return stack_bound_main(argc - 2, argv + 2);
+  std::fprintf(stderr, "usage: k32-wasm serve | run [options] MODULE [-- ARGS...] | validate MODULE | stack-bound MODULE\n");
   return 2;
 }

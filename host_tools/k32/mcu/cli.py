@@ -1,4 +1,5 @@
-"""`k32 bench size` and `k32 check stacks`: reports over the build/mcu objects."""
+"""`k32 bench size` and `k32 check stacks`: reports over the build/mcu objects; `k32 check
+value-stacks`: the shipped images' interpreter value stacks against the boards."""
 
 from __future__ import annotations
 
@@ -153,3 +154,50 @@ def port_stacks(idf, littlefs, build_dir, jobs):
     click.echo(f"{len(fns)} port functions, {len(lower)} only as lower bounds; written to {FIGURES}")
     for s in lower:
         click.echo(f"  >= {fns[s]['bytes']:>6}  {fns[s]['name']}: {fns[s]['unbounded'][0]}")
+
+
+@check_group.command("value-stacks")
+@click.option("--board", "boards", multiple=True, help="Board profile(s) to check against [every profile].")
+@click.option(
+    "--wasm",
+    "extra",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Check this module too (an image of one's own), besides the shipped images.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def value_stacks(boards, extra, as_json):
+    """Worst-case value stack and call depth of every shipped image in the interpreter (the bound
+    the firmware computes at load, over each image's call graph), against each board's
+    wasm_value_stack and wasm_call_depth; exits 1 when one does not fit or has no bound."""
+    import tempfile
+
+    from k32.boards import BoardError
+    from k32.images.build import ImageBuildError, build_all
+    from k32.images.value_stack import ValueStackError, check
+    from k32.wasm.tool import ToolError, wasm_tool
+
+    try:
+        tool = wasm_tool()
+        with tempfile.TemporaryDirectory(prefix="k32-value-stacks-") as tmp:
+            images = {i.name: i.wasm for i in build_all(Path(tmp))}
+            images.update({p.stem: p for p in extra})
+            r = check(images, tool, list(boards) or None)
+    except (BoardError, ImageBuildError, ToolError, ValueStackError) as e:
+        raise click.ClickException(str(e))
+    if as_json:
+        click.echo(json.dumps(r, indent=2))
+    else:
+        click.echo(f"{'image':<16}{'board':<8}{'bytes':>7}{'budget':>8}{'frames':>8}{'budget':>8}  verdict")
+        for row in r["rows"]:
+            if row["unbounded"]:
+                need, frames = "-", "-"
+            else:
+                need, frames = row["bytes"], row["frames"]
+            verdict = "ok" if row["ok"] else (f"UNBOUNDED: {row['unbounded']}" if row["unbounded"] else "DOES NOT FIT")
+            click.echo(
+                f"{row['image']:<16}{row['board']:<8}{need:>7}{row['budget_bytes']:>8}{frames:>8}"
+                f"{row['budget_frames']:>8}  {verdict}"
+            )
+    if not r["ok"]:
+        raise SystemExit(1)

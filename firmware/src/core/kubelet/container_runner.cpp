@@ -123,7 +123,7 @@ ContainerState run_once(Pod* p, Container* c, bool* parked) {
       t.message = "stopped";
     } else {
       t.exit_code = 1;
-      t.message = std::string("wasm trap: ") + trap.message;
+      t.message = "wasm trap: " + trap_message(c, trap);
       c->log.line(t.message.data(), t.message.size());
     }
     t.reason = t.exit_code == 0 ? "Completed" : "Error";

@@ -486,7 +486,7 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
       *out = PodResponse();
       rc = overdue ? abi::kErrTimeout : abi::kErrNoent;
     } else if (!trap.ok()) {
-      std::string msg = std::string("wasm trap in k32_handle: ") + trap.message;
+      std::string msg = "wasm trap in k32_handle: " + trap_message(c, trap);
       c->log.line(msg.data(), msg.size());
       {
         port::LockGuard<port::Mutex> plock(p->mu);
@@ -550,7 +550,7 @@ EventDelivery::Result Kubelet::deliver_event(Pod* p, const std::string& topic, c
     c->ev_data = nullptr;
     if (!trap.ok()) {
       std::string msg = overdue ? "k32_event interrupted: not done within " + text::to_string(cfg_.call_deadline_ms) + " ms"
-                                : std::string("wasm trap in k32_event: ") + trap.message;
+                                : "wasm trap in k32_event: " + trap_message(c, trap);
       c->log.line(msg.data(), msg.size());
     }
     lock.unlock();

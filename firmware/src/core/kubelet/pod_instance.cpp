@@ -7,6 +7,7 @@
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/module_cache.h"
 #include "core/kubelet/pod_usage.h"
+#include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
@@ -43,6 +44,12 @@ wasm::Limits container_limits(uint32_t max_pages) {
   lim.call_depth = kCallDepth;
   lim.trim_to_heap_base = true;
   return lim;
+}
+
+// What the board gives every container's interpreter, in the words of a pod's message.
+std::string stack_budget() {
+  return text::to_string(static_cast<int64_t>(kValueStackSlots) * 8) + " bytes of value stack and " +
+         text::to_string(static_cast<int64_t>(kCallDepth)) + " nested calls";
 }
 
 std::string out_of_heap(const std::string& what) {
@@ -155,6 +162,12 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
                                                      : "image " + c->image + " is not a valid Wasm module: " + werr.message;
     return false;
   }
+  // Not refused: the bound covers every path of the image, one it may never take among them;
+  // the trap on overflow stays the limit, and its message (trap_message) gives these figures.
+  const wasm::StackBound& bound = wasm::module_stack_bound(c->module);
+  if (bound.bounded && (bound.slots > kValueStackSlots || bound.frames > kCallDepth))
+    logf("[KUBELET] image %s: its deepest call path needs %u bytes of value stack and %u nested calls, this node gives %s",
+         c->image.c_str(), static_cast<unsigned>(bound.slots) * 8u, static_cast<unsigned>(bound.frames), stack_budget().c_str());
   c->store = wasm::store_new(alloc, container_limits(c->max_pages));
   if (!c->store) {
     *reason = "CreateContainerError";
@@ -187,7 +200,7 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   if (!c->inst) {
     *reason = "CreateContainerError";
     if (!trap.ok()) {
-      *message = std::string("start function trapped: ") + trap.message;
+      *message = "start function trapped: " + trap_message(c, trap);
     } else if (c->import_refused) {
       *message = out_of_heap("the pod ABI's host functions");
     } else if (c->heap_refused) {
@@ -284,6 +297,16 @@ void release_container(Container* c) {
   c->memory = nullptr;
   c->handle_fn = c->event_fn = c->main_fn = nullptr;
   c->memory_bytes.store(0);  // a container waiting for its restart holds no linear memory
+}
+
+std::string trap_message(const Container* c, const wasm::Trap& trap) {
+  std::string out = trap.message;
+  if (trap.code != wasm::TrapCode::CallStackExhausted || !c->module) return out;
+  const wasm::StackBound& b = wasm::module_stack_bound(c->module);
+  if (b.bounded)
+    return out + " (the image needs up to " + text::to_string(static_cast<int64_t>(b.slots) * 8) + " bytes of value stack and " +
+           text::to_string(static_cast<int64_t>(b.frames)) + " nested calls; this node gives " + stack_budget() + ")";
+  return out + " (the image has no static bound: " + b.why + "; this node gives " + stack_budget() + ")";
 }
 
 }  // namespace kubelet

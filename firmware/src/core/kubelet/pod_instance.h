@@ -19,6 +19,10 @@ void release_container(Container* c);
 // can tell before running it: images built into the firmware, whose bytes every node has.
 // False for other images, ones that may grow without bound, or a module that does not load.
 bool image_memory_reach(const std::string& image, uint64_t* bytes);
+// A trap's text for the pod's log and status: the interpreter's words, and for "call stack
+// exhausted" what the image can need (its static bound, wasm::module_stack_bound) beside what
+// the board gives, so a pod says why rather than only that it ran out.
+std::string trap_message(const Container* c, const wasm::Trap& trap);
 // Capability bits of securityContext.capabilities.add; unknown names go to *unknown.
 uint32_t capabilities_of(const json::Value& container, std::string* unknown);
 
