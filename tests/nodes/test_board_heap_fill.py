@@ -150,12 +150,6 @@ def test_worker_takes_pods_until_the_scheduler_refuses_then_recovers(cluster):
     delete_pods(cluster, again)
 
 
-@pytest.mark.skip(
-    reason="known defect: a container refused for memory keeps its runner thread (16 KiB of stack on the "
-    "ESP32) through its back-off, so four such pods can leave the worker's own work too little heap and "
-    "the node stops out of heap (seen about once in five runs on a loaded machine); the fix ends the "
-    "runner during the back-off and lets the kubelet start the next one"
-)
 def test_worker_refuses_pods_without_limits_past_what_it_holds(cluster):
     """A grower pod names no memory: it is charged only the node's overhead, its container
     takes a whole page of linear memory, and the kubelet, which charges each pod what it
@@ -176,9 +170,13 @@ def test_worker_refuses_pods_without_limits_past_what_it_holds(cluster):
         if st.get("phase") == "Failed":
             return st.get("reason")
         for cs in st.get("containerStatuses") or []:
+            # Refused at start: its linear memory (the last run's end), or its runner's thread
+            # (waiting to be tried again); either way the node said why and kept going.
             last = (cs.get("lastState") or {}).get("terminated") or {}
-            if last.get("reason") == "CreateContainerError" and "not enough memory" in last.get("message", ""):
-                return "CreateContainerError"
+            waiting = (cs.get("state") or {}).get("waiting") or {}
+            for refused in (last, waiting):
+                if refused.get("reason") == "CreateContainerError" and "not enough memory" in refused.get("message", ""):
+                    return "CreateContainerError"
             if cs.get("ready"):
                 return "Running"
         return st.get("phase")

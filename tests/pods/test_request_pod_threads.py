@@ -73,3 +73,42 @@ def test_request_pod_that_traps_is_restarted_by_a_runner_that_ends_again(cluster
     assert wait_until(lambda: state()[0] == 2, 60), get_pod(cluster, "kicker-threads")
     assert cluster.kubectl("delete", "pod", "kicker-threads", "--wait=false").returncode == 0
     assert wait_until(lambda: get_pod(cluster, "kicker-threads") is None), "the kubelet did not finish the deletion"
+
+
+def test_container_in_back_off_holds_no_runner_thread(cluster):
+    """crasher fails at every start: between its runs it waits out CrashLoopBackOff without a
+    runner thread (on a board that thread's stack is 16 KiB of heap), and the kubelet starts
+    the next runner when the back-off has ended: restartCount grows, the back-off with it, and
+    a delete during the back-off ends the pod."""
+    w = node_of(cluster, "worker")["name"]
+    apply(cluster, json.dumps(pod_on(w, "crasher-threads", {"name": "crash", "image": "wasm://embedded/crasher"})))
+
+    def status():
+        q = get_pod(cluster, "crasher-threads") or {}
+        return (q.get("status", {}).get("containerStatuses") or [{}])[0]
+
+    def backing_off(cs):
+        return (cs.get("state") or {}).get("waiting", {}).get("reason") == "CrashLoopBackOff"
+
+    # Past the first back-offs (2 s, 4 s), into a longer one: the node's threads are sampled
+    # while the status still says CrashLoopBackOff on both sides of the look.
+    assert wait_until(lambda: status().get("restartCount", 0) >= 2, 90), get_pod(cluster, "crasher-threads")
+
+    def idle_in_back_off():
+        before = status()
+        threads = runner_threads(cluster)
+        after = status()
+        same = before.get("restartCount") == after.get("restartCount")
+        return backing_off(before) and backing_off(after) and same and threads == 0 and after
+
+    cs = wait_until(idle_in_back_off, 60)
+    assert cs, (status(), runner_threads(cluster))
+    last = cs["lastState"]["terminated"]
+    assert last["reason"] == "Error" and last["exitCode"] == 1, last
+    # The next runner comes when the back-off ends: the container is restarted again.
+    restarts = cs["restartCount"]
+    assert wait_until(lambda: status().get("restartCount", 0) > restarts, 120), status()
+    assert wait_until(lambda: backing_off(status()) and runner_threads(cluster) == 0, 60), status()
+    assert cluster.kubectl("delete", "pod", "crasher-threads", "--wait=false").returncode == 0
+    assert wait_until(lambda: get_pod(cluster, "crasher-threads") is None), "the kubelet did not finish the deletion"
+    assert runner_threads(cluster) == 0

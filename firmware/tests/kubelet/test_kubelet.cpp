@@ -431,6 +431,44 @@ static void test_stack_budget() {
   CHECK_EQ(big.rc.load(), abi::kErrNoent);  // enough stack: then the pod is looked up
 }
 
+// A runner that finds no heap for its stack leaves its container waiting with why, no thread
+// counted, and the kubelet's tick tries it again once the container's back-off has ended: a
+// runner never waits out a back-off on a thread of its own (container_runner.h).
+static void test_runner_without_heap_waits_and_is_retried() {
+  KubeletConfig cfg;
+  cfg.runner_stack_bytes = 0xF0000000u;  // more than any profile's heap: every start is refused
+  Kubelet k(cfg, nullptr);
+  auto p = std::make_shared<Pod>();
+  p->kubelet = &k;
+  p->ns = "default";
+  p->name = "big";
+  p->containers.emplace_back(new Container());
+  Container* c = p->containers[0].get();
+  c->pod = p.get();
+  c->name = "c";
+  const auto check_waiting = [&](uint32_t retry_s) {
+    port::LockGuard<port::Mutex> lock(p->mu);
+    CHECK_EQ(p->runners, 0);
+    CHECK(c->next == Container::Next::Start);
+    CHECK(c->state.kind == ContainerState::Waiting);
+    CHECK_EQ(c->state.reason, std::string("CreateContainerError"));
+    CHECK(c->state.message.find("retried in " + text::to_string(retry_s) + "s") != std::string::npos);
+    CHECK_EQ(c->restarts, 0);  // never started: no restart counted
+    return c->next_due_ms;
+  };
+  const uint64_t before = port::monotonic_ms();
+  CHECK(!start_runner(p, 0, RunnerStart::Start));
+  const uint64_t due = check_waiting(kBackoffBaseMs / 1000);
+  CHECK(due >= before + kBackoffBaseMs);
+  start_due_runners(p, due - 1);  // not yet due: left as it is
+  CHECK_EQ(check_waiting(kBackoffBaseMs / 1000), due);
+  start_due_runners(p, due);  // due: tried, refused again, and the back-off grows
+  CHECK(check_waiting(2 * kBackoffBaseMs / 1000) > due);
+  p->stopping = true;  // a stopping pod's container is not started again
+  start_due_runners(p, UINT64_MAX);
+  CHECK(check_waiting(2 * kBackoffBaseMs / 1000) > due);
+}
+
 int main() {
   test_embedded_digests();
   test_image_refs();
@@ -448,5 +486,6 @@ int main() {
   test_memory_limit();
   test_run_to_completion();
   test_stack_budget();
+  test_runner_without_heap_waits_and_is_retried();
   TEST_MAIN_END();
 }

@@ -17,7 +17,7 @@ namespace {
 struct RunnerArg {
   std::shared_ptr<Pod> pod;
   size_t index;
-  bool resume;  // the container was parked and has ended: take it from there (resume_runner)
+  RunnerStart how;
 };
 
 void set_state(Pod* p, Container* c, const ContainerState& s, bool ready) {
@@ -35,13 +35,6 @@ ContainerState waiting(const char* reason, const std::string& message) {
   s.reason = reason;
   s.message = message;
   return s;
-}
-
-// Sleeps up to ms; false when the pod is stopping.
-bool pause(Pod* p, uint32_t ms) {
-  port::UniqueLock lock(p->mu);
-  p->cv.wait_for(lock, ms, [p] { return p->stopping.load(); });
-  return !p->stopping.load();
 }
 
 // A request container's instance has ended (it trapped, or the pod is stopping): frees it and
@@ -151,76 +144,136 @@ ContainerState run_once(Pod* p, Container* c, bool* parked) {
   return t;
 }
 
+// After a back-off: the next instance starts with a fresh log; the newest half of the old one
+// is --previous, and the new one has the other half: a container's two logs together stay
+// within one log_ring and log_line_index, which is what its pod is charged for
+// (pod_overhead), so a restart never takes heap the node did not admit.
+void turn_over(Pod* p, Container* c) {
+  const size_t half = K32_LOG_RING_BYTES / 2;
+  if (!c->previous) {
+    auto ring = std::unique_ptr<LogRing>(new LogRing(half, K32_LOG_LINE_INDEX_BYTES / 2));
+    port::LockGuard<port::Mutex> lock(p->mu);
+    c->previous = std::move(ring);
+  }
+  c->previous->clear();
+  uint64_t next = 0;
+  const uint64_t end = c->log.end();
+  std::string old = c->log.read_from(end > half ? end - half : 0, &next);
+  c->log.clear();
+  c->log.resize(half, K32_LOG_LINE_INDEX_BYTES / 2);
+  c->previous->append(old.data(), old.size());
+  port::LockGuard<port::Mutex> lock(p->mu);
+  c->has_previous = true;
+  c->restarts++;
+  c->state = waiting("ContainerCreating", "");
+}
+
+// Runs the container once (or ends its parked instance, `how` Resume) and, when restartPolicy
+// restarts it, sets CrashLoopBackOff and returns the back-off; 0 when nothing follows (the
+// container finished for good, is parked serving, or the pod is stopping).
+uint32_t run_container(Pod* p, Container* c, RunnerStart how) {
+  if (p->stopping && how != RunnerStart::Resume) return 0;
+  if (how == RunnerStart::Restart) turn_over(p, c);
+  ContainerState t;
+  if (how == RunnerStart::Resume) {
+    int64_t started_at;
+    {
+      port::LockGuard<port::Mutex> lock(p->mu);
+      started_at = c->state.started_at;
+    }
+    t = end_request(p, c, started_at);
+  } else {
+    bool parked = false;
+    t = run_once(p, c, &parked);
+    if (parked) return 0;
+  }
+  if (p->stopping) return 0;
+  bool restart = p->restart == Pod::Restart::Always || (p->restart == Pod::Restart::OnFailure && t.exit_code != 0);
+  if (!restart) {
+    set_state(p, c, t, false);
+    return 0;
+  }
+  int& failures = c->failures;  // one runner at a time per container; they follow each other
+  if (t.started_at && t.finished_at - t.started_at >= kBackoffResetS) failures = 0;
+  ++failures;
+  uint32_t delay = backoff_ms(failures);
+  {
+    port::LockGuard<port::Mutex> lock(p->mu);
+    c->last = t;
+    c->has_last = true;
+    c->state = waiting("CrashLoopBackOff", "back-off " + text::to_string(delay / 1000) + "s restarting failed container=" +
+                                               c->name + " pod=" + p->name + "_" + p->ns + "(" + p->uid + ")");
+    c->ready = false;
+  }
+  p->kubelet->poke();
+  p->kubelet->event(*p, "Warning", "BackOff", "Back-off restarting failed container " + c->name);
+  return delay;
+}
+
 void runner_main(void* arg_p) {
   RunnerArg* arg = static_cast<RunnerArg*>(arg_p);
   std::shared_ptr<Pod> keep = arg->pod;
   Pod* p = keep.get();
   Container* c = p->containers[arg->index].get();
-  bool resume = arg->resume;
+  const RunnerStart how = arg->how;
   delete arg;
-  int& failures = c->failures;  // one runner at a time per container; they follow each other
-  while (!p->stopping || resume) {
-    ContainerState t;
-    if (resume) {
-      int64_t started_at;
-      {
-        port::LockGuard<port::Mutex> lock(p->mu);
-        started_at = c->state.started_at;
-      }
-      t = end_request(p, c, started_at);
-      resume = false;
-    } else {
-      bool parked = false;
-      t = run_once(p, c, &parked);
-      if (parked) break;
-    }
-    if (p->stopping) break;
-    bool restart = p->restart == Pod::Restart::Always || (p->restart == Pod::Restart::OnFailure && t.exit_code != 0);
-    if (!restart) {
-      set_state(p, c, t, false);
-      break;
-    }
-    if (t.started_at && t.finished_at - t.started_at >= kBackoffResetS) failures = 0;
-    ++failures;
-    uint32_t delay = backoff_ms(failures);
-    {
-      port::LockGuard<port::Mutex> lock(p->mu);
-      c->last = t;
-      c->has_last = true;
-      c->state = waiting("CrashLoopBackOff", "back-off " + text::to_string(delay / 1000) + "s restarting failed container=" +
-                                                 c->name + " pod=" + p->name + "_" + p->ns + "(" + p->uid + ")");
-      c->ready = false;
-    }
-    p->kubelet->poke();
-    p->kubelet->event(*p, "Warning", "BackOff", "Back-off restarting failed container " + c->name);
-    if (!pause(p, delay)) break;
-    // The next instance starts with a fresh log; the newest half of the old one is
-    // --previous, and the new one has the other half: a container's two logs together stay
-    // within one log_ring and log_line_index, which is what its pod is charged for
-    // (pod_overhead), so a restart never takes heap the node did not admit.
-    const size_t half = K32_LOG_RING_BYTES / 2;
-    if (!c->previous) {
-      auto ring = std::unique_ptr<LogRing>(new LogRing(half, K32_LOG_LINE_INDEX_BYTES / 2));
-      port::LockGuard<port::Mutex> lock(p->mu);
-      c->previous = std::move(ring);
-    }
-    c->previous->clear();
-    uint64_t next = 0;
-    const uint64_t end = c->log.end();
-    std::string old = c->log.read_from(end > half ? end - half : 0, &next);
-    c->log.clear();
-    c->log.resize(half, K32_LOG_LINE_INDEX_BYTES / 2);
-    c->previous->append(old.data(), old.size());
-    {
-      port::LockGuard<port::Mutex> lock(p->mu);
-      c->has_previous = true;
-      c->restarts++;
-      c->state = waiting("ContainerCreating", "");
-    }
-  }
+  const uint32_t delay = run_container(p, c, how);
+  // The back-off is waited out without this thread: on a board its stack is heap (16 KiB on
+  // the esp32), and pods in back-off holding one each left the node's own work too little.
   port::LockGuard<port::Mutex> lock(p->mu);
+  if (delay && !p->stopping) {
+    c->next = Container::Next::Restart;
+    c->next_due_ms = port::monotonic_ms() + delay;
+  }
   p->runners--;
   p->cv.notify_all();
+}
+
+Container::Next next_of(RunnerStart how) {
+  switch (how) {
+    case RunnerStart::Start:
+      return Container::Next::Start;
+    case RunnerStart::Restart:
+      return Container::Next::Restart;
+    case RunnerStart::Resume:
+      return Container::Next::Resume;
+  }
+  return Container::Next::Start;
+}
+
+RunnerStart how_of(Container::Next next) {
+  return next == Container::Next::Restart  ? RunnerStart::Restart
+         : next == Container::Next::Resume ? RunnerStart::Resume
+                                           : RunnerStart::Start;
+}
+
+// Starts the runner of a container already counted in pod->runners. Without a thread the
+// container waits with why, and is tried again after its back-off (start_due_runners).
+bool launch(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how) {
+  RunnerArg* arg = new RunnerArg{pod, index, how};
+  const KubeletConfig& cfg = pod->kubelet->config();
+  if (util::start_work_thread("pod", cfg.runner_stack_bytes, cfg.runner_stack_region, &runner_main, arg)) return true;
+  delete arg;
+  Container* c = pod->containers[index].get();
+  uint32_t delay;
+  {
+    port::LockGuard<port::Mutex> lock(pod->mu);
+    pod->runners--;
+    delay = backoff_ms(++c->failures);
+    c->next = next_of(how);
+    c->next_due_ms = port::monotonic_ms() + delay;
+    if (how == RunnerStart::Resume) c->parked = true;  // until then, the pod's stop frees its instance
+    c->state = waiting("CreateContainerError", "not enough memory on the node for the container's thread (" +
+                                                   text::to_string(cfg.runner_stack_bytes / 1024) +
+                                                   " KiB beside its heap reserve): retried in " +
+                                                   text::to_string(delay / 1000) + "s");
+    c->ready = false;
+    pod->cv.notify_all();
+  }
+  logf("[KUBELET] %s container %s: no heap for its thread, retried in %u s", pod->key().c_str(), c->name.c_str(),
+       static_cast<unsigned>(delay / 1000));
+  pod->kubelet->poke();
+  return false;
 }
 
 }  // namespace
@@ -231,19 +284,30 @@ uint32_t backoff_ms(int failures) {
   return d > kBackoffMaxMs ? kBackoffMaxMs : static_cast<uint32_t>(d);
 }
 
-bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, bool resume) {
-  RunnerArg* arg = new RunnerArg{pod, index, resume};
+bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how) {
   {
     port::LockGuard<port::Mutex> lock(pod->mu);
     pod->runners++;
   }
-  if (util::start_work_thread("pod", pod->kubelet->config().runner_stack_bytes, pod->kubelet->config().runner_stack_region,
-                              &runner_main, arg))
-    return true;
-  delete arg;
-  port::LockGuard<port::Mutex> lock(pod->mu);
-  pod->runners--;
-  return false;
+  return launch(pod, index, how);
+}
+
+void start_due_runners(const std::shared_ptr<Pod>& pod, uint64_t now_ms) {
+  for (size_t i = 0; i < pod->containers.size(); ++i) {
+    Container* c = pod->containers[i].get();
+    RunnerStart how;
+    {
+      // Claimed and counted under the pod's lock, which stop_pod takes after setting
+      // `stopping`: a stopping pod never gets a runner it does not wait for.
+      port::LockGuard<port::Mutex> lock(pod->mu);
+      if (pod->stopping || c->next == Container::Next::None || now_ms < c->next_due_ms) continue;
+      how = how_of(c->next);
+      c->next = Container::Next::None;
+      if (how == RunnerStart::Resume) c->parked = false;  // the runner frees the instance now
+      pod->runners++;
+    }
+    launch(pod, i, how);
+  }
 }
 
 }  // namespace kubelet

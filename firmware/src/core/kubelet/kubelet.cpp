@@ -39,9 +39,11 @@ void Kubelet::poke() {
 
 void Kubelet::watch_tick() {
   std::vector<std::shared_ptr<Pod>> pods;
+  size_t live;
   {
     port::LockGuard<port::Mutex> lock(mu_);
     for (auto& kv : pods_) pods.push_back(kv.second);
+    live = pods.size();
     for (auto it = stopping_.begin(); it != stopping_.end();) {
       std::shared_ptr<Pod>& sp = *it;
       bool done;
@@ -57,7 +59,9 @@ void Kubelet::watch_tick() {
       }
     }
   }
-  watch_calls(pods, port::monotonic_ms());
+  const uint64_t now = port::monotonic_ms();
+  watch_calls(pods, now);
+  for (size_t i = 0; i < live; ++i) start_due_runners(pods[i], now);
 }
 
 void Kubelet::run() {
@@ -163,12 +167,8 @@ void Kubelet::start_pod(const json::Value& obj) {
   if (!topics.empty() && !subscribe(p, topics))
     logf("[KUBELET] pod %s: %s not subscribed (no channel hub here, or no heap for the event thread)", p->key().c_str(),
          kEventTopicsAnnotation);
-  for (size_t i = 0; i < p->containers.size(); ++i)
-    if (!start_runner(p, i)) {
-      port::LockGuard<port::Mutex> lock(p->mu);
-      p->containers[i]->state.reason = "CreateContainerError";
-      p->containers[i]->state.message = "no memory for the container's thread";
-    }
+  // A container whose thread finds no heap waits with why, and is started again later.
+  for (size_t i = 0; i < p->containers.size(); ++i) start_runner(p, i, RunnerStart::Start);
 }
 
 void Kubelet::stop_pod(const std::shared_ptr<Pod>& p, uint32_t wait_ms) {
@@ -506,16 +506,9 @@ int32_t Kubelet::call_pod(const std::string& key, const http::Request& rq, PodRe
     }
     lock.unlock();
     leave_call(p.get(), c);
-    // A parked container has no runner: one starts to restart it (per restartPolicy).
-    if (restart && !start_runner(p, index, true)) {
-      logf("[KUBELET] pod %s container %s: no heap for the thread that restarts it", p->key().c_str(), c->name.c_str());
-      port::LockGuard<port::Mutex> plock(p->mu);
-      c->parked = true;  // the pod's stop still frees it
-      c->state.kind = ContainerState::Waiting;
-      c->state.reason = "CreateContainerError";
-      c->state.message = "no memory for the container's thread";
-      c->ready = false;
-    }
+    // A parked container has no runner: one starts to restart it (per restartPolicy); without
+    // heap for it, the container waits parked and is resumed later.
+    if (restart) start_runner(p, index, RunnerStart::Resume);
     return rc;
   }
   return abi::kErrNoent;

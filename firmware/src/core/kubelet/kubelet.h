@@ -121,10 +121,11 @@ class Kubelet {
 
   // Called by container runners when a state changed: wakes the sync loop to report.
   void poke();
-  // One tick of the call watch (call_watch.h) over the running pods and those still stopping;
-  // the node's main task runs it every POD_CALL_WATCH_MS. Not the sync loop (a pass waits on
-  // API calls far longer than a tick) and not a thread of its own: on a board a task's stack
-  // is heap, and the main task has nothing else to do once the node runs.
+  // One tick of the call watch (call_watch.h) over the running pods and those still stopping,
+  // and of the containers' runners that are due (a back-off ended: start_due_runners); the
+  // node's main task runs it every POD_CALL_WATCH_MS. Not the sync loop (a pass waits on API
+  // calls far longer than a tick) and not a thread of its own: on a board a task's stack is
+  // heap, and the main task has nothing else to do once the node runs.
   void watch_tick();
   // A Kubernetes Event about a pod (best effort).
   void event(const Pod& pod, const char* type, const char* reason, const std::string& message);

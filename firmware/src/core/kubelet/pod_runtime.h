@@ -67,6 +67,11 @@ struct Container {
   // whoever ends the instance (a trap, the pod's stop) takes it from here.
   bool parked = false;
   int failures = 0;  // restarts in a row without kBackoffResetS of running (the runner's)
+  // The runner this container needs next while none runs (container_runner.h): a restart
+  // after its back-off, or a start or resume whose thread found no heap. The kubelet's tick
+  // starts it once next_due_ms (port::monotonic_ms()) has come; no thread waits for it.
+  enum class Next : uint8_t { None, Start, Restart, Resume } next = Next::None;
+  uint64_t next_due_ms = 0;
   std::string crash_message;
   bool busy = false;  // a k32_handle/k32_event call holds the gate (call_watch.h)
 
