@@ -175,7 +175,8 @@ def test_worker_refuses_pods_without_limits_past_what_it_holds(cluster):
             last = (cs.get("lastState") or {}).get("terminated") or {}
             waiting = (cs.get("state") or {}).get("waiting") or {}
             for refused in (last, waiting):
-                if refused.get("reason") == "CreateContainerError" and "not enough memory" in refused.get("message", ""):
+                message = refused.get("message", "")
+                if refused.get("reason") == "CreateContainerError" and "not enough memory" in message:
                     return "CreateContainerError"
             if cs.get("ready"):
                 return "Running"

@@ -231,12 +231,9 @@ void runner_main(void* arg_p) {
 
 Container::Next next_of(RunnerStart how) {
   switch (how) {
-    case RunnerStart::Start:
-      return Container::Next::Start;
-    case RunnerStart::Restart:
-      return Container::Next::Restart;
-    case RunnerStart::Resume:
-      return Container::Next::Resume;
+    case RunnerStart::Start: return Container::Next::Start;
+    case RunnerStart::Restart: return Container::Next::Restart;
+    case RunnerStart::Resume: return Container::Next::Resume;
   }
   return Container::Next::Start;
 }
@@ -265,8 +262,8 @@ bool launch(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how) {
     if (how == RunnerStart::Resume) c->parked = true;  // until then, the pod's stop frees its instance
     c->state = waiting("CreateContainerError", "not enough memory on the node for the container's thread (" +
                                                    text::to_string(cfg.runner_stack_bytes / 1024) +
-                                                   " KiB beside its heap reserve): retried in " +
-                                                   text::to_string(delay / 1000) + "s");
+                                                   " KiB beside its heap reserve): retried in " + text::to_string(delay / 1000) +
+                                                   "s");
     c->ready = false;
     pod->cv.notify_all();
   }
