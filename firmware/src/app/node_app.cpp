@@ -17,6 +17,7 @@
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/node_images.h"
 #include "core/kubelet/pod_usage.h"
 #include "core/kubelet/usage_report.h"
 #include "k32_abi_table.h"
@@ -365,6 +366,14 @@ void add_console_commands(Node* n) {
     s.set("podBulkBytes", static_cast<int64_t>(ph.bulk_bytes));
     s.set("podBulkRegion", port::has_psram() ? "psram" : "internal");
     s.set("podStoreBytes", static_cast<int64_t>(ph.store_bytes));
+    // On the control plane, the two stores held at a byte budget (the watch history's
+    // superseded versions, the Events kept), as each counts itself: full, which of their oldest
+    // entries is left moves with every write (a heartbeat's), so a reading can leave them out.
+    if (n->events) {
+      s.set("historyBytes", static_cast<int64_t>(n->store.history_bytes()));
+      s.set("historyEvents", static_cast<int64_t>(n->store.history_events()));
+      s.set("eventsBytes", static_cast<int64_t>(n->events->bytes()));
+    }
     json::Value stacks = stack_rows();
     // The running threads' stacks, inside heapBytes (a task's stack is heap on the board).
     int64_t stack_heap = 0;
@@ -617,6 +626,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   n->node_api = new HttpNodeApi(api_ep, [n]() { return n->current_token(); });
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
   n->heartbeat->set_after_beat(ReportUsage{n});
+  n->heartbeat->set_images(&kubelet::node_images_status);
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
   port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION),
                      heartbeat_main, n->heartbeat);

@@ -224,6 +224,15 @@ Instance* instantiate(Store* s, const Module* m, Error* err, Trap* trap) {
   return inst;
 }
 
+bool module_import_at(const Module* m, uint32_t i, const char** module, const char** name, ExternKind* kind) {
+  if (i >= m->imports.n) return false;
+  const Import& im = m->imports[i];
+  *module = m->names.p + im.module_off;
+  *name = m->names.p + im.name_off;
+  *kind = im.kind;
+  return true;
+}
+
 bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Extern* out) {
   const Module* m = inst->module;
   if (i >= m->exports.n) return false;

@@ -198,6 +198,9 @@ bool instance_export(const Instance* inst, const char* name, Extern* out);
 bool instance_export(const Instance* inst, const char* name, size_t len, Extern* out);
 // Export i for i < count; false past the end.
 bool instance_export_at(const Instance* inst, uint32_t i, const char** name, Extern* out);
+// The i-th import of `m` (its module and field names, NUL-terminated, and kind); false past
+// the last. An embedder can make the host functions a module needs before any instance.
+bool module_import_at(const Module* m, uint32_t i, const char** module, const char** name, ExternKind* kind);
 
 // Signature of a function in the letter form above, into buf (NUL-terminated).
 bool func_signature(const Func* f, char* buf, size_t cap);

@@ -2,8 +2,10 @@
 #include "check.h"
 #include "test_fixture.h"
 #include "core/json/json.h"
+#include "core/kubelet/pod_instance.h"
 #include "core/sched/quantity.h"
 #include "core/sched/scheduler.h"
+#include "core/util/text.h"
 
 using namespace k32;
 using k32test::parse_json;
@@ -13,6 +15,15 @@ static json::Value node(const char* name, const char* role, bool ready, const ch
                   "\":\"\",\"kubernetes.io/hostname\":\"" + name + "\"}},\"spec\":{},\"status\":{\"allocatable\":{\"memory\":\"" +
                   mem + "\",\"pods\":\"2\",\"hardware.kube32.io/ipc\":\"1\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"" +
                   (ready ? "True" : "False") + "\"}]}}";
+  return parse_json(s.c_str());
+}
+
+// A pod of `image` asking `mem`, bound to `on` (or pending when empty).
+static json::Value image_pod(const char* image, const char* mem, const char* on = "") {
+  std::string s = std::string("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{") +
+                  "\"nodeName\":\"" + on + "\",\"nodeSelector\":{\"kubernetes.io/hostname\":\"w\"}," +
+                  "\"containers\":[{\"name\":\"c\",\"image\":\"" + image + "\",\"resources\":{\"requests\":{\"memory\":\"" + mem +
+                  "\"}}}]},\"status\":{\"phase\":\"Pending\"}}";
   return parse_json(s.c_str());
 }
 
@@ -135,6 +146,57 @@ int main() {
     w.at_or_insert("metadata").at_or_insert("annotations").set(sched::kPodOverheadAnnotation, "0");
     std::vector<json::Value> ns0{w};
     CHECK_EQ(sched::schedule(pod("", "8Ki"), ns0, one).node, std::string("w"));
+  }
+  // Compiled modules: each image's once per node, from the node's status.images, from its
+  // bound pods' images it does not report yet, and for a pod whose image it holds neither way.
+  {
+    json::Value w = node("w", "worker", true, "96Ki");
+    w.at_or_insert("status").at_or_insert("allocatable").set("pods", "8");
+    json::Value w2 = node("w2", "worker", true, "4Mi");
+    w2.at_or_insert("status").set(
+        "images",
+        parse_json("[{\"names\":[\"wasm://sd/a@sha256:0000000000000000000000000000000000000000000000000000000000000000\","
+                   "\"wasm://sd/a\"],\"sizeBytes\":16384},{\"names\":[\"wasm://sd/b\"],\"sizeBytes\":8192}]"));
+    std::vector<json::Value> ns{w, w2};
+    std::vector<json::Value> none;
+    CHECK_EQ(sched::image_key("kube32.io/sd/a@sha256:0000000000000000000000000000000000000000000000000000000000000000"),
+             std::string("wasm://sd/a"));
+    CHECK_EQ(sched::image_key("nginx"), std::string());
+    // 64 + a's module (16, as w2 reports it) fits w's 96; 81 + 16 does not, in words that say why.
+    CHECK_EQ(sched::schedule(image_pod("wasm://sd/a", "64Ki"), ns, none).node, std::string("w"));
+    sched::Decision d = sched::schedule(image_pod("wasm://sd/a", "81Ki"), ns, none);
+    CHECK(d.node.empty());
+    CHECK_EQ(d.message, std::string("0/2 nodes are available: 1 Insufficient memory (with the compiled module of "
+                                    "wasm://sd/a: 16 KiB), 1 node(s) didn't match Pod's node affinity/selector."));
+    // A second pod of the image (its other spelling) shares the module w does not report yet:
+    // 64 + 16 + 16 fits, once.
+    std::vector<json::Value> one{image_pod("wasm://sd/a", "64Ki", "w")};
+    CHECK_EQ(sched::schedule(image_pod("kube32.io/sd/a", "16Ki"), ns, one).node, std::string("w"));
+    // A pod of another image brings its module: 64 + 16 + 16 + 8 > 96.
+    d = sched::schedule(image_pod("wasm://sd/b", "16Ki"), ns, one);
+    CHECK(d.node.empty());
+    CHECK(d.message.find("Insufficient memory (with the compiled module of wasm://sd/b: 8 KiB)") != std::string::npos);
+    CHECK_EQ(sched::schedule(image_pod("wasm://sd/b", "8Ki"), ns, one).node, std::string("w"));
+    // A module w reports holding counts while it does, with no pod of it left: 96 - 16 = 80.
+    ns[0].at_or_insert("status").set("images", parse_json("[{\"names\":[\"wasm://sd/a\"],\"sizeBytes\":16384}]"));
+    CHECK(sched::schedule(image_pod("wasm://sd/b", "73Ki"), ns, none).node.empty());
+    CHECK_EQ(sched::schedule(image_pod("wasm://sd/a", "80Ki"), ns, none).node, std::string("w"));
+    // Its report is what w charges, not the larger size another node gave.
+    ns[0].at_or_insert("status").set("images", parse_json("[{\"names\":[\"wasm://sd/a\"],\"sizeBytes\":4096}]"));
+    CHECK_EQ(sched::schedule(image_pod("wasm://sd/a", "92Ki"), ns, none).node, std::string("w"));
+    // A malformed size is left out (as an unreported image).
+    ns[0].at_or_insert("status").set("images", parse_json("[{\"names\":[\"wasm://sd/c\"],\"sizeBytes\":\"lots\"}]"));
+    CHECK_EQ(sched::schedule(image_pod("wasm://sd/b", "88Ki"), ns, none).node, std::string("w"));
+    // An image built into the firmware no node reports: its module's cost is learnt by
+    // compiling it here, the same figure the kubelet's module cache counts.
+    uint64_t echo = 0;
+    CHECK(kubelet::image_module_bytes("wasm://embedded/echo", &echo) && echo > 1024);
+    ns[0].at_or_insert("status").set("images", json::Value());
+    int64_t fits = 96 * 1024 - static_cast<int64_t>(echo);
+    std::string exact = text::to_string(fits), over = text::to_string(fits + 1);
+    CHECK_EQ(sched::schedule(image_pod("wasm://embedded/echo", exact.c_str()), ns, none).node, std::string("w"));
+    d = sched::schedule(image_pod("wasm://embedded/echo", over.c_str()), ns, none);
+    CHECK(d.message.find("with the compiled module of wasm://embedded/echo") != std::string::npos);
   }
   TEST_MAIN_END();
 }

@@ -1,10 +1,14 @@
 // One compiled Wasm module per image, shared by every container that runs it: the
 // compiled code is read-only once loaded, so two echo pods need it once, not twice.
 // A module lives while some container holds it and is freed with its last holder.
+// Each module's heap is counted as it is built (the blocks its load and its host functions
+// keep), so the node can report what each image it holds costs (Node status.images) and the
+// scheduler can charge an image's module once per node.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "wasm/wasm.h"
 
@@ -23,6 +27,16 @@ wasm::Func* module_host_func(wasm::Module* m, const char* module, const char* na
                              wasm::Func* (*make)(const wasm::Allocator& a, const char* module, const char* name));
 // Modules held right now (for tests and reports).
 size_t modules_cached();
+// The heap a cached module holds: the blocks its load kept and its host functions, as the
+// node's allocator counts them; 0 for a module not in the cache.
+uint64_t module_heap_bytes(const wasm::Module* m);
+
+// The images whose modules are held now, each with its module's heap (module_heap_bytes).
+struct HeldImage {
+  std::string id;  // the digest-qualified image ID module_acquire was given
+  uint64_t bytes;
+};
+std::vector<HeldImage> modules_held();
 
 }  // namespace kubelet
 }  // namespace k32

@@ -256,22 +256,28 @@ bool instantiate_container(Container* c, const std::string& sd_dir, std::string*
   return true;
 }
 
-bool image_memory_reach(const std::string& image, uint64_t* bytes) {
+namespace {
+
+// What the node learns of an embedded image by compiling it: the most linear memory it can
+// reach and the heap its compiled module keeps (module_heap_bytes).
+struct KnownImage {
+  std::string name;
+  uint64_t reach;         // UINT64_MAX: it may grow without bound
+  uint64_t module_bytes;  // 0: not known
+};
+
+bool known_embedded_image(const std::string& image, KnownImage* out) {
   ImageRef ref;
   std::string err, reason, message;
   if (!parse_image_ref(image, &ref, &err) || ref.source != "embedded") return false;
   // One answer per image name: embedded images do not change while the firmware runs, and
   // the answer costs a module load (shared with running pods of the image through the cache).
-  struct Known {
-    std::string name;
-    uint64_t reach;
-  };
   static port::Mutex mu;
-  static std::vector<Known>* known = new std::vector<Known>();  // never destroyed, like the module cache
+  static std::vector<KnownImage>* known = new std::vector<KnownImage>();  // never destroyed, like the module cache
   {
     port::LockGuard<port::Mutex> lock(mu);
-    for (const Known& k : *known)
-      if (k.name == ref.name) return (*bytes = k.reach) != UINT64_MAX;
+    for (const KnownImage& k : *known)
+      if (k.name == ref.name) return (*out = k), true;
   }
   ImageBytes img;
   if (!load_image(ref, "", &img, &reason, &message)) return false;
@@ -280,11 +286,33 @@ bool image_memory_reach(const std::string& image, uint64_t* bytes) {
   wasm::Module* m =
       module_acquire("wasm://embedded/" + ref.name + "@sha256:" + img.sha256, img.data, img.len, kPodAllocator, &werr);
   if (!m) return false;  // not cached: a module that failed for want of heap may load later
-  uint64_t reach = wasm::module_memory_reach(m, container_limits(UINT32_MAX));
+  // The host functions its pods will share, made as its first instance would make them, so
+  // the module's heap counted here is the one a node running it reports.
+  const char *imp_module, *imp_name;
+  wasm::ExternKind kind;
+  for (uint32_t i = 0; wasm::module_import_at(m, i, &imp_module, &imp_name, &kind); ++i)
+    if (kind == wasm::ExternKind::Func) module_host_func(m, imp_module, imp_name, &make_host_func);
+  KnownImage k{ref.name, wasm::module_memory_reach(m, container_limits(UINT32_MAX)), module_heap_bytes(m)};
   module_release(m);
   port::LockGuard<port::Mutex> lock(mu);
-  known->push_back(Known{ref.name, reach});
-  return (*bytes = reach) != UINT64_MAX;
+  known->push_back(k);
+  *out = k;
+  return true;
+}
+
+}  // namespace
+
+bool image_memory_reach(const std::string& image, uint64_t* bytes) {
+  KnownImage k;
+  if (!known_embedded_image(image, &k)) return false;
+  return (*bytes = k.reach) != UINT64_MAX;
+}
+
+bool image_module_bytes(const std::string& image, uint64_t* bytes) {
+  KnownImage k;
+  if (!known_embedded_image(image, &k) || k.module_bytes == 0) return false;
+  *bytes = k.module_bytes;
+  return true;
 }
 
 void release_container(Container* c) {

@@ -23,6 +23,10 @@ bool image_memory_reach(const std::string& image, uint64_t* bytes);
 // exhausted" what the image can need (its static bound, wasm::module_stack_bound) beside what
 // the board gives, so a pod says why rather than only that it ran out.
 std::string trap_message(const Container* c, const wasm::Trap& trap);
+// The heap the compiled module of `image` keeps on a node (module_heap_bytes), when the node
+// can tell before any pod runs it: an image built into the firmware, compiled here once to
+// learn it (the same firmware compiles it to the same blocks on every node of a pointer size).
+bool image_module_bytes(const std::string& image, uint64_t* bytes);
 // Capability bits of securityContext.capabilities.add; unknown names go to *unknown.
 uint32_t capabilities_of(const json::Value& container, std::string* unknown);
 

@@ -71,6 +71,8 @@ bool Heartbeat::beat() {
   fresh.at_or_insert("status").set("conditions", node_conditions());
   refresh_conditions(&patch, fresh);
   fresh = json::Value();
+  // The modules held now (a merge patch replaces the list whole; null removes it).
+  if (images_) patch.at_or_insert("status").set("images", images_());
   rc = api_->patch("/api/v1/nodes/" + cfg_.name + "/status", patch, nullptr);
   if (rc != 200) return false;
   json::Value out;

@@ -37,6 +37,10 @@ class Heartbeat {
   // Runs on the heartbeat's thread after each heartbeat that reached the API (the node's
   // usage report rides along: no thread of its own). Set before run().
   void set_after_beat(std::function<void()> f) { after_beat_ = std::move(f); }
+  // The node's status.images as each beat reports it (the images whose compiled modules the
+  // node holds, sizeBytes their heap): an array, or null for none. Set before run(). A plain
+  // function (the stack check bounds a call through it by its one target).
+  void set_images(json::Value (*f)()) { images_ = f; }
 
  private:
   NodeConfig cfg_;
@@ -44,6 +48,7 @@ class Heartbeat {
   std::string node_uid_;
   bool registered_ = false;
   std::function<void()> after_beat_;
+  json::Value (*images_)() = nullptr;
 };
 
 }  // namespace node

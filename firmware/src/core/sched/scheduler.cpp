@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 
+#include "core/kubelet/image_source.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
 #include "core/sched/quantity.h"
@@ -124,7 +125,32 @@ int64_t pod_overhead(const json::Value& node) {
   return q.is_string() && parse_quantity(q.str(), &v) && v > 0 ? v : 0;
 }
 
+// The modules a node reports holding (status.images): image_key -> their heap (sizeBytes).
+// An entry without a usable size or name is left out (the node's own pods still count it).
+std::map<std::string, int64_t> reported_images(const json::Value& node) {
+  std::map<std::string, int64_t> out;
+  for (const auto& img : node["status"]["images"].items()) {
+    const json::Value& size = img["sizeBytes"];
+    if (!size.is_int() || size.as_int() <= 0) continue;
+    for (const auto& n : img["names"].items()) {
+      std::string key = image_key(n.as_string());
+      if (!key.empty() && size.as_int() > out[key]) out[key] = size.as_int();
+    }
+  }
+  return out;
+}
+
+// Whole KiB, rounded up, for reasons people read.
+std::string kib(int64_t bytes) { return text::to_string((bytes + 1023) / 1024) + " KiB"; }
+
 }  // namespace
+
+std::string image_key(const std::string& image) {
+  kubelet::ImageRef ref;
+  std::string err;
+  if (!kubelet::parse_image_ref(image, &ref, &err)) return "";
+  return "wasm://" + ref.source + "/" + ref.name;
+}
 
 bool pod_request(const json::Value& pod, const char* resource, int64_t* out, std::string* err) {
   int64_t sum = 0;
@@ -184,6 +210,11 @@ bool pod_load(const json::Value& pod, PodLoad* out) {
   out->node = n;
   out->controller = controller_uid(pod);
   out->memory = out->ipc = 0;
+  out->images.clear();
+  for (const auto& c : pod["spec"]["containers"].items()) {
+    std::string key = image_key(c["image"].as_string());
+    if (!key.empty() && std::find(out->images.begin(), out->images.end(), key) == out->images.end()) out->images.push_back(key);
+  }
   pod_memory_charge(pod, &out->memory, nullptr);
   pod_request(pod, kIpcResource, &out->ipc, nullptr);
   return true;
@@ -201,19 +232,45 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
   // controller, such as one ReplicaSet) each runs: kube-scheduler's default topology spread
   // puts replicas on different nodes before it packs them by free room.
   std::map<std::string, int64_t> used_mem, used_ipc, used_pods, siblings;
+  std::map<std::string, std::vector<std::string>> bound_images;  // node -> images of its pods
   std::string owner = controller_uid(pod);
   for (const auto& l : loads) {
     if (!owner.empty() && l.controller == owner) siblings[l.node] += 1;
     used_mem[l.node] += l.memory;
     used_ipc[l.node] += l.ipc;
     used_pods[l.node] += 1;
+    for (const auto& key : l.images) bound_images[l.node].push_back(key);
+  }
+  // What each image's module costs where no node holding it says: the most any node reports,
+  // or what compiling it here takes (an embedded image); 0 when neither is known (an image
+  // on a node's SD card that no node runs yet: its first pod is charged without it).
+  std::vector<std::map<std::string, int64_t>> reported;
+  reported.reserve(nodes.size());
+  std::map<std::string, int64_t> known_cost;
+  for (const auto& node : nodes) {
+    reported.push_back(reported_images(node));
+    for (const auto& r : reported.back())
+      if (r.second > known_cost[r.first]) known_cost[r.first] = r.second;
+  }
+  auto module_cost = [&](const std::string& key) -> int64_t {
+    int64_t cost = known_cost[key];
+    uint64_t here = 0;
+    if (kubelet::image_module_bytes(key, &here) && static_cast<int64_t>(here) > cost) cost = static_cast<int64_t>(here);
+    return cost;
+  };
+  std::vector<std::string> want_images;
+  for (const auto& c : pod["spec"]["containers"].items()) {
+    std::string key = image_key(c["image"].as_string());
+    if (!key.empty() && std::find(want_images.begin(), want_images.end(), key) == want_images.end()) want_images.push_back(key);
   }
   // Reasons in kube-scheduler's wording, counted per node.
   std::map<std::string, int> reasons;
   int64_t best_free = -1, best_siblings = 0;
-  for (const auto& node : nodes) {
+  for (size_t ni = 0; ni < nodes.size(); ++ni) {
+    const json::Value& node = nodes[ni];
     const std::string& name = node["metadata"]["name"].str();
     const char* why = nullptr;
+    std::string why_text;
     std::string taint_key;
     for (const auto& t : taints_of(node)) {
       if ((t["effect"].str() == "NoSchedule" || t["effect"].str() == "NoExecute") && !tolerates(pod, t)) {
@@ -224,6 +281,20 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     // Every pod there, and this one, is also charged the node's per-pod overhead.
     const int64_t overhead = pod_overhead(node);
     int64_t free_mem = allocatable(node, "memory") - used_mem[name] - used_pods[name] * overhead;
+    // Each module once: the ones the node reports, and its pods' images it does not report yet.
+    std::map<std::string, int64_t> held = reported[ni];
+    for (const auto& key : bound_images[name])
+      if (!held.count(key)) held[key] = module_cost(key);
+    for (const auto& h : held) free_mem -= h.second;
+    // The pod's images the node holds in neither way: their modules come with it.
+    int64_t want_modules = 0;
+    std::string new_images;
+    for (const auto& key : want_images)
+      if (!held.count(key)) {
+        int64_t cost = module_cost(key);
+        want_modules += cost;
+        if (cost > 0) new_images += (new_images.empty() ? "" : ", ") + key + ": " + kib(cost);
+      }
     if (!taint_key.empty()) {
       reasons["node(s) had untolerated taint " + taint_key]++;
       continue;
@@ -231,11 +302,14 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     if (!selector_matches(pod, node) || !affinity_matches(pod, node)) why = "node(s) didn't match Pod's node affinity/selector";
     else if (used_pods[name] + 1 > allocatable(node, "pods")) why = "Too many pods";
     else if (want_mem + overhead > free_mem) why = "Insufficient memory";
+    else if (want_mem + overhead + want_modules > free_mem)
+      why_text = "Insufficient memory (with the compiled module of " + new_images + ")";
     else if (want_ipc > allocatable(node, kIpcResource) - used_ipc[name]) why = "Insufficient hardware.kube32.io/ipc";
-    if (why) {
-      reasons[why]++;
+    if (why || !why_text.empty()) {
+      reasons[why ? std::string(why) : why_text]++;
       continue;
     }
+    free_mem -= want_modules;
     int64_t sib = siblings[name];
     if (d.node.empty() || sib < best_siblings ||
         (sib == best_siblings && (free_mem > best_free || (free_mem == best_free && name < d.node)))) {

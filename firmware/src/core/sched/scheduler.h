@@ -1,6 +1,11 @@
 // The control plane's scheduler: binds Pending pods to Ready nodes. Filters: nodeSelector,
 // required node affinity, taints (NotReady and unschedulable nodes taint themselves)
 // vs tolerations, memory and hardware.kube32.io/ipc requests vs allocatable, pod count.
+// Memory also counts each image's compiled module once per node (pods of one image share
+// it): the modules a node reports holding (Node status.images, sizeBytes the module's heap)
+// and those of the pods bound there that it does not report yet; a pod whose image the node
+// holds in neither way is charged that module too (its size from another node's report, or
+// from compiling an image built into the firmware here: kubelet::image_module_bytes).
 // Among the nodes that fit it picks the one running the fewest pods of the same controller
 // (replicas spread over nodes), then the one with the most free memory (name breaks ties).
 #pragma once
@@ -29,10 +34,15 @@ struct Decision {
 // held on every store change while pods started).
 struct PodLoad {
   std::string node;
-  std::string controller;  // uid of the managing controller, "" when none
-  int64_t memory = 0;      // pod_memory_charge
-  int64_t ipc = 0;         // requests of kIpcResource
+  std::string controller;           // uid of the managing controller, "" when none
+  int64_t memory = 0;               // pod_memory_charge
+  int64_t ipc = 0;                  // requests of kIpcResource
+  std::vector<std::string> images;  // its containers' images as image_key names them
 };
+
+// The name an image's module is known by on every node, "wasm://<source>/<name>" (the
+// kube32.io/... spelling and a pin name the same module); "" for a malformed reference.
+std::string image_key(const std::string& image);
 
 // The load of a pod bound to a node and not finished; false for any other pod.
 bool pod_load(const json::Value& pod, PodLoad* out);
