@@ -17,7 +17,7 @@ from k32.testing.poll import wait_until
 
 pytestmark = pytest.mark.slow
 
-IMAGES = ("echo", "egress-probe", "printenv")  # request pods of shipped images (none grows), modules 6.9, 10.5, 2.6 KiB
+IMAGES = ("echo", "egress-probe", "printenv")  # request pods of shipped images (none grows), modules 7.0, 10.6, 2.6 KiB
 POD_START_TIMEOUT_S = 90.0
 STATUS_TIMEOUT_S = 60.0  # several heartbeats (each reports the modules held)
 
