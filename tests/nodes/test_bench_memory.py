@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from k32.bench.memory_report import verdicts
-from k32.bench.memory_targets import CONTROLLER_THREADS, DEPLOYMENT_CYCLES, HISTORY_FILL_BYTES, TARGETS
+from k32.bench.memory_targets import BOARD, CONTROLLER_THREADS, DEPLOYMENT_CYCLES, HISTORY_FILL_BYTES, TARGETS
+from k32.boards import load_board
 from k32.build.firmware import REPO_ROOT, build_dir_for
 
 APPS, ROUNDS = 3, 1
@@ -107,6 +108,12 @@ def test_bench_memory_json_is_consistent():
         values = sorted(c[key] for c in d["cycles"])
         assert d[key.replace("Bytes", "RangeBytes")] == [values[0], values[-1]]
         assert values[0] <= d[key] <= values[-1]
+    # Its readings leave out the watch history and the Events kept, both full (at their budget
+    # within an entry): the node gave both with every reading.
+    b = load_board(BOARD).budgets
+    for c in d["cycles"]:
+        assert all(b["watch_history"]["bytes"] // 2 < h <= b["watch_history"]["bytes"] for h in c["historyBytes"]), c
+        assert all(b["events_kept"]["bytes"] // 2 < e <= b["events_kept"]["bytes"] for e in c["eventsBytes"]), c
     assert r["metricsApi"]["requests"] > 0
     # The metrics API's records: a pod's (its containers' samples) and a node's both cost heap.
     ms = r["metricsStore"]

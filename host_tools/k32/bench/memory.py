@@ -164,17 +164,17 @@ class Bench:
                 self.delete(collection, body)
         self.wait_gone([obj.object_path(*obj.pod(obj.app_name(i))) for i in range(n)])
 
-    def marginal(self, kind: str, apps: int) -> dict:
+    def marginal(self, kind: str, apps: int, steady: bool = False) -> dict:
         """The heap of `count` more objects of one kind over the settled figure before them,
-        per object; the objects are deleted again afterwards."""
+        per object; the objects are deleted again afterwards. `steady`: read as settle(steady=True)."""
         count = MARGINAL_OBJECTS[kind]
         made = [self._marginal_object(kind, apps, i) for i in range(count)]
-        before = settle(self.console)
+        before = settle(self.console, steady=steady)
         for collection, body in made:
             self.create(collection, body)
         if kind == "pod":
             self.wait_serving([b["metadata"]["name"] for _, b in made], through_ingress=False)
-        after = settle(self.console)
+        after = settle(self.console, steady=steady)
         for collection, body in made:
             self.delete(collection, body)
         if kind == "pod":
@@ -202,6 +202,8 @@ def _per_object(before: Reading, after: Reading, count: int) -> dict:
         # The judged figure (internal RAM on the board, linear memory left out), then the
         # regions as the node counted them.
         "internalBytes": round((after.internal_without_linear - before.internal_without_linear) / count),
+        # The same with the watch history and the Events kept left out (Reading.internal_steady).
+        "steadyBytes": round((after.internal_steady - before.internal_steady) / count),
         "heapInternalBytes": round((after.internal - before.internal) / count),
         "psramBytes": round((after.psram - before.psram) / count),
         "linearBytes": round((after.linear - before.linear) / count),

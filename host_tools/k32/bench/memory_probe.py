@@ -55,6 +55,17 @@ class Reading:
     quiet: bool  # the low point settled before the timeout
     stacks: list
     stack_heap: int = 0  # heapStackBytes: the running threads' stacks, inside internal + PSRAM
+    history: int = 0  # historyBytes: the watch history's superseded versions, as it counts them
+    events: int = 0  # eventsBytes: the Events kept, as their budget counts them
+
+    @property
+    def internal_steady(self) -> int:
+        """internal_without_linear less the two stores the bench holds at their byte budget
+        (the watch history, the Events kept). Full, each drops its oldest entries as new ones
+        come, so it sits anywhere within one entry below its budget: a heartbeat's Node status
+        write moves it by up to a Node version (1.6 KB), more after pods' and Events' larger
+        entries. A figure taken at that steady state leaves both out, so it holds what stays."""
+        return self.internal_without_linear - self.history - self.events
 
     @property
     def internal_without_linear(self) -> int:
@@ -77,6 +88,8 @@ class Reading:
             "podStoreBytes": self.store,
             "threadStackBytes": self.stack_heap,
             "internalWithoutLinearBytes": self.internal_without_linear,
+            "historyBytes": self.history,
+            "eventsBytes": self.events,
             "psramOtherBytes": self.psram_other,
             "spilledBytes": self.spilled,
             "quiet": self.quiet,
@@ -99,8 +112,15 @@ def _judged(st: dict) -> int:
     return st["heapInternalBytes"] + st["heapPsramBytes"] - pod - st.get("heapStackBytes", 0)
 
 
-def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
-    """The node's heap at rest (see the module's docstring)."""
+def _steady(st: dict) -> int:
+    """_judged less the watch history and the Events kept (Reading.internal_steady)."""
+    return _judged(st) - st.get("historyBytes", 0) - st.get("eventsBytes", 0)
+
+
+def settle(console: str, timeout: float = SETTLE_TIMEOUT_S, steady: bool = False) -> Reading:
+    """The node's heap at rest (see the module's docstring); `steady`: the low point and the
+    quiet test are those of Reading.internal_steady (the history and Events left out)."""
+    judged = _steady if steady else _judged
     per_window = max(2, round(WINDOW_S / SAMPLE_INTERVAL_S))
     deadline = time.monotonic() + timeout
     samples: list[dict] = []
@@ -108,8 +128,8 @@ def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
     while True:
         samples.append(status(console))
         if len(samples) == per_window:
-            low = min(samples, key=_judged)
-            quiet = previous_low is not None and abs(_judged(low) - _judged(previous_low)) <= STEADY_BYTES
+            low = min(samples, key=judged)
+            quiet = previous_low is not None and abs(judged(low) - judged(previous_low)) <= STEADY_BYTES
             if quiet or time.monotonic() >= deadline:
                 return Reading(
                     internal=low["heapInternalBytes"],
@@ -122,6 +142,8 @@ def settle(console: str, timeout: float = SETTLE_TIMEOUT_S) -> Reading:
                     quiet=quiet,
                     stacks=samples[-1]["stacks"],
                     stack_heap=low.get("heapStackBytes", 0),
+                    history=low.get("historyBytes", 0),
+                    events=low.get("eventsBytes", 0),
                 )
             previous_low, samples = low, []
         time.sleep(SAMPLE_INTERVAL_S)

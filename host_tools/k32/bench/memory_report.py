@@ -108,7 +108,7 @@ def _cost_rows(r: dict) -> None:
         lo, hi = d["beyondPodsInternalRangeBytes"]
         rlo, rhi = d["rolloutInternalRangeBytes"]
         click.echo(
-            f"Deployment of {d['replicas']} (median of {len(d['cycles'])}, Events and watch history full): "
+            f"Deployment of {d['replicas']} (median of {len(d['cycles'])}, Events and watch history full and left out): "
             f"{_kib(d['internalBytes'])} w/o linear with its pods, "
             f"{_kib(d['beyondPodsInternalBytes'])} beyond {d['replicas']} bare pods ({_kib(lo)} … {_kib(hi)}); "
             f"(a bare pod {_kib(d['podInternalBytes'])}); {_kib(d['afterDeleteInternalBytes'])} left after deleting it"
