@@ -454,6 +454,7 @@ static void test_runner_without_heap_waits_and_is_retried() {
     CHECK_EQ(c->state.reason, std::string("CreateContainerError"));
     CHECK(c->state.message.find("retried in " + text::to_string(retry_s) + "s") != std::string::npos);
     CHECK_EQ(c->restarts, 0);  // never started: no restart counted
+    CHECK_EQ(k.runner_starts().load(), 0);
     return c->next_due_ms;
   };
   const uint64_t before = port::monotonic_ms();
@@ -461,6 +462,10 @@ static void test_runner_without_heap_waits_and_is_retried() {
   const uint64_t due = check_waiting(kBackoffBaseMs / 1000);
   CHECK(due >= before + kBackoffBaseMs);
   start_due_runners(p, due - 1);  // not yet due: left as it is
+  CHECK_EQ(check_waiting(kBackoffBaseMs / 1000), due);
+  k.runner_starts().store(1);  // another runner's container is starting: this one waits its turn
+  start_due_runners(p, due);
+  k.runner_starts().store(0);
   CHECK_EQ(check_waiting(kBackoffBaseMs / 1000), due);
   start_due_runners(p, due);  // due: tried, refused again, and the back-off grows
   CHECK(check_waiting(2 * kBackoffBaseMs / 1000) > due);

@@ -20,6 +20,21 @@ struct RunnerArg {
   RunnerStart how;
 };
 
+// The runner's place in Kubelet::runner_starts, given back once its container's start is over
+// (or the runner ends).
+class StartSlot {
+ public:
+  explicit StartSlot(std::atomic<int>* n) : n_(n) {}
+  ~StartSlot() { release(); }
+  void release() {
+    if (n_) n_->fetch_sub(1);
+    n_ = nullptr;
+  }
+
+ private:
+  std::atomic<int>* n_;
+};
+
 void set_state(Pod* p, Container* c, const ContainerState& s, bool ready) {
   {
     port::LockGuard<port::Mutex> lock(p->mu);
@@ -66,7 +81,7 @@ ContainerState end_request(Pod* p, Container* c, int64_t started_at) {
 
 // Runs the container once; returns its terminated state. A request container whose instance
 // is up sets *parked instead and leaves it serving without this thread.
-ContainerState run_once(Pod* p, Container* c, bool* parked) {
+ContainerState run_once(Pod* p, Container* c, bool* parked, StartSlot* slot) {
   ContainerState t;
   t.kind = ContainerState::Terminated;
   std::string reason, message;
@@ -83,6 +98,7 @@ ContainerState run_once(Pod* p, Container* c, bool* parked) {
     port::LockGuard<port::Mutex> lock(c->call_mu);
     ok = instantiate_container(c, p->kubelet->config().sd_dir, &reason, &message);
   }
+  slot->release();
   if (!ok) {
     t.reason = reason;
     t.message = message;
@@ -171,7 +187,7 @@ void turn_over(Pod* p, Container* c) {
 // Runs the container once (or ends its parked instance, `how` Resume) and, when restartPolicy
 // restarts it, sets CrashLoopBackOff and returns the back-off; 0 when nothing follows (the
 // container finished for good, is parked serving, or the pod is stopping).
-uint32_t run_container(Pod* p, Container* c, RunnerStart how) {
+uint32_t run_container(Pod* p, Container* c, RunnerStart how, StartSlot* slot) {
   if (p->stopping && how != RunnerStart::Resume) return 0;
   if (how == RunnerStart::Restart) turn_over(p, c);
   ContainerState t;
@@ -184,7 +200,7 @@ uint32_t run_container(Pod* p, Container* c, RunnerStart how) {
     t = end_request(p, c, started_at);
   } else {
     bool parked = false;
-    t = run_once(p, c, &parked);
+    t = run_once(p, c, &parked, slot);
     if (parked) return 0;
   }
   if (p->stopping) return 0;
@@ -217,7 +233,11 @@ void runner_main(void* arg_p) {
   Container* c = p->containers[arg->index].get();
   const RunnerStart how = arg->how;
   delete arg;
-  const uint32_t delay = run_container(p, c, how);
+  uint32_t delay;
+  {
+    StartSlot slot(&p->kubelet->runner_starts());
+    delay = run_container(p, c, how, &slot);
+  }
   // The back-off is waited out without this thread: on a board its stack is heap (16 KiB on
   // the esp32), and pods in back-off holding one each left the node's own work too little.
   port::LockGuard<port::Mutex> lock(p->mu);
@@ -249,7 +269,9 @@ RunnerStart how_of(Container::Next next) {
 bool launch(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how) {
   RunnerArg* arg = new RunnerArg{pod, index, how};
   const KubeletConfig& cfg = pod->kubelet->config();
+  pod->kubelet->runner_starts().fetch_add(1);  // the runner gives it back (StartSlot)
   if (util::start_work_thread("pod", cfg.runner_stack_bytes, cfg.runner_stack_region, &runner_main, arg)) return true;
+  pod->kubelet->runner_starts().fetch_sub(1);
   delete arg;
   Container* c = pod->containers[index].get();
   uint32_t delay;
@@ -291,6 +313,9 @@ bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how
 
 void start_due_runners(const std::shared_ptr<Pod>& pod, uint64_t now_ms) {
   for (size_t i = 0; i < pod->containers.size(); ++i) {
+    // One runner starting at a time (Kubelet::runner_starts): the others stay due and start
+    // on a later tick, without a stack held meanwhile.
+    if (pod->kubelet->runner_starts().load() > 0) return;
     Container* c = pod->containers[i].get();
     RunnerStart how;
     {

@@ -27,6 +27,7 @@ bool start_runner(const std::shared_ptr<Pod>& pod, size_t index, RunnerStart how
 // Starts the pod's runners that are due (Container::next): a restart whose back-off has ended,
 // a start refused for heap whose retry has come. The kubelet's tick calls it for every pod it
 // runs; a runner waits out no back-off on its own thread, whose stack is heap on a board.
+// It starts none while another runner's container is starting (Kubelet::runner_starts).
 void start_due_runners(const std::shared_ptr<Pod>& pod, uint64_t now_ms);
 
 // Back-off before restart number `failures` (1-based): base doubling, capped.

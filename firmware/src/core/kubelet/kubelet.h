@@ -2,6 +2,7 @@
 // node through the API, runs their Wasm containers, reports their status, restarts them
 // with back-off, stops them on deletion and serves their logs and in-process calls.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -136,6 +137,10 @@ class Kubelet {
   // those reads holds more; ten pods starting together held all of theirs at once, past the
   // node's heap reserve (the seventh of ten apps applied in one go was refused).
   port::Mutex& start_mu() { return start_mu_; }
+  // Runner threads between their start and the end of their container's start (start_mu):
+  // the tick starts a due runner only while none is (start_due_runners), so containers whose
+  // back-offs end together do not each hold a runner's stack while they queue for start_mu.
+  std::atomic<int>& runner_starts() { return runner_starts_; }
   // Stops every pod (node shutdown, tests).
   void stop_all();
 
@@ -161,6 +166,7 @@ class Kubelet {
   channels::Hub* hub_ = nullptr;
   port::Mutex mu_;
   port::Mutex start_mu_;
+  std::atomic<int> runner_starts_{0};
   port::CondVar wake_;
   bool poked_ = false;
   std::map<std::string, std::shared_ptr<Pod>> pods_;
