@@ -1,11 +1,14 @@
 // One chunk at a time from a chunked body, as the ingress relay and a worker's channel stream
 // read them (over a real socket pair): plain hex sizes only, a chunk over the reader's limit
 // refused before its bytes are read (a peer announcing "ffffffff" cannot make the node
-// buffer without end), extensions ignored, the last chunk's trailers read and dropped.
+// buffer without end), extensions ignored, the last chunk's trailers read and dropped. A body
+// the heap cannot hold ends the read with NoMemory (the node's clients retry) instead of an
+// allocation that stops the node, and reads again once the heap has room.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "core/http/conn_reader.h"
@@ -86,5 +89,53 @@ int main() {
     http::ConnReader r(&conn);
     CHECK(r.read_chunked(&out, 20, 1000) == http::ReadStatus::TooLarge);  // the whole body's limit
   }
+
+  // A heap nearly full (a full worker's pods and connections): a body of four 2000-byte
+  // chunks needs at least 8000 bytes; with 6000 left the read stops with NoMemory, the node
+  // goes on, and the same body reads once the heap has room again.
+  std::string big;
+  for (char c : {'a', 'b', 'c', 'd'}) big += "7d0\r\n" + std::string(2000, c) + "\r\n";
+  big += "0\r\n\r\n";
+  constexpr uint64_t kLeft = 6000;
+  std::string got;
+  got.reserve(16);
+  std::vector<void*> fill;
+  for (port::Region r : {port::Region::Internal, port::Region::Psram}) {
+    const uint64_t room = port::mem_available(r);
+    if (room > kLeft) fill.push_back(port::mem_alloc(static_cast<size_t>(room - kLeft), r));
+  }
+  CHECK(port::mem_available(port::Region::Any) <= 2 * kLeft);
+  {
+    Peer p(big);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    CHECK(r.read_chunked(&got, 1 << 20, 1000) == http::ReadStatus::NoMemory);
+    CHECK(got.size() < 8000);
+  }
+  for (void* f : fill) port::mem_free(f);
+  {
+    Peer p(big);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    CHECK(r.read_chunked(&got, 1 << 20, 1000) == http::ReadStatus::Ok);
+    CHECK_EQ(got.size(), size_t{8000});
+    CHECK(got.compare(6000, 2000, std::string(2000, 'd')) == 0);
+  }
+  // A Content-Length body likewise: NoMemory once the heap cannot hold what has arrived.
+  const std::string plain(8000, 'x');
+  std::string().swap(got);  // none of the earlier body's block kept
+  fill.clear();
+  for (port::Region r : {port::Region::Internal, port::Region::Psram}) {
+    const uint64_t room = port::mem_available(r);
+    if (room > kLeft) fill.push_back(port::mem_alloc(static_cast<size_t>(room - kLeft), r));
+  }
+  {
+    Peer p(plain);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    CHECK(r.read_exact(8000, &got, 1000) == http::ReadStatus::NoMemory);
+    CHECK(got.size() < 8000);
+  }
+  for (void* f : fill) port::mem_free(f);
   TEST_MAIN_END();
 }

@@ -1,5 +1,6 @@
 #include "core/http/conn_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -9,6 +10,27 @@
 
 namespace k32 {
 namespace http {
+
+namespace {
+
+// Whether *s can take `more` bytes without the heap running out: the string grows by at least
+// doubling (std::string's growth), so that whole block must fit in what the heap has left. A
+// body or buffer that cannot grow ends the read with NoMemory instead of an allocation that
+// would stop the node (the kubelet's pod list read beside a full worker's pods and connections).
+bool can_grow(std::string* s, size_t more) {
+  const size_t need = s->size() + more;
+  if (need <= s->capacity()) return true;
+  const size_t block = std::max(need, 2 * s->capacity());
+  // One block, in one region: internal RAM, or PSRAM past it where the board has it.
+  const uint64_t bytes = uint64_t{block} + 1;
+  if (port::mem_available(port::Region::Internal) < bytes &&
+      !(port::has_psram() && port::mem_available(port::Region::Psram) >= bytes))
+    return false;
+  s->reserve(block);
+  return true;
+}
+
+}  // namespace
 
 ReadStatus ConnReader::fill(uint32_t timeout_ms) {
   if (pos_ > 0 && pos_ == buf_.size()) {
@@ -28,6 +50,7 @@ ReadStatus ConnReader::fill(uint32_t timeout_ms) {
   if (n == 0) return ReadStatus::Closed;
   if (n == -ETIMEDOUT) return ReadStatus::Timeout;
   if (n < 0) return ReadStatus::Error;
+  if (!can_grow(&buf_, static_cast<size_t>(n))) return ReadStatus::NoMemory;
   buf_.append(tmp, static_cast<size_t>(n));
   return ReadStatus::Ok;
 }
@@ -70,9 +93,17 @@ ReadStatus ConnReader::read_head_until(std::string* head, size_t max_bytes, uint
 
 ReadStatus ConnReader::read_exact(size_t n, std::string* out, uint32_t timeout_ms) {
   out->clear();
-  while (out->size() < n) {
+  return append_exact(n, out, timeout_ms);
+}
+
+ReadStatus ConnReader::append_exact(size_t n, std::string* out, uint32_t timeout_ms) {
+  // Grown as the bytes arrive (a peer that announces a length and sends slowly holds no more
+  // than it sent), each growth checked against the heap.
+  const size_t end = out->size() + n;
+  while (out->size() < end) {
     if (pos_ < buf_.size()) {
-      size_t take = std::min(n - out->size(), buf_.size() - pos_);
+      size_t take = std::min(end - out->size(), buf_.size() - pos_);
+      if (!can_grow(out, take)) return ReadStatus::NoMemory;
       out->append(buf_, pos_, take);
       pos_ += take;
       continue;
@@ -100,17 +131,19 @@ ReadStatus ConnReader::read_line(std::string* line, size_t max_bytes, uint32_t t
 
 ReadStatus ConnReader::read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms) {
   out->clear();
-  std::string part;
   for (;;) {
     bool last = false;
-    ReadStatus st = read_chunk(&part, max_bytes - out->size(), timeout_ms, &last);
+    ReadStatus st = append_chunk(out, max_bytes - out->size(), timeout_ms, &last);
     if (st != ReadStatus::Ok || last) return st;
-    out->append(part);
   }
 }
 
 ReadStatus ConnReader::read_chunk(std::string* out, size_t max_bytes, uint32_t timeout_ms, bool* last) {
   out->clear();
+  return append_chunk(out, max_bytes, timeout_ms, last);
+}
+
+ReadStatus ConnReader::append_chunk(std::string* out, size_t max_bytes, uint32_t timeout_ms, bool* last) {
   *last = false;
   std::string line;
   ReadStatus st = read_line(&line, 64, timeout_ms);
@@ -126,7 +159,7 @@ ReadStatus ConnReader::read_chunk(std::string* out, size_t max_bytes, uint32_t t
     }
   }
   if (size > max_bytes) return ReadStatus::TooLarge;
-  st = read_exact(static_cast<size_t>(size), out, timeout_ms);
+  st = append_exact(static_cast<size_t>(size), out, timeout_ms);
   if (st != ReadStatus::Ok) return st;
   st = read_line(&line, 2, timeout_ms);
   if (st != ReadStatus::Ok || !line.empty()) return ReadStatus::Malformed;

@@ -7,7 +7,9 @@
 namespace k32 {
 namespace http {
 
-enum class ReadStatus { Ok, Closed, Timeout, TooLarge, Malformed, Error };
+// NoMemory: the heap could not hold the next bytes (the read stops, nothing is lost but the
+// message, which the caller refuses or retries), never an allocation that would stop the node.
+enum class ReadStatus { Ok, Closed, Timeout, TooLarge, Malformed, Error, NoMemory };
 
 class ConnReader {
  public:
@@ -20,7 +22,8 @@ class ConnReader {
   // Waits up to timeout_ms until at least one byte is buffered.
   ReadStatus wait_data(uint32_t timeout_ms);
   ReadStatus read_exact(size_t n, std::string* out, uint32_t timeout_ms);
-  // Decodes a chunked body; fails with TooLarge past max_bytes.
+  // Decodes a chunked body straight into *out (no second copy of a chunk); fails with TooLarge
+  // past max_bytes and NoMemory when the heap cannot hold the body's next chunk.
   ReadStatus read_chunked(std::string* out, size_t max_bytes, uint32_t timeout_ms);
   // One chunk of a chunked body, for a reader that passes the body on as it arrives: its data
   // into *out (empty with *last set for the final chunk, whose trailers are read and dropped).
@@ -39,6 +42,10 @@ class ConnReader {
 
  private:
   ReadStatus fill(uint32_t timeout_ms);
+  // Appends n bytes to *out from the buffer and the socket (read_exact's and read_chunk's body).
+  ReadStatus append_exact(size_t n, std::string* out, uint32_t timeout_ms);
+  // read_chunk appending to *out (read_chunked reads every chunk into the body this way).
+  ReadStatus append_chunk(std::string* out, size_t max_bytes, uint32_t timeout_ms, bool* last);
   // timeout_ms per read, or (deadline_ms != 0) one deadline for the whole head.
   ReadStatus read_head_until(std::string* head, size_t max_bytes, uint32_t timeout_ms, uint64_t deadline_ms);
   Conn* conn_;

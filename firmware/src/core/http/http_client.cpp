@@ -62,7 +62,7 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
   }
   if (st != ReadStatus::Ok) {
     port::tcp_close(s);
-    return st == ReadStatus::Timeout ? -ETIMEDOUT : -EIO;
+    return st == ReadStatus::Timeout ? -ETIMEDOUT : st == ReadStatus::NoMemory ? -ENOMEM : -EIO;
   }
   out->headers.clear();
   size_t eol = head.find("\r\n");
@@ -91,6 +91,7 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
   port::tcp_close(s);
   if (st == ReadStatus::Timeout) return -ETIMEDOUT;
   if (st == ReadStatus::TooLarge) return -EFBIG;
+  if (st == ReadStatus::NoMemory) return -ENOMEM;  // the caller retries; the node goes on
   if (st != ReadStatus::Ok) return -EIO;
   return 0;
 }

@@ -25,6 +25,7 @@ bool parse_base_url(const std::string& url, Endpoint* out);
 
 // One request on a fresh connection. Returns a negative errno-style code on transport
 // failure (-ECONNREFUSED, -ETIMEDOUT, ...), 0 on success with *out filled.
+// -ENOMEM: the heap could not hold the reply (nothing was stopped; the caller retries).
 int request(const Endpoint& ep, const std::string& method, const std::string& target, const std::vector<Header>& headers,
             const std::string& body, uint32_t timeout_ms, size_t max_body, ClientResponse* out);
 

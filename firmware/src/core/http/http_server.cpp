@@ -266,6 +266,7 @@ void Server::serve(Conn* s, const std::string& peer, int slot, uint64_t head_dea
     if (st != ReadStatus::Ok) {
       if (st == ReadStatus::Malformed) send_plain_error(s, 400, "malformed request body");
       if (st == ReadStatus::Timeout) send_plain_error(s, 408, "request body not received in time");
+      if (st == ReadStatus::NoMemory) send_plain_error(s, 503, "not enough memory for the request body");
       return;
     }
     ResponseWriter w(s, req.method == "HEAD", keep_alive);

@@ -1,5 +1,6 @@
 #include "core/kubelet/kubelet.h"
 
+#include <cerrno>
 #include <set>
 
 #include "core/kubelet/call_watch.h"
@@ -397,6 +398,11 @@ bool Kubelet::sync_once() {
     }
     page.clear();
   } while (!cont.empty());
+  if (rc == -ENOMEM) {
+    // A page the heap could not hold beside the pods and connections of the moment: the pass
+    // stops with nothing removed and the next one reads the list again.
+    logf("[KUBELET] the pod list did not fit in the heap: sync retried");
+  }
   if (rc != 200) return false;
   if (malformed || !all_read) {
     logf("[KUBELET] the pod list from the API server did not read: sync skipped");
