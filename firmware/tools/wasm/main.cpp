@@ -23,22 +23,33 @@ bool read_file(const char* path, std::vector<uint8_t>* out) {
   return ok;
 }
 
-static int validate_main(int argc, char** argv) {
+// Loads the one MODULE a subcommand takes; on failure says why on stderr and sets *rc (2 for
+// usage, 1 for a file that cannot be read or loaded).
+static wasm::Module* load_module_arg(const char* cmd, int argc, char** argv, int* rc) {
   if (argc != 1) {
-    std::fprintf(stderr, "usage: k32-wasm validate MODULE.wasm\n");
-    return 2;
+    std::fprintf(stderr, "usage: k32-wasm %s MODULE.wasm\n", cmd);
+    *rc = 2;
+    return nullptr;
   }
   std::vector<uint8_t> bytes;
   if (!read_file(argv[0], &bytes)) {
     std::fprintf(stderr, "%s: cannot read the file\n", argv[0]);
-    return 1;
+    *rc = 1;
+    return nullptr;
   }
   wasm::Error err;
   wasm::Module* m = wasm::module_load(bytes.data(), bytes.size(), wasm::default_allocator(), &err);
   if (!m) {
     std::fprintf(stderr, "%s: %s\n", argv[0], err.message);
-    return 1;
+    *rc = 1;
   }
+  return m;
+}
+
+static int validate_main(int argc, char** argv) {
+  int rc = 0;
+  wasm::Module* m = load_module_arg("validate", argc, argv, &rc);
+  if (!m) return rc;
   std::printf("%s: valid, %zu bytes compiled\n", argv[0], wasm::module_code_bytes(m));
   wasm::module_free(m);
   return 0;
@@ -47,21 +58,9 @@ static int validate_main(int argc, char** argv) {
 // One line: `slots N bytes N frames N`, or `unbounded WHY` (exit 0 either way; 1 when the
 // module does not load).
 static int stack_bound_main(int argc, char** argv) {
-  if (argc != 1) {
-    std::fprintf(stderr, "usage: k32-wasm stack-bound MODULE.wasm\n");
-    return 2;
-  }
-  std::vector<uint8_t> bytes;
-  if (!read_file(argv[0], &bytes)) {
-    std::fprintf(stderr, "%s: cannot read the file\n", argv[0]);
-    return 1;
-  }
-  wasm::Error err;
-  wasm::Module* m = wasm::module_load(bytes.data(), bytes.size(), wasm::default_allocator(), &err);
-  if (!m) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], err.message);
-    return 1;
-  }
+  int rc = 0;
+  wasm::Module* m = load_module_arg("stack-bound", argc, argv, &rc);
+  if (!m) return rc;
   const wasm::StackBound& b = wasm::module_stack_bound(m);
   if (b.bounded)
     std::printf("slots %u bytes %llu frames %u\n", unsigned(b.slots), (unsigned long long)b.slots * 8, unsigned(b.frames));
