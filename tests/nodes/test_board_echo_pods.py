@@ -15,7 +15,7 @@ from k32.sim.console import command
 from k32.testing.poll import wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingress"))
-from board_cluster import WORKER, WORKER_BOARD, api, s3_with_esp32_worker  # noqa: E402
+from board_cluster import WORKER, WORKER_BOARD, api, assert_refused_by_scheduler, s3_with_esp32_worker  # noqa: E402
 from ingress_helpers import post  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -98,11 +98,6 @@ def unschedulable(c, name):
     return None
 
 
-def failed_scheduling(c, name):
-    events = api(c, "GET", "/api/v1/namespaces/default/events")[1]["items"]
-    return [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
-
-
 def worker_alive(c) -> bool:
     return len(c.running_nodes()) == len(c.nodes)
 
@@ -155,12 +150,7 @@ def test_four_echo_pods_on_one_esp32_worker_then_the_fifth_waits(cluster):
     create_app(cluster, "echo-late")
     cond = wait_until(lambda: unschedulable(cluster, "echo-late"), POD_START_TIMEOUT_S, 0.5)
     assert cond, pod(cluster, "echo-late").get("status")
-    assert cond["reason"] == "Unschedulable"
-    msg = cond["message"]
-    assert msg.startswith("0/2 nodes are available: ") and ("Too many pods" in msg or "Insufficient memory" in msg), msg
-    events = wait_until(lambda: failed_scheduling(cluster, "echo-late"), POD_START_TIMEOUT_S, 0.5)
-    every = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
-    assert events and events[0]["message"] == msg, [(e["involvedObject"]["name"], e["reason"]) for e in every]
+    assert_refused_by_scheduler(cluster, "echo-late", cond, POD_START_TIMEOUT_S)
     assert pod(cluster, "echo-late")["status"]["phase"] == "Pending"
     assert not pod(cluster, "echo-late")["spec"].get("nodeName")
     assert worker_alive(cluster)

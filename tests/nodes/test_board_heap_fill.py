@@ -7,7 +7,15 @@ crash on the way."""
 import time
 
 import pytest
-from board_cluster import CP_BOARD, WORKER, WORKER_BOARD, api, s3_with_esp32_worker
+from board_cluster import (
+    CP_BOARD,
+    WORKER,
+    WORKER_BOARD,
+    api,
+    assert_refused_by_scheduler,
+    quantity,
+    s3_with_esp32_worker,
+)
 
 from k32.boards import load_board
 from k32.sim.console import command
@@ -24,11 +32,6 @@ HEAP_SAMPLES = 5
 def cluster(tmp_path_factory):
     with s3_with_esp32_worker(tmp_path_factory, "heapfill") as c:
         yield c
-
-
-def quantity(q: str) -> int:
-    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
-    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
 
 
 def worker_heap(c) -> int:
@@ -131,19 +134,7 @@ def test_worker_takes_pods_until_the_scheduler_refuses_then_recovers(cluster):
     assert refusal, f"every pod ran: {running}"
     assert len(running) == fits, (running, allocatable, overhead)
     name, cond = refusal
-    assert cond["reason"] == "Unschedulable"
-    msg = cond["message"]
-    assert msg.startswith("0/2 nodes are available: "), msg
-    assert "Insufficient memory" in msg or "Too many pods" in msg, msg
-
-    # The scheduler writes the pod's condition first and its Event after it, so the Event may
-    # not be there yet when the condition is.
-    def failed_scheduling():
-        events = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
-        return [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
-
-    failed = wait_until(failed_scheduling, POD_START_TIMEOUT_S, 0.5)
-    assert failed and failed[0]["message"] == msg, api(cluster, "GET", "/api/v1/namespaces/default/events")[1]
+    assert_refused_by_scheduler(cluster, name, cond, POD_START_TIMEOUT_S)
     # Full: the worker still answers and stays inside its heap.
     full_heap = worker_heap(cluster)
     assert full_heap <= b["heap_internal"]["bytes"]

@@ -10,7 +10,7 @@ room is given to the pod that waited."""
 import json
 
 import pytest
-from board_cluster import WORKER, WORKER_BOARD, api, s3_with_esp32_worker
+from board_cluster import WORKER, WORKER_BOARD, api, assert_refused_by_scheduler, quantity, s3_with_esp32_worker
 
 from k32.boards import load_board
 from k32.testing.poll import wait_until
@@ -26,11 +26,6 @@ STATUS_TIMEOUT_S = 60.0  # several heartbeats (each reports the modules held)
 def cluster(tmp_path_factory):
     with s3_with_esp32_worker(tmp_path_factory, "imagemodules") as c:
         yield c
-
-
-def quantity(q: str) -> int:
-    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
-    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
 
 
 def image_pod(name: str, image: str) -> dict:
@@ -124,17 +119,7 @@ def test_pods_of_several_images_fill_an_esp32_worker_by_the_schedulers_count(clu
     assert refusal, f"every pod ran: {running}"
     assert len({charges[n][0] for n in running}) >= 2, running
     name, cond = refusal
-    assert cond["reason"] == "Unschedulable"
-    msg = cond["message"]
-    assert msg.startswith("0/2 nodes are available: "), msg
-    assert "Insufficient memory" in msg or "Too many pods" in msg, msg
-
-    def failed_scheduling():
-        events = api(cluster, "GET", "/api/v1/namespaces/default/events")[1]["items"]
-        return [e for e in events if e["involvedObject"]["name"] == name and e["reason"] == "FailedScheduling"]
-
-    failed = wait_until(failed_scheduling, POD_START_TIMEOUT_S, 0.5)
-    assert failed and failed[0]["message"] == msg, failed
+    msg = assert_refused_by_scheduler(cluster, name, cond, POD_START_TIMEOUT_S)
     assert get_pod(cluster, name)["status"]["phase"] == "Pending"
     assert not start_refusals(cluster), start_refusals(cluster)
 
