@@ -7,7 +7,6 @@ import subprocess
 import pytest
 from pods_helpers import apply, container_status, get_pod, wait_until
 
-from k32.build.firmware import ensure_firmware
 from k32.images.value_stack import bound
 from k32.sim.cluster import SimCluster, find_free_base_port
 from k32.wasm.tool import wasm_tool
@@ -33,9 +32,6 @@ def cluster(tmp_path_factory):
         d.mkdir(parents=True)
         (root / f"{name}.wat").write_text(text)
         subprocess.run(["wat2wasm", str(root / f"{name}.wat"), "-o", str(d / f"{name}.wasm")], check=True)
-    wrapper = root / "k32-node-sd.sh"
-    wrapper.write_text(f'#!/bin/sh\nexec {ensure_firmware()} "$@" --sd {card}\n')
-    wrapper.chmod(0o755)
     state = root / "sim"
     c = SimCluster(
         state,
@@ -43,7 +39,7 @@ def cluster(tmp_path_factory):
         base_port=find_free_base_port(0),
         kubeconfig=state / "kubeconfig",
         die_with_parent=True,
-        binary=wrapper,
+        sd_dir=card,
     )
     c.up()
     c.card = card

@@ -6,7 +6,6 @@ import gzip
 import pytest
 from pods_helpers import apply, container_status, get_pod, pod_request, wait_until
 
-from k32.build.firmware import ensure_firmware
 from k32.images.build import build_all
 from k32.sim.cluster import SimCluster, find_free_base_port
 
@@ -25,9 +24,6 @@ def sd_cluster(tmp_path_factory):
     (bundle / "app.js").write_text("console.log('plain')\n")
     (bundle / "app.js.gz").write_bytes(gzip.compress(b"console.log('gz')\n", mtime=0))
     (bundle / "only.css.gz").write_bytes(gzip.compress(b"body{}\n", mtime=0))
-    wrapper = root / "k32-node-sd.sh"
-    wrapper.write_text(f'#!/bin/sh\nexec {ensure_firmware()} "$@" --sd {card}\n')
-    wrapper.chmod(0o755)
     state = root / "sim"
     cluster = SimCluster(
         state,
@@ -35,7 +31,7 @@ def sd_cluster(tmp_path_factory):
         base_port=find_free_base_port(0),
         kubeconfig=state / "kubeconfig",
         die_with_parent=True,
-        binary=wrapper,
+        sd_dir=card,
     )
     cluster.up()
     cluster.digests = {n: i.sha256 for n, i in built.items()}
