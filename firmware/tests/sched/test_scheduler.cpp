@@ -187,6 +187,10 @@ int main() {
     // A malformed size is left out (as an unreported image).
     ns[0].at_or_insert("status").set("images", parse_json("[{\"names\":[\"wasm://sd/c\"],\"sizeBytes\":\"lots\"}]"));
     CHECK_EQ(sched::schedule(image_pod("wasm://sd/b", "88Ki"), ns, none).node, std::string("w"));
+    // A size near int64_t's end (two of them) does not wrap the node's sum: w has no room.
+    ns[0].at_or_insert("status").set("images", parse_json("[{\"names\":[\"wasm://sd/c\"],\"sizeBytes\":9223372036854775000},"
+                                                          "{\"names\":[\"wasm://sd/d\"],\"sizeBytes\":9223372036854775000}]"));
+    CHECK(sched::schedule(image_pod("wasm://sd/b", "8Ki"), ns, none).node.empty());
     // An image built into the firmware no node reports: its module's cost is learnt by
     // compiling it here, the same figure the kubelet's module cache counts.
     uint64_t echo = 0;

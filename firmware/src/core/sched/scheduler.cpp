@@ -125,6 +125,11 @@ int64_t pod_overhead(const json::Value& node) {
   return q.is_string() && parse_quantity(q.str(), &v) && v > 0 ? v : 0;
 }
 
+// A reported module larger than this is taken as this: more than any node holds, so the node
+// cannot take the pod, while sums of such entries with the pods' requests stay far from
+// int64_t's end (a size near it would wrap the sum negative and make any pod fit).
+constexpr int64_t kReportedImageBytesMax = int64_t{1} << 40;
+
 // The modules a node reports holding (status.images): image_key -> their heap (sizeBytes).
 // An entry without a usable size or name is left out (the node's own pods still count it).
 std::map<std::string, int64_t> reported_images(const json::Value& node) {
@@ -132,9 +137,10 @@ std::map<std::string, int64_t> reported_images(const json::Value& node) {
   for (const auto& img : node["status"]["images"].items()) {
     const json::Value& size = img["sizeBytes"];
     if (!size.is_int() || size.as_int() <= 0) continue;
+    const int64_t bytes = size.as_int() < kReportedImageBytesMax ? size.as_int() : kReportedImageBytesMax;
     for (const auto& n : img["names"].items()) {
       std::string key = image_key(n.as_string());
-      if (!key.empty() && size.as_int() > out[key]) out[key] = size.as_int();
+      if (!key.empty() && bytes > out[key]) out[key] = bytes;
     }
   }
   return out;
