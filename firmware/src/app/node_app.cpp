@@ -17,6 +17,7 @@
 #include "core/console/console.h"
 #include "core/http/http_server.h"
 #include "core/kubelet/kubelet.h"
+#include "core/kubelet/module_cache.h"
 #include "core/kubelet/node_images.h"
 #include "core/kubelet/pod_usage.h"
 #include "core/kubelet/usage_report.h"
@@ -627,6 +628,7 @@ int run_node(const node::NodeConfig& cfg_in) {
   n->heartbeat = new node::Heartbeat(cfg, n->node_api);
   n->heartbeat->set_after_beat(ReportUsage{n});
   n->heartbeat->set_images(&kubelet::node_images_status);
+  kubelet::set_modules_changed(&node::Heartbeat::images_changed, n->heartbeat);
   if (cfg.role == node::Role::ControlPlane) n->heartbeat->register_node();
   port::thread_start("heartbeat", K32_HEARTBEAT_STACK_BYTES, static_cast<port::Region>(K32_HEARTBEAT_STACK_REGION),
                      heartbeat_main, n->heartbeat);

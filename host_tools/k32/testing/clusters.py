@@ -75,6 +75,7 @@ class TestCluster(SimCluster):
             "board": self.board,
             "worker_board": self.worker_board,
             "m32": self.m32,
+            "sd_dir": self.sd_dir,
         }
         kwargs.update(overrides)
         return TestCluster(self.state, **kwargs)
@@ -88,10 +89,12 @@ def make_test_cluster(
     board: str | None = None,
     worker_board: str | None = None,
     m32: bool = False,
+    sd_dir: Path | None = None,
 ) -> TestCluster:
     """A cluster (not yet up) in `state_dir`, with its own kubeconfig inside it. Without
     `board`, the boards come from $K32_TEST_BOARDS (default: the simulator profile); `m32`
-    runs nodes built as 32-bit programs (the boards' pointer size)."""
+    runs nodes built as 32-bit programs (the boards' pointer size); `sd_dir` is the card
+    every node serves wasm://sd/ images from."""
     state_dir = Path(state_dir)
     if board is None:
         board, default_worker = boards_for_tests()
@@ -107,6 +110,7 @@ def make_test_cluster(
         board=board,
         worker_board=worker_board,
         m32=m32,
+        sd_dir=sd_dir,
     )
     cluster.ports_may_move = True
     return cluster

@@ -5,12 +5,14 @@
 
 #include "core/kubelet/call_watch.h"
 #include "core/kubelet/container_runner.h"
+#include "core/kubelet/module_load.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
 #include "core/kubelet/pod_list.h"
 #include "core/kubelet/pod_usage.h"
 #include "core/kubelet/pod_status.h"
 #include "core/sched/quantity.h"
+#include "core/sched/scheduler.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
@@ -282,7 +284,18 @@ AdmitResult Kubelet::admit(const json::Value& obj) {
     used_mem += bytes > p->memory_charge ? bytes : p->memory_charge;
     used_pods++;
   }
-  AdmitResult r = admit_pod(obj, cfg_.budget, used_mem, used_pods);
+  // Each image's compiled module once, beside the pods (as the scheduler counts it).
+  std::vector<std::vector<std::string>> images;
+  images.reserve(held.size());
+  for (const auto& p : held) {
+    images.emplace_back();
+    for (const auto& c : p->containers) {
+      std::string key = sched::image_key(c->image);
+      if (!key.empty()) images.back().push_back(std::move(key));
+    }
+  }
+  held.clear();
+  AdmitResult r = admit_pod(obj, cfg_.budget, used_mem, used_pods, module_load(obj, images, cfg_.sd_dir));
   if (r.admitted) return r;
   const std::string ns = obj["metadata"]["namespace"].as_string(), name = obj["metadata"]["name"].as_string();
   logf("[KUBELET] pod %s/%s rejected: %s", ns.c_str(), name.c_str(), r.message.c_str());

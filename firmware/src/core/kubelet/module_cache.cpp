@@ -1,5 +1,6 @@
 #include "core/kubelet/module_cache.h"
 
+#include <atomic>
 #include <utility>
 #include <vector>
 
@@ -83,49 +84,73 @@ Cache& cache() {
   return *c;
 }
 
+// set_modules_changed's: the function published after its argument (the API server may
+// compile a built-in image on another thread as the node starts).
+std::atomic<void (*)(void*)> changed_fn{nullptr};
+std::atomic<void*> changed_ctx{nullptr};
+
+void modules_changed() {
+  void (*f)(void*) = changed_fn.load();
+  if (f) f(changed_ctx.load());
+}
+
 }  // namespace
 
 wasm::Module* module_acquire(const std::string& id, const uint8_t* bytes, size_t len, const wasm::Allocator& a,
                              wasm::Error* err) {
   Cache& c = cache();
-  // Loading under the lock keeps two first starts of one image from compiling it twice.
-  port::LockGuard<port::Mutex> lock(c.mu);
-  for (Entry& e : c.entries)
-    if (e.id == id) {
-      e.holders++;
-      return e.module;
+  wasm::Module* m = nullptr;
+  {
+    // Loading under the lock keeps two first starts of one image from compiling it twice.
+    port::LockGuard<port::Mutex> lock(c.mu);
+    for (Entry& e : c.entries)
+      if (e.id == id) {
+        e.holders++;
+        return e.module;
+      }
+    Meter* meter = new Meter();
+    meter->base = a;
+    Entry e{id, nullptr, 1, meter, 0, {}};
+    meter->begin();
+    m = wasm::module_load(bytes, len, e.alloc(), err);
+    e.bytes = meter->end();
+    if (!m) {
+      delete meter;
+      return nullptr;
     }
-  Meter* meter = new Meter();
-  meter->base = a;
-  Entry e{id, nullptr, 1, meter, 0, {}};
-  meter->begin();
-  wasm::Module* m = wasm::module_load(bytes, len, e.alloc(), err);
-  e.bytes = meter->end();
-  if (!m) {
-    delete meter;
-    return nullptr;
+    e.module = m;
+    c.entries.push_back(std::move(e));
   }
-  e.module = m;
-  c.entries.push_back(std::move(e));
+  modules_changed();
   return m;
 }
 
 void module_release(wasm::Module* m) {
   if (!m) return;
   Cache& c = cache();
-  port::LockGuard<port::Mutex> lock(c.mu);
-  for (size_t i = 0; i < c.entries.size(); ++i)
-    if (c.entries[i].module == m) {
-      if (--c.entries[i].holders == 0) {
-        Entry& e = c.entries[i];
-        for (HostFunc& h : e.host) wasm::host_func_free(e.alloc(), h.func);
-        wasm::module_free(m);
-        delete e.meter;
-        c.entries.erase(c.entries.begin() + static_cast<long>(i));
-        if (c.entries.empty()) std::vector<Entry>().swap(c.entries);
+  bool dropped = false;
+  {
+    port::LockGuard<port::Mutex> lock(c.mu);
+    for (size_t i = 0; i < c.entries.size(); ++i)
+      if (c.entries[i].module == m) {
+        if (--c.entries[i].holders == 0) {
+          Entry& e = c.entries[i];
+          for (HostFunc& h : e.host) wasm::host_func_free(e.alloc(), h.func);
+          wasm::module_free(m);
+          delete e.meter;
+          c.entries.erase(c.entries.begin() + static_cast<long>(i));
+          if (c.entries.empty()) std::vector<Entry>().swap(c.entries);
+          dropped = true;
+        }
+        break;
       }
-      return;
-    }
+  }
+  if (dropped) modules_changed();
+}
+
+void set_modules_changed(void (*f)(void* ctx), void* ctx) {
+  changed_ctx.store(ctx);
+  changed_fn.store(f);
 }
 
 wasm::Func* module_host_func(wasm::Module* m, const char* module, const char* name,

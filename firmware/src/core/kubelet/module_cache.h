@@ -31,6 +31,13 @@ size_t modules_cached();
 // node's allocator counts them; 0 for a module not in the cache.
 uint64_t module_heap_bytes(const wasm::Module* m);
 
+// Called after a module joins the cache or leaves it (the node's status.images changes with
+// it), on the thread that compiled or released it and outside the cache's lock: the node
+// wakes its heartbeat to report the list at once, so the scheduler does not count without a
+// new module for a heartbeat period. A plain function and its argument (the stack check
+// bounds a call through it by its one target). Set before any pod starts.
+void set_modules_changed(void (*f)(void* ctx), void* ctx);
+
 // The images whose modules are held now, each with its module's heap (module_heap_bytes).
 struct HeldImage {
   std::string id;  // the digest-qualified image ID module_acquire was given

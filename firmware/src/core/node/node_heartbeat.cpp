@@ -92,11 +92,41 @@ bool Heartbeat::beat() {
   return rc == 200;
 }
 
+void Heartbeat::images_changed(void* self) {
+  Heartbeat* h = static_cast<Heartbeat*>(self);
+  port::LockGuard<port::Mutex> lock(h->wake_mu_);
+  h->images_changed_ = true;
+  h->wake_cv_.notify_one();
+}
+
+void Heartbeat::wait_beat(uint32_t ms) {
+  const uint64_t due = port::monotonic_ms() + ms;
+  for (;;) {
+    {
+      port::UniqueLock lock(wake_mu_);
+      for (;;) {
+        const uint64_t now = port::monotonic_ms();
+        if (now >= due) return;
+        if (images_changed_) break;
+        wake_cv_.wait_for(lock, static_cast<uint32_t>(due - now));
+      }
+      images_changed_ = false;
+    }
+    // Only the list (a merge patch replaces it whole; null removes it): the scheduler charges
+    // a new image's module from it. Not sent before the Node exists; a failed send waits for
+    // the next beat, which sends the list too.
+    if (!registered_ || !images_) continue;
+    json::Value patch = json::Value::object();
+    patch.at_or_insert("status").set("images", images_());
+    api_->patch("/api/v1/nodes/" + cfg_.name + "/status", patch, nullptr);
+  }
+}
+
 void Heartbeat::run() {
   for (;;) {
     bool ok = beat();
     if (ok && after_beat_) after_beat_();
-    port::sleep_ms(ok ? kHeartbeatMs : 1000);
+    wait_beat(ok ? kHeartbeatMs : 1000);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/json/json.h"
 #include "core/node/node_config.h"
+#include "port.h"
 
 namespace k32 {
 namespace node {
@@ -41,14 +42,24 @@ class Heartbeat {
   // node holds, sizeBytes their heap): an array, or null for none. Set before run(). A plain
   // function (the stack check bounds a call through it by its one target).
   void set_images(json::Value (*f)()) { images_ = f; }
+  // The held modules changed (kubelet::set_modules_changed): the heartbeat's thread sends
+  // status.images now rather than at its next beat, still the Node status's one writer.
+  // Wake-ups while it sends fold into one more send. Any thread; `self` is the Heartbeat.
+  static void images_changed(void* self);
 
  private:
+  // Waits `ms` for the next beat, sending status.images each time images_changed woke it.
+  void wait_beat(uint32_t ms);
+
   NodeConfig cfg_;
   NodeApi* api_;
   std::string node_uid_;
   bool registered_ = false;
   std::function<void()> after_beat_;
   json::Value (*images_)() = nullptr;
+  port::Mutex wake_mu_;
+  port::CondVar wake_cv_;
+  bool images_changed_ = false;  // under wake_mu_
 };
 
 }  // namespace node

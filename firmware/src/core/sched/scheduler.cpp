@@ -1,12 +1,12 @@
 #include "core/sched/scheduler.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
 
 #include "core/kubelet/image_source.h"
 #include "core/kubelet/pod_event.h"
 #include "core/kubelet/pod_instance.h"
+#include "core/sched/module_charge.h"
 #include "core/sched/quantity.h"
 #include "core/util/log.h"
 #include "core/util/text.h"
@@ -132,8 +132,8 @@ constexpr int64_t kReportedImageBytesMax = int64_t{1} << 40;
 
 // The modules a node reports holding (status.images): image_key -> their heap (sizeBytes).
 // An entry without a usable size or name is left out (the node's own pods still count it).
-std::map<std::string, int64_t> reported_images(const json::Value& node) {
-  std::map<std::string, int64_t> out;
+NodeModules reported_images(const json::Value& node) {
+  NodeModules out;
   for (const auto& img : node["status"]["images"].items()) {
     const json::Value& size = img["sizeBytes"];
     if (!size.is_int() || size.as_int() <= 0) continue;
@@ -145,9 +145,6 @@ std::map<std::string, int64_t> reported_images(const json::Value& node) {
   }
   return out;
 }
-
-// Whole KiB, rounded up, for reasons people read.
-std::string kib(int64_t bytes) { return text::to_string((bytes + 1023) / 1024) + " KiB"; }
 
 }  // namespace
 
@@ -216,11 +213,7 @@ bool pod_load(const json::Value& pod, PodLoad* out) {
   out->node = n;
   out->controller = controller_uid(pod);
   out->memory = out->ipc = 0;
-  out->images.clear();
-  for (const auto& c : pod["spec"]["containers"].items()) {
-    std::string key = image_key(c["image"].as_string());
-    if (!key.empty() && std::find(out->images.begin(), out->images.end(), key) == out->images.end()) out->images.push_back(key);
-  }
+  out->images = pod_image_keys(pod);
   pod_memory_charge(pod, &out->memory, nullptr);
   pod_request(pod, kIpcResource, &out->ipc, nullptr);
   return true;
@@ -250,7 +243,7 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
   // What each image's module costs where no node holding it says: the most any node reports,
   // or what compiling it here takes (an embedded image); 0 when neither is known (an image
   // on a node's SD card that no node runs yet: its first pod is charged without it).
-  std::vector<std::map<std::string, int64_t>> reported;
+  std::vector<NodeModules> reported;
   reported.reserve(nodes.size());
   std::map<std::string, int64_t> known_cost;
   for (const auto& node : nodes) {
@@ -264,11 +257,7 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     if (kubelet::image_module_bytes(key, &here) && static_cast<int64_t>(here) > cost) cost = static_cast<int64_t>(here);
     return cost;
   };
-  std::vector<std::string> want_images;
-  for (const auto& c : pod["spec"]["containers"].items()) {
-    std::string key = image_key(c["image"].as_string());
-    if (!key.empty() && std::find(want_images.begin(), want_images.end(), key) == want_images.end()) want_images.push_back(key);
-  }
+  const std::vector<std::string> want_images = pod_image_keys(pod);
   // Reasons in kube-scheduler's wording, counted per node.
   std::map<std::string, int> reasons;
   int64_t best_free = -1, best_siblings = 0;
@@ -288,19 +277,12 @@ Decision schedule(const json::Value& pod, const std::vector<json::Value>& nodes,
     const int64_t overhead = pod_overhead(node);
     int64_t free_mem = allocatable(node, "memory") - used_mem[name] - used_pods[name] * overhead;
     // Each module once: the ones the node reports, and its pods' images it does not report yet.
-    std::map<std::string, int64_t> held = reported[ni];
-    for (const auto& key : bound_images[name])
-      if (!held.count(key)) held[key] = module_cost(key);
-    for (const auto& h : held) free_mem -= h.second;
+    NodeModules held = reported[ni];
+    add_modules(&held, bound_images[name], module_cost);
+    free_mem -= modules_bytes(held);
     // The pod's images the node holds in neither way: their modules come with it.
-    int64_t want_modules = 0;
     std::string new_images;
-    for (const auto& key : want_images)
-      if (!held.count(key)) {
-        int64_t cost = module_cost(key);
-        want_modules += cost;
-        if (cost > 0) new_images += (new_images.empty() ? "" : ", ") + key + ": " + kib(cost);
-      }
+    const int64_t want_modules = add_modules(&held, want_images, module_cost, &new_images);
     if (!taint_key.empty()) {
       reasons["node(s) had untolerated taint " + taint_key]++;
       continue;
