@@ -207,6 +207,14 @@ int tcp_peek(Socket s, uint32_t timeout_ms);
 bool tcp_peer_closed(Socket s);
 // True when bytes are waiting to be read (nothing consumed, never blocks; false at end of stream).
 bool tcp_readable(Socket s);
+// Waits up to timeout_ms (0: only looks) until one of n sockets is ready: a listener when a
+// connection waits to be accepted, a connection when bytes, its end or an error arrived (the
+// next tcp_recv does not block). Sets ready[i] for each; returns how many are ready, -ETIMEDOUT
+// when none became so, other negatives on error. One thread can serve several connections
+// and accept new ones with it (the simulator's console). At most kWaitSocketsMax sockets (the
+// platform's wait list is on the caller's stack): a layout constant, not a budget.
+constexpr size_t kWaitSocketsMax = 8;
+int tcp_wait_readable(const Socket* socks, bool* ready, size_t n, uint32_t timeout_ms);
 // True when the other end of an accepted loopback connection is a socket owned by the
 // user this process runs as (the kernel's socket table says who). The simulator's TCP
 // console stands in for a board's UART, which needs physical access; this keeps other

@@ -4,6 +4,7 @@ closed after CONSOLE_IDLE_MS without a line, and
 `k32 provision` keeps working over pyserial's socket:// URL. The API token never appears
 in a node's command line."""
 
+import json
 import os
 import socket
 import time
@@ -107,7 +108,7 @@ def test_console_connections_are_capped(cluster):
     try:
         for s in held:  # every held connection is served
             s.sendall(b"K32_CMD:STATUS\n")
-            assert s.recv(4096).startswith(b"K32_RESP:STATUS OK")
+            assert recv_until(s, b"\n").startswith(b"K32_RESP:STATUS OK")
         answer = exchange(addr, b"K32_CMD:STATUS\n")
         assert answer.startswith(b"K32_RESP:? ERR console busy"), answer
         held.pop().close()
@@ -120,6 +121,37 @@ def test_console_connections_are_capped(cluster):
     finally:
         for s in held:
             s.close()
+
+
+def test_one_console_thread_serves_a_stalled_session_and_another(cluster):
+    """A board has one console thread; so has the simulator's: it serves CONSOLE_CONN_MAX
+    sessions at once, so a session that sent half a line and stalled must not hold up the
+    other one, and one more connection is refused as busy."""
+    cap = int(load_common()["CONSOLE_CONN_MAX"])
+    assert cap == 2, "the test holds one stalled and one answered session"
+    for role in ("control-plane", "worker"):
+        addr = console_address(cluster, role)
+        stalled = socket.create_connection(addr, timeout=5)
+        served = socket.create_connection(addr, timeout=5)
+        try:
+            stalled.sendall(b"K32_CMD:STA")  # half a line, then nothing
+            for _ in range(3):  # answered while the other line stays open
+                served.sendall(b"K32_CMD:STATUS\n")
+                answer = recv_until(served, b"\n")
+                assert answer.startswith(b"K32_RESP:STATUS OK {"), (role, answer[:200])
+            status = json.loads(answer.split(b" OK ", 1)[1])
+            rows = {r["name"]: r for r in status["stacks"]}
+            # Both sessions on the one console thread: no thread per session, no accept loop.
+            assert rows["console"]["running"] == 1, (role, rows["console"])
+            assert "console-accept" not in rows, (role, sorted(rows))
+            busy = exchange(addr, b"K32_CMD:STATUS\n")
+            assert busy.startswith(b"K32_RESP:? ERR console busy"), (role, busy)
+            # The stalled session's line was kept: its end gets the answer.
+            stalled.sendall(b"TUS\n")
+            assert recv_until(stalled, b"\n").startswith(b"K32_RESP:STATUS OK {"), role
+        finally:
+            stalled.close()
+            served.close()
 
 
 @pytest.mark.slow  # waits out CONSOLE_IDLE_MS
@@ -136,7 +168,7 @@ def test_idle_console_connections_are_closed_and_free_their_slots(cluster):
     held = [socket.create_connection(addr, timeout=idle_s + 10) for _ in range(cap)]
     try:
         held[0].sendall(b"K32_CMD:STATUS\n")
-        assert held[0].recv(4096).startswith(b"K32_RESP:STATUS OK")
+        assert recv_until(held[0], b"\n").startswith(b"K32_RESP:STATUS OK")
         answered = time.monotonic()
         held[-1].sendall(b"K32_CMD:STA")  # a line that never ends
         assert exchange(addr, b"K32_CMD:STATUS\n").startswith(b"K32_RESP:? ERR console busy")

@@ -195,6 +195,21 @@ bool tcp_peer_closed(Socket s) {
   return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+int tcp_wait_readable(const Socket* socks, bool* ready, size_t n, uint32_t timeout_ms) {
+  if (n > kWaitSocketsMax) return -EINVAL;
+  pollfd p[kWaitSocketsMax];
+  for (size_t i = 0; i < n; ++i) {
+    p[i].fd = socks[i];
+    p[i].events = POLLIN;
+    p[i].revents = 0;
+  }
+  int r;
+  do { r = lwip_poll(p, static_cast<nfds_t>(n), static_cast<int>(timeout_ms)); } while (r < 0 && errno == EINTR);
+  if (r < 0) return err_now();
+  for (size_t i = 0; i < n; ++i) ready[i] = p[i].revents != 0;
+  return r == 0 ? -ETIMEDOUT : r;
+}
+
 // A board's console is its UART; a TCP connection never comes from a local user here, so
 // a TCP console (never started on boards) would refuse everyone.
 bool tcp_peer_same_user(Socket s) {

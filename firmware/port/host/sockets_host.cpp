@@ -215,5 +215,17 @@ bool tcp_peer_closed(Socket s) {
   return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+int tcp_wait_readable(const Socket* socks, bool* ready, size_t n, uint32_t timeout_ms) {
+  if (n > kWaitSocketsMax) return -EINVAL;
+  pollfd p[kWaitSocketsMax];
+  for (size_t i = 0; i < n; ++i) p[i] = pollfd{socks[i], POLLIN, 0};
+  int r;
+  do { r = ::poll(p, static_cast<nfds_t>(n), static_cast<int>(timeout_ms)); } while (r < 0 && errno == EINTR);
+  if (r < 0) return -errno;
+  // POLLHUP and POLLERR count as ready: the next recv reports the end or the error.
+  for (size_t i = 0; i < n; ++i) ready[i] = p[i].revents != 0;
+  return r == 0 ? -ETIMEDOUT : r;
+}
+
 }  // namespace port
 }  // namespace k32

@@ -38,6 +38,7 @@ bool local_ip_of(Socket, char*, size_t) { return false; }
 int tcp_peek(Socket, uint32_t) { return -ENETDOWN; }
 bool tcp_peer_closed(Socket) { return true; }
 bool tcp_readable(Socket) { return false; }
+int tcp_wait_readable(const Socket*, bool*, size_t, uint32_t) { return -ENETDOWN; }
 bool resolve_ipv4(const char*, char*, size_t, uint32_t) { return false; }
 
 bool tls_identity_ensure(const char*, const char*, char*, size_t, char* err, size_t errcap) {

@@ -321,68 +321,75 @@ bool ensure_kubernetes_service(store::ObjectStore* st, int api_port) {
 }
 
 // Each kind of thread's peak stack against its budget, for STATUS and `k32 bench memory`.
-json::Value stack_rows() {
+std::vector<port::StackUse> stack_use() {
   std::vector<port::StackUse> rows(port::stack_report(nullptr, 0));
   size_t n = port::stack_report(rows.data(), rows.size());
-  if (n > rows.size()) n = rows.size();  // a kind started in between shows next time
-  json::Value out = json::Value::array();
-  for (size_t i = 0; i < n; i++) {
-    json::Value r = json::Value::object();
-    r.set("name", std::string(rows[i].name));
-    r.set("budget", static_cast<int64_t>(rows[i].budget));
-    r.set("peak", static_cast<int64_t>(rows[i].peak));
-    r.set("threads", static_cast<int64_t>(rows[i].threads));
-    r.set("running", static_cast<int64_t>(rows[i].running));
-    out.push(std::move(r));
+  if (n < rows.size()) rows.resize(n);  // a kind started in between shows next time
+  return rows;
+}
+
+// STATUS, written as it is produced (a tree and its string held up to 8 KiB at once); the
+// members and their order are what the host tools and tests read.
+void write_status(Node* n, json::Writer& s) {
+  s.begin_object();
+  s.member("name", n->cfg.name);
+  s.member("role", n->cfg.role == node::Role::ControlPlane ? "control-plane" : "worker");
+  s.member("ip", n->cfg.bind_ip);
+  s.member("apiPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.api_port : 0));
+  s.member("ingressPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.ingress_port : 0));
+  s.member("podPort", static_cast<int64_t>(n->cfg.pod_port));
+  s.member("bundle", n->cfg.bundle_digest);
+  s.member("board", n->cfg.board);
+  s.member("token", !n->current_token().empty());
+  s.member("wifi", n->settings.has("wifi"));
+  port::MemStats m = port::mem_stats();
+  s.member("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
+  s.member("heapInternalBytes", static_cast<int64_t>(m.internal_in_use));
+  s.member("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
+  // Of those PSRAM bytes, what asked for internal RAM first and found it full.
+  s.member("heapSpilledBytes", static_cast<int64_t>(m.internal_spilled));
+  // The most the node has held at once (both regions), transient work and thread stacks
+  // included: what a budget must leave room for, beside the figures at rest.
+  s.member("heapPeakBytes", static_cast<int64_t>(m.peak_in_use));
+  // The pods' interpreter memory inside those figures: linear memory, and with it the value
+  // stacks (the "bulk" the kubelet asks PSRAM for, internal RAM on a board without it).
+  const kubelet::PodHeap ph = kubelet::pod_heap(n->kubelet);
+  s.member("podLinearBytes", static_cast<int64_t>(ph.linear_bytes));
+  s.member("podBulkBytes", static_cast<int64_t>(ph.bulk_bytes));
+  s.member("podBulkRegion", port::has_psram() ? "psram" : "internal");
+  s.member("podStoreBytes", static_cast<int64_t>(ph.store_bytes));
+  // On the control plane, the two stores held at a byte budget (the watch history's
+  // superseded versions, the Events kept), as each counts itself: full, which of their oldest
+  // entries is left moves with every write (a heartbeat's), so a reading can leave them out.
+  if (n->events) {
+    s.member("historyBytes", static_cast<int64_t>(n->store.history_bytes()));
+    s.member("historyEvents", static_cast<int64_t>(n->store.history_events()));
+    s.member("eventsBytes", static_cast<int64_t>(n->events->bytes()));
   }
-  return out;
+  // The answer's only heap: one row per kind of thread (32 bytes each, about 20 kinds). The
+  // gate the node's own work takes to hold its heap_reserve belongs around this allocation.
+  const std::vector<port::StackUse> rows = stack_use();
+  // The running threads' stacks, inside heapBytes (a task's stack is heap on the board).
+  int64_t stack_heap = 0;
+  for (const auto& r : rows) stack_heap += static_cast<int64_t>(r.budget) * r.running;
+  s.member("heapStackBytes", stack_heap);
+  s.key("stacks");
+  s.begin_array();
+  for (const auto& r : rows) {
+    s.begin_object();
+    s.member("name", static_cast<const char*>(r.name));
+    s.member("budget", static_cast<int64_t>(r.budget));
+    s.member("peak", static_cast<int64_t>(r.peak));
+    s.member("threads", static_cast<int64_t>(r.threads));
+    s.member("running", static_cast<int64_t>(r.running));
+    s.end_object();
+  }
+  s.end_array();
+  s.end_object();
 }
 
 void add_console_commands(Node* n) {
-  n->console.add("STATUS", [n](const json::Value&) {
-    json::Value s = json::Value::object();
-    s.set("name", n->cfg.name);
-    s.set("role", n->cfg.role == node::Role::ControlPlane ? "control-plane" : "worker");
-    s.set("ip", n->cfg.bind_ip);
-    s.set("apiPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.api_port : 0));
-    s.set("ingressPort", static_cast<int64_t>(n->cfg.role == node::Role::ControlPlane ? n->cfg.ingress_port : 0));
-    s.set("podPort", static_cast<int64_t>(n->cfg.pod_port));
-    s.set("bundle", n->cfg.bundle_digest);
-    s.set("board", n->cfg.board);
-    s.set("token", !n->current_token().empty());
-    s.set("wifi", n->settings.has("wifi"));
-    port::MemStats m = port::mem_stats();
-    s.set("heapBytes", static_cast<int64_t>(m.internal_in_use + m.psram_in_use));
-    s.set("heapInternalBytes", static_cast<int64_t>(m.internal_in_use));
-    s.set("heapPsramBytes", static_cast<int64_t>(m.psram_in_use));
-    // Of those PSRAM bytes, what asked for internal RAM first and found it full.
-    s.set("heapSpilledBytes", static_cast<int64_t>(m.internal_spilled));
-    // The most the node has held at once (both regions), transient work and thread stacks
-    // included: what a budget must leave room for, beside the figures at rest.
-    s.set("heapPeakBytes", static_cast<int64_t>(m.peak_in_use));
-    // The pods' interpreter memory inside those figures: linear memory, and with it the value
-    // stacks (the "bulk" the kubelet asks PSRAM for, internal RAM on a board without it).
-    const kubelet::PodHeap ph = kubelet::pod_heap(n->kubelet);
-    s.set("podLinearBytes", static_cast<int64_t>(ph.linear_bytes));
-    s.set("podBulkBytes", static_cast<int64_t>(ph.bulk_bytes));
-    s.set("podBulkRegion", port::has_psram() ? "psram" : "internal");
-    s.set("podStoreBytes", static_cast<int64_t>(ph.store_bytes));
-    // On the control plane, the two stores held at a byte budget (the watch history's
-    // superseded versions, the Events kept), as each counts itself: full, which of their oldest
-    // entries is left moves with every write (a heartbeat's), so a reading can leave them out.
-    if (n->events) {
-      s.set("historyBytes", static_cast<int64_t>(n->store.history_bytes()));
-      s.set("historyEvents", static_cast<int64_t>(n->store.history_events()));
-      s.set("eventsBytes", static_cast<int64_t>(n->events->bytes()));
-    }
-    json::Value stacks = stack_rows();
-    // The running threads' stacks, inside heapBytes (a task's stack is heap on the board).
-    int64_t stack_heap = 0;
-    for (const auto& r : stacks.items()) stack_heap += r["budget"].as_int() * r["running"].as_int();
-    s.set("heapStackBytes", stack_heap);
-    s.set("stacks", std::move(stacks));
-    return console::Reply{true, s, ""};
-  });
+  n->console.add_streamed("STATUS", [n](const json::Value&, json::Writer& out) { write_status(n, out); });
   // The API's certificate (public), so a client can pin it: read over the console, it needs
   // no trust in the network the API is reached through.
   n->console.add("APICERT", [n](const json::Value&) {

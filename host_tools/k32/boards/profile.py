@@ -53,7 +53,6 @@ BUDGET_KEYS = {
     "ingress_tick_stack": "bytes",
     "reboot_stack": "bytes",
     "console_stack": "bytes",
-    "console_accept_stack": "bytes",
     "heap_internal": "bytes",
     "heap_psram": "bytes",
     "pod_memory": "bytes",

@@ -1,13 +1,10 @@
 #include "core/console/console.h"
 
-#include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include "core/http/conn_reader.h"
-#include "k32_board.h"
+#include "core/console/console_sessions.h"
 #include "core/util/text.h"
 #include "k32_board.h"
 #include "port.h"
@@ -64,11 +61,42 @@ ParseResult parse_line(const std::string& raw, Command* out, std::string* err) {
   return ParseResult::Ok;
 }
 
-std::string Dispatcher::handle_line(const std::string& line) {
-  Command cmd;
-  std::string err;
-  ParseResult pr = parse_line(line, &cmd, &err);
-  if (pr == ParseResult::NotACommand) return "";
+namespace {
+
+class StringSink : public json::ByteSink {
+ public:
+  explicit StringSink(std::string* s) : s_(s) {}
+  bool write(const char* data, size_t len) override {
+    s_->append(data, len);
+    return true;
+  }
+
+ private:
+  std::string* s_;
+};
+
+// The serial console's answers go to stdout; a board's UART driver sends them on.
+class StdoutSink : public json::ByteSink {
+ public:
+  bool write(const char* data, size_t len) override { return std::fwrite(data, 1, len, stdout) == len; }
+};
+
+// Kept out of answer()'s frame (noinline): the writer's buffer would otherwise sit below
+// every command, the deepest (a setting's write) included.
+__attribute__((noinline)) void answer_streamed(const std::string& name, const StreamedHandler& h, const json::Value& arg,
+                                               json::ByteSink* out) {
+  json::Writer w(out);
+  static constexpr char kResp[] = "K32_RESP:";
+  w.raw(kResp, sizeof kResp - 1);
+  w.raw(name.data(), name.size());
+  w.raw(" OK ", 4);
+  h(arg, w);
+  w.flush();
+}
+
+}  // namespace
+
+std::string Dispatcher::reply_line(ParseResult pr, const Command& cmd, const std::string& err) {
   std::string name = cmd.name.empty() ? "?" : cmd.name;
   if (pr == ParseResult::Malformed) return "K32_RESP:" + name + " ERR " + one_line(err);
   auto it = handlers_.find(cmd.name);
@@ -80,97 +108,41 @@ std::string Dispatcher::handle_line(const std::string& line) {
   return out;
 }
 
+bool Dispatcher::answer(const std::string& line, json::ByteSink* out) {
+  Command cmd;
+  std::string err;
+  ParseResult pr = parse_line(line, &cmd, &err);
+  if (pr == ParseResult::NotACommand) return false;
+  if (pr == ParseResult::Ok) {
+    auto s = streamed_.find(cmd.name);
+    if (s != streamed_.end()) {
+      answer_streamed(cmd.name, s->second, cmd.arg, out);
+      return true;
+    }
+  }
+  std::string text = reply_line(pr, cmd, err);
+  out->write(text.data(), text.size());
+  return true;
+}
+
+std::string Dispatcher::handle_line(const std::string& line) {
+  std::string out;
+  StringSink sink(&out);
+  answer(line, &sink);
+  return out;
+}
+
 namespace {
-
-struct ListenArg {
-  Dispatcher* d;
-  port::Socket l;
-  uint32_t max_conns;
-  std::atomic<uint32_t> open{0};
-};
-
-struct ClientArg {
-  ListenArg* listener;
-  port::Socket s;
-};
-
-void client_main(void* p) {
-  ClientArg* a = static_cast<ClientArg*>(p);
-  for (;;) {
-    std::string line;
-    // Serial consoles end lines with \n or \r\n; read to \n.
-    std::string buf;
-    char c;
-    bool closed = false;
-    // A line must be complete within CONSOLE_IDLE_MS of the last one: a client that went
-    // quiet (or trickles bytes) would otherwise hold one of the few slots for good.
-    const uint64_t deadline = port::monotonic_ms() + K32_CONSOLE_IDLE_MS;
-    for (;;) {
-      const uint64_t now = port::monotonic_ms();
-      int n = now < deadline ? port::tcp_recv(a->s, &c, 1, static_cast<uint32_t>(deadline - now)) : -ETIMEDOUT;
-      if (n <= 0) {
-        closed = true;
-        break;
-      }
-      if (c == '\n') break;
-      if (buf.size() < kMaxLine) buf.push_back(c);
-    }
-    if (closed) break;
-    std::string answer = a->listener->d->handle_line(buf);
-    if (answer.empty()) continue;
-    answer += "\r\n";
-    if (!port::tcp_send_all(a->s, answer.data(), answer.size())) break;
-  }
-  port::tcp_close(a->s);
-  a->listener->open.fetch_sub(1);
-  delete a;
-}
-
-// One answer line, then the connection is closed (the client learns why).
-void refuse(port::Socket s, const std::string& why) {
-  std::string line = "K32_RESP:? ERR " + why + "\r\n";
-  port::tcp_send_all(s, line.data(), line.size());
-  port::tcp_close(s);
-}
-
-void accept_main(void* p) {
-  ListenArg* a = static_cast<ListenArg*>(p);
-  for (;;) {
-    port::Socket s = port::tcp_accept(a->l, nullptr, 0);
-    if (s == port::kNoSocket) {
-      port::sleep_ms(50);
-      continue;
-    }
-    // The console sets the token and Wi-Fi and reboots the node: on a board that takes
-    // the UART (physical access); here only the user running the node may connect.
-    if (!port::tcp_peer_same_user(s)) {
-      refuse(s, "the console serves the user who started this node only");
-      continue;
-    }
-    if (a->open.fetch_add(1) >= a->max_conns) {
-      a->open.fetch_sub(1);
-      refuse(s, "console busy: " + text::to_string(static_cast<int64_t>(a->max_conns)) + " connections are open");
-      continue;
-    }
-    ClientArg* c = new ClientArg{a, s};
-    if (!port::thread_start("console", K32_CONSOLE_STACK_BYTES, static_cast<port::Region>(K32_CONSOLE_STACK_REGION), client_main,
-                            c)) {
-      a->open.fetch_sub(1);
-      port::tcp_close(s);
-      delete c;
-    }
-  }
-}
 
 void stdin_main(void* p) {
   Dispatcher* d = static_cast<Dispatcher*>(p);
   // The line buffer is on the heap: on the thread's stack its 4 KiB plus the deepest
   // command (a setting written as JSON) did not fit the console's stack budget.
   std::vector<char> buf(kMaxLine);
+  StdoutSink out;
   while (std::fgets(buf.data(), static_cast<int>(buf.size()), stdin)) {
-    std::string answer = d->handle_line(buf.data());
-    if (answer.empty()) continue;
-    std::printf("%s\n", answer.c_str());
+    if (!d->answer(buf.data(), &out)) continue;
+    std::fputc('\n', stdout);
     std::fflush(stdout);
   }
 }
@@ -187,9 +159,10 @@ bool serve(Dispatcher* d, const std::string& bind_ip, uint16_t port, uint32_t ma
     *err = "console: cannot listen on " + bind_ip + ":" + text::to_string(port) + ": " + std::strerror(-e);
     return false;
   }
-  return port::thread_start("console-accept", K32_CONSOLE_ACCEPT_STACK_BYTES,
-                            static_cast<port::Region>(K32_CONSOLE_ACCEPT_STACK_REGION), accept_main,
-                            new ListenArg{d, l, max_conns});
+  if (serve_sessions(d, l, max_conns)) return true;
+  port::tcp_close(l);
+  *err = "console: no heap for its thread";
+  return false;
 }
 
 }  // namespace console
