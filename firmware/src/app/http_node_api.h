@@ -15,9 +15,12 @@ class HttpNodeApi : public node::NodeApi {
   int create(const std::string& collection_path, const json::Value& obj, json::Value* out) override;
   int replace(const std::string& path, const json::Value& obj, json::Value* out) override;
   int patch(const std::string& path, const json::Value& patch, json::Value* out) override;
+  int get_view(const std::string& path, const char* const* drop_keys, json::Value* out) override;
 
  private:
-  int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out);
+  // drop_keys: the member names the parse leaves out (nullptr: managedFields).
+  int call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out,
+           const char* const* drop_keys = nullptr);
   http::Endpoint ep_;
   std::function<std::string()> token_;
 };

@@ -54,6 +54,13 @@ static void test_parse_dropping() {
   CHECK_EQ(k32::json::dump(v), std::string(R"({"items":[{"metadata":{"name":"a"},"spec":{}}]})"));
   // Errors inside a dropped member still fail the parse.
   CHECK(!k32::json::parse_dropping(R"({"managedFields":[1,}]})", "managedFields", &v, &e));
+  // Several names (the heartbeat's view of its Node: only status.conditions kept).
+  static const char* const kNotRead[] = {"metadata", "images", nullptr};
+  CHECK(k32::json::parse_dropping_any(
+      R"({"metadata":{"name":"w"},"status":{"images":[{"names":["x"]}],"conditions":[{"type":"Ready","status":"True"}]}})",
+      kNotRead, &v, &e));
+  CHECK_EQ(k32::json::dump(v), std::string(R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"));
+  CHECK(!k32::json::parse_dropping_any(R"({"images":[1,}]})", kNotRead, &v, &e));
 }
 
 int main() {

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -137,5 +138,46 @@ int main() {
     CHECK(got.size() < 8000);
   }
   for (void* f : fill) port::mem_free(f);
+
+  // The node's own clients (reserve_announced): a body is allocated once for its announced
+  // length, not doubled as it grows. A list page as the API server writes it (its head, the
+  // item, the closing metadata) ends in one block of the item's size and an eighth, where
+  // doubling left up to twice it; a Content-Length body in a block of exactly its length.
+  {
+    const std::string head = "{\"items\":[", item(12000, 'i'), tail = "],\"metadata\":{\"a\":1}}";
+    std::string list;
+    for (const std::string* part : {&head, &item, &tail}) {
+      char size[16];
+      std::snprintf(size, sizeof size, "%zx\r\n", part->size());
+      list += size + *part + "\r\n";
+    }
+    Peer p(list + "0\r\n\r\n");
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    r.reserve_announced();
+    std::string page;
+    CHECK(r.read_chunked(&page, 1 << 20, 1000) == http::ReadStatus::Ok);
+    CHECK_EQ(page, head + item + tail);
+    CHECK(page.capacity() <= (head.size() + item.size()) * 9 / 8);
+  }
+  {
+    Peer p(plain);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    r.reserve_announced();
+    std::string exact;
+    CHECK(r.read_exact(8000, &exact, 1000) == http::ReadStatus::Ok);
+    CHECK_EQ(exact, plain);
+    CHECK_EQ(exact.capacity(), size_t{8000});
+  }
+  {
+    // Without it (a server's request body) the body still grows by doubling as bytes arrive.
+    Peer p(plain);
+    http::Conn conn(p.sv[0]);
+    http::ConnReader r(&conn);
+    std::string grown;
+    CHECK(r.read_exact(8000, &grown, 1000) == http::ReadStatus::Ok);
+    CHECK(grown.capacity() > 8000);
+  }
   TEST_MAIN_END();
 }

@@ -35,6 +35,12 @@ class ConnReader {
   // Whatever is buffered plus what arrives until close (for Connection: close bodies).
   ReadStatus read_to_close(std::string* out, size_t max_bytes, uint32_t timeout_ms);
   bool has_buffered() const { return pos_ < buf_.size(); }
+  // The node's own clients read replies of the node's API server and pod servers: a length
+  // they announce (Content-Length, a chunk's size, both bounded by the caller's max_bytes) is
+  // given its room at once, checked against the heap, so a body is allocated once instead of
+  // doubling as it arrives. Off by default: a server facing unknown peers grows a body only as
+  // its bytes arrive (a client announcing much and sending little holds what it sent).
+  void reserve_announced() { reserve_announced_ = true; }
   // Until clear_deadline: no read waits past `deadline_ms` (port::monotonic_ms), whatever
   // timeout it was given, and reads after it end with Timeout. Bounds a body that trickles.
   void set_deadline(uint64_t deadline_ms) { deadline_ms_ = deadline_ms; }
@@ -52,6 +58,8 @@ class ConnReader {
   std::string buf_;
   size_t pos_ = 0;
   uint64_t deadline_ms_ = 0;
+  bool reserve_announced_ = false;
+  bool chunk_room_ = false;  // append_exact is reading a chunk (room for what follows it)
 };
 
 }  // namespace http

@@ -51,6 +51,7 @@ int request(const Endpoint& ep, const std::string& method, const std::string& ta
     return -EIO;
   }
   ConnReader reader(&conn);
+  reader.reserve_announced();  // the node's own servers: a body allocated once (conn_reader.h)
   std::string head;
   ReadStatus st;
   for (;;) {

@@ -229,8 +229,8 @@ namespace {
 
 class Parser {
  public:
-  Parser(const char* d, size_t n, ParseError* e, int max_depth, const char* drop_key = nullptr)
-      : p_(d), begin_(d), end_(d + n), err_(e), max_depth_(max_depth), drop_key_(drop_key) {}
+  Parser(const char* d, size_t n, ParseError* e, int max_depth, const char* const* drop_keys = nullptr)
+      : p_(d), begin_(d), end_(d + n), err_(e), max_depth_(max_depth), drop_keys_(drop_keys) {}
 
   bool parse_document(Value* out) {
     skip_ws();
@@ -246,7 +246,8 @@ class Parser {
   const char* end_;
   ParseError* err_;
   int max_depth_;
-  const char* drop_key_;  // members of this name are parsed (so errors still count) and dropped
+  // Members of these names (a nullptr-ended list) are parsed (so errors still count) and dropped.
+  const char* const* drop_keys_;
 
   bool fail(const char* what) {
     if (err_) {
@@ -334,7 +335,7 @@ class Parser {
       skip_ws();
       // Parsed in place: a nested value only changes its own subtree, so `slot` stays valid.
       if (!parse_value(slot, depth + 1)) return false;
-      if (drop_key_) drop_last(out);
+      if (drop_keys_) drop_last(out);
       const After next = after_item('}');
       if (next != After::More) return next == After::Closed;
     }
@@ -386,7 +387,13 @@ class Parser {
 
   __attribute__((noinline)) void drop_last(Value* obj) {
     std::vector<Value::Member>& m = obj->members();
-    if (!m.empty() && m.back().first == drop_key_) m.pop_back();
+    if (m.empty()) return;
+    for (const char* const* k = drop_keys_; *k; ++k) {
+      if (m.back().first == *k) {
+        m.pop_back();
+        return;
+      }
+    }
   }
 
   static void append_utf8(uint32_t cp, std::string* s) {
@@ -568,8 +575,14 @@ bool parse(const char* data, size_t len, Value* out, ParseError* err, int max_de
   return p.parse_document(out);
 }
 
-bool parse_dropping(const std::string& s, const char* drop_key, Value* out, ParseError* err) {
-  Parser p(s.data(), s.size(), err, kMaxDepth, drop_key);
+bool parse_dropping(const char* data, size_t len, const char* drop_key, Value* out, ParseError* err) {
+  const char* const keys[] = {drop_key, nullptr};
+  Parser p(data, len, err, kMaxDepth, keys);
+  return p.parse_document(out);
+}
+
+bool parse_dropping_any(const std::string& s, const char* const* drop_keys, Value* out, ParseError* err) {
+  Parser p(s.data(), s.size(), err, kMaxDepth, drop_keys);
   return p.parse_document(out);
 }
 

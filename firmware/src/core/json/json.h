@@ -145,7 +145,13 @@ inline bool parse(const std::string& s, Value* out, ParseError* err, int max_dep
 // As parse, leaving out every object member named `drop_key` at any level (the node's own
 // clients drop metadata.managedFields, which they never read and which is a large share
 // of every object): only one such member is ever held at a time.
-bool parse_dropping(const std::string& s, const char* drop_key, Value* out, ParseError* err);
+bool parse_dropping(const char* data, size_t len, const char* drop_key, Value* out, ParseError* err);
+inline bool parse_dropping(const std::string& s, const char* drop_key, Value* out, ParseError* err) {
+  return parse_dropping(s.data(), s.size(), drop_key, out, err);
+}
+// As parse_dropping, leaving out members of any name in `drop_keys` (a nullptr-ended list): a
+// reader that needs a few fields of a large object (the heartbeat's Node) parses only a view.
+bool parse_dropping_any(const std::string& s, const char* const* drop_keys, Value* out, ParseError* err);
 
 // The level of the deepest value (0 for a scalar or an empty container): parse(dump(v), .., d)
 // succeeds exactly when depth(v) <= d.

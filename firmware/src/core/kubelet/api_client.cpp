@@ -1,6 +1,9 @@
 #include "core/kubelet/api_client.h"
 
+#include <cerrno>
+
 #include "core/kubelet/pod_list.h"
+#include "core/util/own_work.h"
 #include "core/util/text.h"
 #include "k32_board.h"
 #include "port.h"
@@ -23,6 +26,7 @@ int ApiClient::send(const std::string& method, const std::string& path, const st
 }
 
 int ApiClient::get_raw(const std::string& path, std::string* body, uint32_t timeout_ms) {
+  util::OwnWorkTurn turn;  // the reply is the node's heap until the caller drops it (own_work.h)
   std::vector<http::Header> headers{{"Accept", "application/json"}, {"User-Agent", "kube32-kubelet"}};
   std::string tok = token_ ? token_() : std::string();
   if (!tok.empty()) headers.push_back({"Authorization", "Bearer " + tok});
@@ -36,6 +40,8 @@ int ApiClient::get_raw(const std::string& path, std::string* body, uint32_t time
 int ApiClient::read_page(const std::string& path, std::string* cont, const std::function<bool(const char*, size_t)>& fn,
                          bool* malformed, uint32_t timeout_ms) {
   *malformed = false;
+  // The page's body and what fn makes of each item are one piece of the node's own work.
+  util::OwnWorkTurn turn;
   const std::string first = path + (path.find('?') == std::string::npos ? "?" : "&") +
                             "limit=" + text::to_string(static_cast<int64_t>(K32_NODE_LIST_PAGE));
   std::string body;
@@ -63,6 +69,8 @@ int ApiClient::for_each_item(const std::string& path, const std::function<bool(c
 
 int ApiClient::call(const std::string& method, const std::string& path, const json::Value* body, json::Value* out,
                     uint32_t timeout_ms) {
+  // The request's text, the reply and its tree: one piece of the node's own work (own_work.h).
+  util::OwnWorkTurn turn;
   std::vector<http::Header> headers{{"Accept", "application/json"}, {"User-Agent", "kube32-kubelet"}};
   // The kubelet's PATCHes are merge patches of a pod's status (only the fields it owns).
   if (body) headers.push_back({"Content-Type", method == "PATCH" ? "application/merge-patch+json" : "application/json"});
@@ -72,6 +80,8 @@ int ApiClient::call(const std::string& method, const std::string& path, const js
   int rc = send(method, path, headers, body ? json::dump(*body) : std::string(), timeout_ms, &resp);
   if (rc != 0) return rc;
   if (out) {
+    *out = json::Value();
+    if (!util::heap_holds_json(resp.body.size())) return -ENOMEM;  // the caller tries again later
     json::ParseError pe;
     // managedFields: nothing on a node reads them, and they are a large share of each object.
     if (!json::parse_dropping(resp.body, "managedFields", out, &pe)) *out = json::Value();

@@ -14,6 +14,7 @@
 #include "core/sched/quantity.h"
 #include "core/sched/scheduler.h"
 #include "core/util/log.h"
+#include "core/util/own_work.h"
 #include "core/util/text.h"
 #include "k32_abi_table.h"
 #include "port.h"
@@ -370,14 +371,23 @@ bool Kubelet::sync_once() {
   // while the pods started).
   std::vector<json::Value> page;
   std::set<std::string> seen;
-  bool all_read = true, malformed = false;
+  bool all_read = true, malformed = false, out_of_heap = false;
   uint32_t new_pods = 0;
   if (hooks_.pods_begin) hooks_.pods_begin();
+  // Runs inside the page's read (ApiClient::read_page), which holds the node's own-work gate
+  // (util/own_work.h) for the page's body and this item's tree: nothing here waits on another
+  // thread. The item is parsed where it lies in the body (no copy of its text).
   const auto take = [&](const char* data, size_t len) {
+    // A tree the heap cannot hold beside the pods and connections of the moment: the pass
+    // stops as for a page that did not fit (below) instead of the parse stopping the node.
+    if (!util::heap_holds_json(len)) {
+      out_of_heap = true;
+      return all_read = false;
+    }
     json::Value item;
     json::ParseError pe;
     // An item that does not read ends the pass: a pod missing from the list is stopped.
-    if (!json::parse_dropping(std::string(data, len), "managedFields", &item, &pe)) return all_read = false;
+    if (!json::parse_dropping(data, len, "managedFields", &item, &pe)) return all_read = false;
     if (item["spec"]["nodeName"].as_string() != cfg_.node_name) return true;  // the selector is advisory
     json::Value view = pod_view(std::move(item));
     // A pod this kubelet already runs needs no spec this pass (its status report reads
@@ -402,6 +412,7 @@ bool Kubelet::sync_once() {
   int rc = 200;
   do {
     rc = api_->read_page(path, &cont, take, &malformed);
+    if (rc == 200 && out_of_heap) rc = -ENOMEM;
     if (rc != 200 || malformed || !all_read) break;
     // A pod of an earlier page is acted on even when a later page fails to read: it was
     // listed as bound here. Only removing pods needs the whole list (below).

@@ -5,6 +5,7 @@
 #include "core/kubelet/kubelet.h"
 #include "core/kubelet/pod_list.h"
 #include "core/util/base64.h"
+#include "core/util/own_work.h"
 #include "core/util/text.h"
 #include "port.h"
 
@@ -126,6 +127,10 @@ std::string env_block(const std::vector<std::pair<std::string, std::string>>& va
 
 bool build_env(Pod* p, Container* c, std::string* out, std::string* err) {
   Kubelet* k = p->kubelet;
+  // The pod read whole, the namespace's Endpoints and a page of its Services are held together
+  // while the environment is made: one piece of the node's own work (util/own_work.h), taking
+  // its turn with the sync's pages and the heartbeat. Only API reads wait inside it.
+  util::OwnWorkTurn turn;
   // Read now, not kept with the pod: a start is rare, the copy would be held all the time.
   json::Value pod;
   int pst = k->api()->call("GET", "/api/v1/namespaces/" + p->ns + "/pods/" + p->name, nullptr, &pod);

@@ -51,8 +51,13 @@ bool Heartbeat::register_node() {
 
 bool Heartbeat::beat() {
   if (!registered_ && !register_node()) return false;
+  // Of the stored Node the beat reads only status.conditions: the rest (metadata, spec, the
+  // status' images, capacity and nodeInfo) is left out as the reply is parsed, not held as a
+  // tree on the node's heap for the moment of the beat (util/own_work.h).
+  static const char* const kNotRead[] = {"managedFields", "metadata",    "spec",      "images",          "nodeInfo",
+                                         "capacity",      "allocatable", "addresses", "daemonEndpoints", nullptr};
   json::Value node;
-  int rc = api_->get("/api/v1/nodes/" + cfg_.name, &node);
+  int rc = api_->get_view("/api/v1/nodes/" + cfg_.name, kNotRead, &node);
   if (rc == 404) {
     registered_ = false;
     return register_node();

@@ -21,6 +21,9 @@ class NodeApi {
   virtual int replace(const std::string& path, const json::Value& obj, json::Value* out) = 0;
   // A JSON merge patch (RFC 7386) of the object at `path`.
   virtual int patch(const std::string& path, const json::Value& patch, json::Value* out) = 0;
+  // As get, the object parsed without the members named in `drop_keys` (a nullptr-ended list,
+  // at any level): a view for a reader that needs a few of its fields.
+  virtual int get_view(const std::string& path, const char* const* drop_keys, json::Value* out) = 0;
 };
 
 // Carries the conditions of `fresh` onto `node`, keeping transition times of unchanged ones.
