@@ -234,6 +234,9 @@ std::string ready_of(const json::Value& status) {
 }  // namespace
 
 void Kubelet::report(Pod& p, const json::Value& listed) {
+  // The status built, its text and the write: one piece of the node's own work, not beside a
+  // container's start reads (util/own_work.h). Only the API is waited for inside it.
+  util::OwnWorkTurn turn;
   json::Value status;
   std::string stored_ready;
   {
