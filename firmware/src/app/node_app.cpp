@@ -366,8 +366,10 @@ void write_status(Node* n, json::Writer& s) {
     s.member("historyEvents", static_cast<int64_t>(n->store.history_events()));
     s.member("eventsBytes", static_cast<int64_t>(n->events->bytes()));
   }
-  // The answer's only heap: one row per kind of thread (32 bytes each, about 20 kinds). The
-  // gate the node's own work takes to hold its heap_reserve belongs around this allocation.
+  // The answer's only heap: one row per kind of thread (32 bytes each, about 20 kinds). It does
+  // not take the own-work gate (util/own_work.h): under 1 KiB beside the piece holding the
+  // reserve, and a diagnostic answer must not wait behind an API exchange with a node whose
+  // control plane is unreachable.
   const std::vector<port::StackUse> rows = stack_use();
   // The running threads' stacks, inside heapBytes (a task's stack is heap on the board).
   int64_t stack_heap = 0;

@@ -1,10 +1,11 @@
 // The node's own work (its API exchanges: the kubelet's sync pages, status writes and Events,
-// a container's start reads, the heartbeat's Node and Lease; the console's STATUS answer)
-// holds heap for a moment beside the pods. Threads, pods and connections are refused when they
-// would take the node's heap_reserve, so the reserve is what that work has; each piece fits it,
-// but several at once did not (a sync page, a heartbeat and a console answer together were
-// about 52 KiB against the classic ESP32's 20). The pieces therefore take turns: each holds the
-// node's one own-work gate while it holds its heap, and the reserve only ever has one of them.
+// a container's start reads, the heartbeat's Node and Lease) holds heap for a moment beside
+// the pods (the console's STATUS answer holds under 1 KiB and does not take a turn). Threads,
+// pods and connections are refused when they would take the node's heap_reserve, so the
+// reserve is what that work has; each piece fits it, but several at once did not (a sync page,
+// a heartbeat and a console answer together were about 52 KiB against the classic ESP32's 20).
+// The pieces therefore take turns: each holds the node's one own-work gate while it holds its
+// heap, and the reserve only ever has one of them.
 //
 // Rules that keep the gate free of deadlocks: take it around one piece (an HTTP exchange and
 // the parse of its reply, an answer built and sent), never while waiting on another thread
