@@ -1,9 +1,9 @@
 """What the board-mode node tests share: a cluster of an ESP32-S3 control plane and one classic
 ESP32 worker (no PSRAM), each under its board profile's budgets, and the API read as JSON."""
 
-import json
 from contextlib import contextmanager
 
+from k32.testing.clusters import api_json as api
 from k32.testing.clusters import make_test_cluster
 from k32.testing.poll import wait_until
 
@@ -19,19 +19,6 @@ def s3_with_esp32_worker(tmp_path_factory, name: str):
         yield c
     finally:
         c.down()
-
-
-def api(c, method: str, path: str, body=None) -> tuple[int, dict]:
-    """(status, JSON body or {}) of one API request, the body sent as JSON."""
-    data = json.dumps(body).encode() if body is not None else None
-    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
-    return status, (json.loads(raw) if raw.strip() else {})
-
-
-def quantity(q: str) -> int:
-    """A Kubernetes memory quantity (`64Ki`, `1Mi`, `512`) in bytes."""
-    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
-    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
 
 
 def failed_scheduling(c, name: str) -> list:

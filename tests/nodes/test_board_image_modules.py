@@ -10,9 +10,10 @@ room is given to the pod that waited."""
 import json
 
 import pytest
-from board_cluster import WORKER, WORKER_BOARD, api, assert_refused_by_scheduler, quantity, s3_with_esp32_worker
+from board_cluster import WORKER, WORKER_BOARD, api, assert_refused_by_scheduler, s3_with_esp32_worker
 
 from k32.boards import load_board
+from k32.testing.clusters import memory_quantity as quantity
 from k32.testing.poll import wait_until
 
 pytestmark = pytest.mark.slow

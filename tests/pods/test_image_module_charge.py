@@ -9,29 +9,18 @@ not at its next heartbeat: a pod scheduled right after a new image's first pod s
 charged that image's module. Both run in the default profile and in board mode (an esp32
 worker)."""
 
-import json
-
 import pytest
 from pods_helpers import get_pod, pod_request, wait_until
 
 from k32.images.build import build_all
+from k32.testing.clusters import api_json as api
 from k32.testing.clusters import make_test_cluster
+from k32.testing.clusters import memory_quantity as quantity
 
 pytestmark = pytest.mark.slow
 
 START_S = 90.0
 REPORT_S = 60.0  # several heartbeats: only where the test waits on purpose
-
-
-def api(c, method: str, path: str, body=None) -> tuple[int, dict]:
-    data = json.dumps(body).encode() if body is not None else None
-    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
-    return status, (json.loads(raw) if raw.strip() else {})
-
-
-def quantity(q: str) -> int:
-    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
-    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
 
 
 def worker(c) -> str:

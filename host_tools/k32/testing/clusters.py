@@ -7,6 +7,7 @@ as it stops (stack_peaks.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -177,3 +178,16 @@ def make_test_pki(directory: Path) -> dict:
         )
     )
     return out
+
+
+def api_json(c: SimCluster, method: str, path: str, body=None) -> tuple[int, dict]:
+    """(status, JSON body or {}) of one API request to cluster `c`, the body sent as JSON."""
+    data = json.dumps(body).encode() if body is not None else None
+    status, _, raw = c.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else None)
+    return status, (json.loads(raw) if raw.strip() else {})
+
+
+def memory_quantity(q: str) -> int:
+    """A Kubernetes memory quantity (`64Ki`, `1Mi`, `512`) in bytes."""
+    units = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
+    return int(q[:-2]) * units[q[-2:]] if q[-2:] in units else int(q)
